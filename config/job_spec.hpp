@@ -1,0 +1,112 @@
+#pragma once
+
+// The resolved job: job.toml after defaults, overrides and validation. This is
+// what tony-submit hands to the AM (as JSON, see config/job_json.hpp) and
+// what every actor reads. Durations are milliseconds; 0 means "none".
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/types.hpp"
+
+namespace tony {
+
+/// One [tasks.<name>] table.
+struct task_type_spec {
+  std::string name;          // [a-z][a-z0-9_-]*
+  int32_t instances = 1;
+  resource capability{2048, 1, 0};
+  std::string command;       // resolved: per-type override or [code] command
+  bool tracked = true;       // default false for ps and tensorboard
+  bool sidecar = false;      // default true for tensorboard: failure ignored
+  std::string node_label;
+  std::map<std::string, std::string> env;
+  int32_t priority = 0;      // assigned by resolve order: one per type
+};
+
+struct tensorboard_spec {
+  bool enabled = false;
+  std::string log_dir;
+};
+
+/// [cluster.local]: the local backend's resource pool.
+struct local_pool_spec {
+  int64_t memory_mb = 0;  // 0: this machine's physical memory
+  int32_t vcores = 0;     // 0: 4 x this machine's cores (see doc/job-toml.md)
+  int32_t gpus = 0;
+};
+
+struct cluster_settings {
+  std::string backend = "local";  // local | yarn
+  std::string hadoop_conf;        // YARN config dir (yarn backend)
+  std::string install_dir;        // where tony binaries live on the nodes, if any
+  std::string staging_dir;        // override of the staging root
+  std::string jobs_dir;           // local backend: root of job dirs (~/.tony/jobs)
+  local_pool_spec local;
+};
+
+/// [am]: the ApplicationMaster's own container.
+struct am_spec {
+  resource capability{512, 1, 0};
+  int32_t max_app_attempts = 1;
+};
+
+/// [policy]: lifecycle knobs (doc/lifecycle.md).
+struct policy_spec {
+  int32_t max_attempts = 1;
+  int64_t allocation_timeout_ms = 120000;
+  int64_t registration_timeout_ms = 120000;
+  int64_t heartbeat_interval_ms = 1000;
+  int64_t heartbeat_timeout_ms = 10000;
+  int64_t stop_grace_ms = 3000;  // SIGTERM -> SIGKILL for stopped tasks
+};
+
+struct job_spec {
+  std::string name;
+  std::string framework = "tensorflow";  // tensorflow|pytorch|horovod|standalone
+  std::string queue = "default";
+  int64_t timeout_ms = 0;
+  std::vector<std::string> tags;
+
+  // [code]
+  std::string src_dir;      // absolute
+  std::string command;      // default command of every task type
+  std::string python_venv;  // absolute path of an archive, or empty
+
+  std::map<std::string, std::string> env;  // [env]
+
+  // [data]: exported as DTF_INPUT_PATH / DTF_OUTPUT_PATH when set.
+  std::string input_path;
+  std::string output_path;
+
+  /// Task types in a stable order: chief, master, worker, then the rest by
+  /// name. priority equals the position + 1.
+  std::vector<task_type_spec> tasks;
+
+  tensorboard_spec tensorboard;
+  cluster_settings cluster;
+  am_spec am;
+  policy_spec policy;
+
+  std::string job_file;  // absolute path of the job.toml it came from
+
+  /// The task type called `name`, or nullptr.
+  const task_type_spec* find(const std::string& name) const {
+    for (auto& t : tasks)
+      if (t.name == name)
+        return &t;
+    return nullptr;
+  }
+
+  /// Total number of tasks over all types.
+  int32_t total_tasks() const {
+    int32_t n = 0;
+    for (auto& t : tasks)
+      n += t.instances;
+    return n;
+  }
+};
+
+} // namespace tony

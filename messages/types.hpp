@@ -1,0 +1,327 @@
+#pragma once
+
+// The plain data that crosses actor boundaries in tony. Every struct has a
+// CAF 0.17 inspect() overload and a type ID in messages/type_ids.hpp; nothing
+// here depends on actors or runtime code, so both sides of every protocol
+// (AM and executor, actors and adapters) agree on one definition.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/meta/type_name.hpp>
+
+namespace tony {
+
+// -- identity -----------------------------------------------------------------
+
+/// One task of the job: its type ("worker") and index within the type.
+struct task_id {
+  std::string type;
+  int32_t index = 0;
+};
+
+inline bool operator==(const task_id& x, const task_id& y) {
+  return x.index == y.index && x.type == y.type;
+}
+inline bool operator!=(const task_id& x, const task_id& y) { return !(x == y); }
+inline bool operator<(const task_id& x, const task_id& y) {
+  return x.type != y.type ? x.type < y.type : x.index < y.index;
+}
+
+/// "worker:1".
+std::string to_string(const task_id& x);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_id& x) {
+  return f(caf::meta::type_name("task_id"), x.type, x.index);
+}
+
+// -- resources and containers -------------------------------------------------
+
+/// A container's capability. gpus map to YARN's `yarn.io/gpu` resource.
+struct resource {
+  int64_t memory_mb = 0;
+  int32_t vcores = 0;
+  int32_t gpus = 0;
+};
+
+inline bool operator==(const resource& x, const resource& y) {
+  return x.memory_mb == y.memory_mb && x.vcores == y.vcores && x.gpus == y.gpus;
+}
+
+/// True if `x` fits into `limit` in every dimension.
+inline bool fits(const resource& x, const resource& limit) {
+  return x.memory_mb <= limit.memory_mb && x.vcores <= limit.vcores
+         && x.gpus <= limit.gpus;
+}
+
+std::string to_string(const resource& x);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, resource& x) {
+  return f(caf::meta::type_name("resource"), x.memory_mb, x.vcores, x.gpus);
+}
+
+/// A request for `count` containers of one task type. Each task type has its
+/// own priority, so grants map back to task types by priority.
+struct container_ask {
+  int32_t priority = 0;
+  std::string task_type;
+  resource capability;
+  std::string node_label;
+  int32_t count = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, container_ask& x) {
+  return f(caf::meta::type_name("container_ask"), x.priority, x.task_type,
+           x.capability, x.node_label, x.count);
+}
+
+/// A container granted by the resource manager.
+struct container {
+  std::string id;
+  std::string host;          // NodeManager host
+  int32_t port = 0;          // NodeManager RPC port (0 on the local backend)
+  std::string http_address;  // NodeManager web address, for log links
+  resource capability;
+  int32_t priority = 0;
+  std::string token;         // serialized container token (opaque; YARN only)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, container& x) {
+  return f(caf::meta::type_name("container"), x.id, x.host, x.port,
+           x.http_address, x.capability, x.priority, x.token);
+}
+
+/// A container that ended, as the resource manager reports it. exit_status
+/// carries YARN's codes (-100 lost node, -102 preempted, -104 memory, ...).
+struct container_completion {
+  std::string container_id;
+  int32_t exit_status = 0;
+  std::string diagnostics;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, container_completion& x) {
+  return f(caf::meta::type_name("container_completion"), x.container_id,
+           x.exit_status, x.diagnostics);
+}
+
+// -- resource manager protocol ------------------------------------------------
+
+/// What the AM tells the resource manager about itself.
+struct am_registration {
+  std::string host;
+  int32_t rpc_port = 0;
+  std::string tracking_url;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, am_registration& x) {
+  return f(caf::meta::type_name("am_registration"), x.host, x.rpc_port,
+           x.tracking_url);
+}
+
+/// What the resource manager answers to the registration.
+struct rm_registration {
+  resource max_capability;    // largest single container
+  resource cluster_capacity;  // total, or all zero when unknown
+  std::string queue;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, rm_registration& x) {
+  return f(caf::meta::type_name("rm_registration"), x.max_capability,
+           x.cluster_capacity, x.queue);
+}
+
+/// One allocate call. `asks` carry absolute outstanding counts per priority
+/// (YARN semantics: an ask replaces the previous count for its key).
+struct allocate_request {
+  int32_t response_id = 0;
+  float progress = 0;
+  std::vector<container_ask> asks;
+  std::vector<std::string> releases;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, allocate_request& x) {
+  return f(caf::meta::type_name("allocate_request"), x.response_id, x.progress,
+           x.asks, x.releases);
+}
+
+struct allocate_response {
+  int32_t response_id = 0;
+  std::vector<container> allocated;
+  std::vector<container_completion> completed;
+  int32_t num_cluster_nodes = 0;
+  /// The RM ordered the AM to resync or shut down (AMCommand).
+  bool shutdown = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, allocate_response& x) {
+  return f(caf::meta::type_name("allocate_response"), x.response_id,
+           x.allocated, x.completed, x.num_cluster_nodes, x.shutdown);
+}
+
+/// The job's end as reported to the resource manager.
+struct final_report {
+  std::string final_status;  // SUCCEEDED | FAILED | KILLED
+  std::string diagnostics;
+  std::string tracking_url;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, final_report& x) {
+  return f(caf::meta::type_name("final_report"), x.final_status, x.diagnostics,
+           x.tracking_url);
+}
+
+// -- node manager protocol ----------------------------------------------------
+
+/// A file or archive the node manager makes available in the container's
+/// work dir under `name`.
+struct local_resource {
+  std::string name;
+  std::string url;  // scheme://host:port/path
+  int64_t size = 0;
+  int64_t timestamp = 0;  // source mtime in ms
+  bool archive = false;
+  std::string visibility = "APPLICATION";
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, local_resource& x) {
+  return f(caf::meta::type_name("local_resource"), x.name, x.url, x.size,
+           x.timestamp, x.archive, x.visibility);
+}
+
+/// Everything needed to start one container.
+struct launch_spec {
+  container target;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> command;
+  std::vector<local_resource> resources;
+  std::string tokens;  // credentials (HDTS) for the container, may be empty
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, launch_spec& x) {
+  return f(caf::meta::type_name("launch_spec"), x.target, x.env, x.command,
+           x.resources, x.tokens);
+}
+
+// -- executor protocol --------------------------------------------------------
+
+/// An executor's registration: who it is, where its task listens, and the
+/// job secret it received through its container environment.
+struct executor_hello {
+  task_id task;
+  int32_t attempt = 0;
+  std::string container_id;
+  std::string host;
+  int32_t port = 0;
+  std::string secret;
+  int32_t pid = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
+  return f(caf::meta::type_name("executor_hello"), x.task, x.attempt,
+           x.container_id, x.host, x.port, x.secret, x.pid);
+}
+
+/// The registry's answer to an accepted registration.
+struct registration_ack {
+  std::string app_id;
+  int32_t heartbeat_interval_ms = 1000;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, registration_ack& x) {
+  return f(caf::meta::type_name("registration_ack"), x.app_id,
+           x.heartbeat_interval_ms);
+}
+
+/// Task type -> "host:port" per index, in index order.
+using cluster_map = std::map<std::string, std::vector<std::string>>;
+
+/// Sent to every executor once the barrier is reached.
+struct cluster_spec {
+  int32_t attempt = 0;
+  cluster_map cluster;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, cluster_spec& x) {
+  return f(caf::meta::type_name("cluster_spec"), x.attempt, x.cluster);
+}
+
+/// How a task's command ended. exit_code is the command's exit status, or
+/// 128 + signal when it was killed by `signal` (non-zero).
+struct task_exit {
+  task_id task;
+  int32_t attempt = 0;
+  int32_t exit_code = 0;
+  int32_t signal = 0;
+  std::string stderr_tail;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_exit& x) {
+  return f(caf::meta::type_name("task_exit"), x.task, x.attempt, x.exit_code,
+           x.signal, x.stderr_tail);
+}
+
+// -- job status (clients, tracking page) --------------------------------------
+
+struct task_status {
+  task_id task;
+  int32_t attempt = 0;
+  std::string state;  // see doc/lifecycle.md
+  std::string host;
+  int32_t port = 0;
+  std::string container_id;
+  int32_t exit_code = 0;
+  bool tracked = true;
+  std::string diagnostics;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  std::string log_dir;  // where stdout/stderr of the task live
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_status& x) {
+  return f(caf::meta::type_name("task_status"), x.task, x.attempt, x.state,
+           x.host, x.port, x.container_id, x.exit_code, x.tracked,
+           x.diagnostics, x.started_ms, x.finished_ms, x.log_dir);
+}
+
+struct job_status {
+  std::string app_id;
+  std::string name;
+  std::string state;  // NEW ALLOCATING RUNNING SUCCEEDED FAILED KILLED
+  std::string diagnostics;
+  int32_t attempt = 0;
+  int64_t started_ms = 0;
+  int64_t finished_ms = 0;
+  std::string tracking_url;
+  std::vector<task_status> tasks;
+};
+
+/// True once the job reached SUCCEEDED, FAILED or KILLED.
+bool is_final(const job_status& x);
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_status& x) {
+  return f(caf::meta::type_name("job_status"), x.app_id, x.name, x.state,
+           x.diagnostics, x.attempt, x.started_ms, x.finished_ms,
+           x.tracking_url, x.tasks);
+}
+
+} // namespace tony

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Configures and builds tony into $TONY_BUILD_DIR (default build/).
+#   scripts/build.sh [--sanitize] [extra cmake args...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${TONY_BUILD_DIR:-$here/build}
+args=()
+if [[ "${1:-}" == "--sanitize" ]]; then
+  shift
+  build=${TONY_BUILD_DIR:-$here/build-asan}
+  args+=(-DTONY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
+fi
+cmake -S "$here" -B "$build" -G Ninja "${args[@]}" "$@" >/dev/null
+cmake --build "$build" -j "$(nproc)"
+echo "$build"
