@@ -1,0 +1,14 @@
+#pragma once
+
+// The executor process: reads its container environment, reserves the
+// task's port, connects to the AM's registry and runs the executor actor.
+// tony-executor's main is a thin shell around run_executor.
+
+namespace tony {
+
+/// Exit codes: the task command's own exit code once it ran; otherwise 2 for
+/// a bad container environment or a refused registration, 3 when the AM
+/// cannot be reached, 143 when stopped before the command started.
+int run_executor();
+
+} // namespace tony

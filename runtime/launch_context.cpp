@@ -1,0 +1,33 @@
+#include "runtime/launch_context.hpp"
+
+namespace tony {
+
+std::map<std::string, std::string> executor_env(const job_spec& job, const task_id& task,
+                                                int32_t attempt, const am_endpoint& am) {
+  std::map<std::string, std::string> env = job.env;
+  auto type = job.find(task.type);
+  if (type)
+    for (auto& [k, v] : type->env)
+      env[k] = v;
+  if (!job.input_path.empty())
+    env["DTF_INPUT_PATH"] = job.input_path;
+  if (!job.output_path.empty())
+    env["DTF_OUTPUT_PATH"] = job.output_path;
+  env["TONY_APP_ID"] = am.app_id;
+  env["TONY_AM_ADDRESS"] = am.host + ":" + std::to_string(am.port);
+  env["TONY_JOB_SECRET"] = am.secret;
+  env["TONY_TASK_TYPE"] = task.type;
+  env["TONY_TASK_INDEX"] = std::to_string(task.index);
+  env["TONY_ATTEMPT"] = std::to_string(attempt);
+  env["TONY_FRAMEWORK"] = job.framework;
+  env["TONY_TASK_COMMAND"] = type ? type->command : job.command;
+  env["TONY_STOP_GRACE_MS"] = std::to_string(job.policy.stop_grace_ms);
+  return env;
+}
+
+bool is_executor_private(const std::string& name) {
+  return name == "TONY_JOB_SECRET" || name == "TONY_AM_ADDRESS" ||
+         name == "TONY_TASK_COMMAND" || name == "TONY_STOP_GRACE_MS";
+}
+
+} // namespace tony

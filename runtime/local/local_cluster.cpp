@@ -1,0 +1,327 @@
+#include "runtime/local/local_cluster.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "messages/error.hpp"
+#include "runtime/process/process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony::local {
+
+namespace {
+
+// "file:///a/b" or "/a/b" -> "/a/b".
+std::string local_path(const std::string& url) {
+  constexpr std::string_view prefix = "file://";
+  if (url.compare(0, prefix.size(), prefix) == 0)
+    return url.substr(prefix.size());
+  return url;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+// Waits until session `sid` has no live member or `deadline` passes.
+bool wait_session_empty(pid_t sid, std::chrono::steady_clock::time_point deadline) {
+  while (!process::session_members(sid).empty()) {
+    if (std::chrono::steady_clock::now() >= deadline)
+      return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+} // namespace
+
+std::string make_container_id(const std::string& app_id, int32_t attempt,
+                              int64_t number) {
+  // app_id = application_<ts>_<nnnn>
+  auto rest = app_id.substr(std::string("application_").size());
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "_%02d_%06lld", attempt,
+                static_cast<long long>(number));
+  return "container_" + rest + buf;
+}
+
+local_cluster::local_cluster(local_cluster_config cfg)
+    : cfg_(std::move(cfg))
+    , free_(cfg_.capacity) {
+  // nop
+}
+
+local_cluster::~local_cluster() {
+  stop_all();
+  std::vector<std::thread> reapers;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto& [id, rec] : containers_)
+      if (rec->reaper.joinable())
+        reapers.push_back(std::move(rec->reaper));
+  }
+  for (auto& t : reapers)
+    t.join();
+  std::vector<std::thread> background;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    background.swap(background_);
+  }
+  for (auto& t : background)
+    t.join();
+}
+
+rm_registration local_cluster::register_am(const am_registration&) {
+  rm_registration result;
+  result.max_capability = cfg_.capacity;
+  result.cluster_capacity = cfg_.capacity;
+  result.queue = "default";
+  return result;
+}
+
+allocate_response local_cluster::allocate(const allocate_request& req) {
+  std::vector<std::string> to_stop;
+  allocate_response result;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto& ask : req.asks)
+      asks_[ask.priority] = ask;
+    for (auto& id : req.releases) {
+      auto i = containers_.find(id);
+      if (i == containers_.end() || i->second->ended)
+        continue;
+      if (i->second->started) {
+        to_stop.push_back(id);
+      } else {
+        finish_locked(*i->second, exit_killed_by_am,
+                      "Container released by the ApplicationMaster.");
+      }
+    }
+    for (auto& [prio, ask] : asks_) {
+      while (ask.count > 0 && fits(ask.capability, free_)) {
+        container c;
+        c.id = make_container_id(cfg_.app_id, 1, next_container_++);
+        c.host = cfg_.host;
+        c.port = 0;
+        c.capability = ask.capability;
+        c.priority = prio;
+        free_.memory_mb -= ask.capability.memory_mb;
+        free_.vcores -= ask.capability.vcores;
+        free_.gpus -= ask.capability.gpus;
+        --ask.count;
+        auto rec = std::make_unique<container_rec>();
+        rec->c = c;
+        containers_.emplace(c.id, std::move(rec));
+        result.allocated.push_back(std::move(c));
+      }
+    }
+    result.completed.swap(completed_);
+    result.num_cluster_nodes = 1;
+    result.response_id = req.response_id + 1;
+  }
+  // Stopping blocks for the grace period: never on the caller's thread.
+  if (!to_stop.empty()) {
+    std::lock_guard<std::mutex> guard{mtx_};
+    background_.emplace_back([this, to_stop] {
+      for (auto& id : to_stop)
+        stop(id);
+    });
+  }
+  return result;
+}
+
+void local_cluster::finish_locked(container_rec& rec, int32_t status, std::string diag) {
+  if (rec.ended)
+    return;
+  rec.ended = true;
+  free_.memory_mb += rec.c.capability.memory_mb;
+  free_.vcores += rec.c.capability.vcores;
+  free_.gpus += rec.c.capability.gpus;
+  completed_.push_back({rec.c.id, status, std::move(diag)});
+  ended_cv_.notify_all();
+}
+
+std::string local_cluster::container_dir(const std::string& container_id) const {
+  return cfg_.job_dir + "/" + container_id;
+}
+
+std::string local_cluster::unpack_once(const local_resource& res) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  if (auto i = unpacked_.find(res.url); i != unpacked_.end())
+    return i->second;
+  auto src = local_path(res.url);
+  auto dir = cfg_.job_dir + "/cache/" + res.name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  std::vector<std::string> argv;
+  if (ends_with(src, ".zip") || ends_with(src, ".jar"))
+    argv = {"unzip", "-q", "-o", src, "-d", dir};
+  else
+    argv = {"tar", "-xf", src, "-C", dir};
+  process::spawn_options opts;
+  opts.argv = argv;
+  opts.env = cfg_.base_env;
+  opts.stdout_path = cfg_.job_dir + "/cache/" + res.name + ".unpack.log";
+  opts.stderr_path = opts.stdout_path;
+  auto child = process::spawn(opts);
+  if (!child)
+    return {};
+  auto exit = process::wait(child->pid);
+  if (exit.exit_code != 0)
+    return {};
+  unpacked_.emplace(res.url, dir);
+  return dir;
+}
+
+caf::expected<void> local_cluster::localize(const launch_spec& spec,
+                                            const std::string& dir) {
+  for (auto& res : spec.resources) {
+    auto target = res.archive ? unpack_once(res) : local_path(res.url);
+    if (target.empty())
+      return make_error(errc::infrastructure, "cannot unpack archive " + res.url +
+                                                  " for resource '" + res.name +
+                                                  "' (see " + cfg_.job_dir + "/cache/" +
+                                                  res.name + ".unpack.log)");
+    std::error_code ec;
+    if (!fs::exists(target, ec))
+      return make_error(errc::infrastructure,
+                        "resource '" + res.name + "' not found: " + target);
+    fs::create_symlink(target, dir + "/" + res.name, ec);
+    if (ec)
+      return make_error(errc::infrastructure, "cannot link resource '" + res.name +
+                                                  "' into " + dir + ": " + ec.message());
+  }
+  return caf::unit;
+}
+
+caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
+  auto& id = spec.target.id;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto i = containers_.find(id);
+    if (i == containers_.end())
+      return make_error(errc::protocol, "container " + id + " was not allocated");
+    if (i->second->started || i->second->ended)
+      return make_error(errc::protocol, "container " + id + " was already started");
+    i->second->started = true;
+  }
+  auto dir = container_dir(id);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return make_error(errc::infrastructure,
+                      "cannot create container dir " + dir + ": " + ec.message());
+  if (auto res = localize(spec, dir); !res)
+    return res.error();
+  // Container environment: base, then the launch context's, then what the
+  // node manager always sets.
+  auto env = cfg_.base_env;
+  for (auto& [k, v] : spec.env)
+    env[k] = v;
+  env["CONTAINER_ID"] = id;
+  env["NM_HOST"] = cfg_.host;
+  env["NM_PORT"] = "0";
+  env["LOG_DIRS"] = dir;
+  env["LOCAL_DIRS"] = cfg_.job_dir;
+  env["PWD"] = dir;
+  std::string command;
+  for (auto& part : spec.command) {
+    if (!command.empty())
+      command += ' ';
+    command += replace_all(part, "<LOG_DIR>", dir);
+  }
+  process::spawn_options opts;
+  opts.argv = {"/bin/sh", "-c", command};
+  opts.env = std::move(env);
+  opts.cwd = dir;
+  opts.new_session = true;
+  opts.stdout_path = dir + "/container.out";
+  opts.stderr_path = dir + "/container.out";
+  auto child = process::spawn(opts);
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto& rec = *containers_.at(id);
+  if (!child) {
+    finish_locked(rec, -1, "Container launch failed: " + describe(child.error()));
+    return child.error();
+  }
+  rec.pid = child->pid;
+  rec.reaper = std::thread{[this, id, pid = child->pid] { reap(id, pid); }};
+  spdlog::debug("local: started {} (pid {})", id, child->pid);
+  return id;
+}
+
+void local_cluster::reap(std::string id, pid_t pid) {
+  auto exit = process::wait(pid);
+  // Whatever the container left behind goes with it, as on a node manager.
+  process::kill_session(pid, SIGKILL);
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto& rec = *containers_.at(id);
+  if (rec.stop_requested)
+    finish_locked(rec, exit_killed_by_am, "Container killed by the ApplicationMaster.");
+  else
+    finish_locked(rec, exit.exit_code,
+                  exit.signal
+                      ? "Container exited on signal " + std::to_string(exit.signal)
+                      : "Container exited with status " + std::to_string(exit.exit_code));
+}
+
+void local_cluster::stop(const std::string& container_id) {
+  pid_t pid = -1;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto i = containers_.find(container_id);
+    if (i == containers_.end())
+      return;
+    auto& rec = *i->second;
+    if (!rec.started && !rec.ended) {
+      finish_locked(rec, exit_killed_by_am, "Container killed by the ApplicationMaster.");
+      return;
+    }
+    if (rec.ended)
+      return;
+    rec.stop_requested = true;
+    pid = rec.pid;
+  }
+  using namespace std::chrono;
+  process::kill_session(pid, SIGTERM);
+  auto grace = steady_clock::now() + milliseconds(cfg_.stop_grace_ms);
+  if (!wait_session_empty(pid, grace)) {
+    process::kill_session(pid, SIGKILL);
+    wait_session_empty(pid, steady_clock::now() + seconds(2));
+  }
+  std::unique_lock<std::mutex> guard{mtx_};
+  ended_cv_.wait_for(guard, seconds(2),
+                     [&] { return containers_.at(container_id)->ended; });
+}
+
+void local_cluster::stop_all() {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto& [id, rec] : containers_)
+      if (!rec->ended)
+        ids.push_back(id);
+  }
+  std::vector<std::thread> workers;
+  for (auto& id : ids)
+    workers.emplace_back([this, id] { stop(id); });
+  for (auto& w : workers)
+    w.join();
+}
+
+} // namespace tony::local

@@ -1,0 +1,108 @@
+#pragma once
+
+// The local backend's "cluster": one node (this machine) with a resource pool,
+// containers that are child processes in sessions of their own, and YARN's
+// allocate semantics, so the AM's actors run unchanged on it.
+//
+//   register_am  -> the pool's capacity as both max capability and total
+//   allocate     -> asks replace outstanding counts per priority; grants come
+//                   from free capacity, lowest priority number first; ended
+//                   containers are reported once, with their exit status
+//   start        -> the container's dir <job_dir>/<container_id>/ is its work
+//                   and log dir; resources are linked (archives unpacked once
+//                   per job); the command runs under /bin/sh -c
+//   stop         -> SIGTERM to the container's session, SIGKILL after grace
+//
+// Thread-safe: the rm and nm adapter actors and the reaper threads share it.
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+
+namespace tony::local {
+
+struct local_cluster_config {
+  std::string app_id;  // application_<cluster_ts>_<nnnn>
+  std::string job_dir; // containers live below it
+  resource capacity;   // the pool
+  std::string host = "127.0.0.1";
+  /// Environment every container starts from (YARN's whitelist analogue).
+  std::map<std::string, std::string> base_env;
+  int64_t stop_grace_ms = 3000;
+};
+
+/// Statuses YARN uses and the local backend reproduces.
+constexpr int32_t exit_killed_by_am = -105;
+
+class local_cluster {
+public:
+  explicit local_cluster(local_cluster_config cfg);
+  ~local_cluster();
+
+  local_cluster(const local_cluster&) = delete;
+  local_cluster& operator=(const local_cluster&) = delete;
+
+  // -- resource manager side ----------------------------------------------------
+
+  rm_registration register_am(const am_registration& am);
+
+  allocate_response allocate(const allocate_request& req);
+
+  // -- node manager side ----------------------------------------------------------
+
+  /// Starts the container. Fails if it was not granted or already started.
+  caf::expected<std::string> start(const launch_spec& spec);
+
+  /// Stops the container and blocks until its session is empty (at most
+  /// about stop_grace_ms plus a little). Idempotent.
+  void stop(const std::string& container_id);
+
+  /// Stops every container (used on AM exit).
+  void stop_all();
+
+  /// The directory of a container.
+  std::string container_dir(const std::string& container_id) const;
+
+  const local_cluster_config& config() const { return cfg_; }
+
+private:
+  struct container_rec {
+    container c;
+    pid_t pid = -1;
+    bool started = false;
+    bool ended = false;
+    bool stop_requested = false;
+    std::thread reaper;
+  };
+
+  caf::expected<void> localize(const launch_spec& spec, const std::string& dir);
+  std::string unpack_once(const local_resource& res);
+  void reap(std::string id, pid_t pid);
+  void finish_locked(container_rec& rec, int32_t status, std::string diag);
+
+  local_cluster_config cfg_;
+  mutable std::mutex mtx_;
+  std::condition_variable ended_cv_;
+  std::map<int32_t, container_ask> asks_;
+  resource free_;
+  int64_t next_container_ = 2; // 1 is the AM's, as on YARN
+  std::map<std::string, std::unique_ptr<container_rec>> containers_;
+  std::vector<container_completion> completed_;
+  std::map<std::string, std::string> unpacked_; // url -> dir
+  std::vector<std::thread> background_;         // stops of released containers
+};
+
+/// "container_<ts>_<nnnn>_01_<nnnnnn>" for an application id and number.
+std::string make_container_id(const std::string& app_id, int32_t attempt, int64_t number);
+
+} // namespace tony::local

@@ -1,0 +1,351 @@
+#include "runtime/process/process.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "messages/error.hpp"
+
+extern char** environ;
+
+namespace tony::process {
+
+namespace {
+
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
+
+// Resolves argv[0] against PATH before fork: execvp is not async-signal-safe.
+std::string resolve_program(const std::string& prog,
+                            const std::map<std::string, std::string>& env) {
+  if (prog.find('/') != std::string::npos)
+    return prog;
+  std::string path = "/usr/local/bin:/usr/bin:/bin";
+  if (auto i = env.find("PATH"); i != env.end())
+    path = i->second;
+  size_t start = 0;
+  while (start <= path.size()) {
+    auto end = path.find(':', start);
+    if (end == std::string::npos)
+      end = path.size();
+    auto dir = path.substr(start, end - start);
+    if (dir.empty())
+      dir = ".";
+    auto candidate = dir + "/" + prog;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return {};
+}
+
+// Closes every descriptor from `first` on (the guard must not keep the
+// parent's sockets alive).
+void close_from(int first) {
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, first, ~0U, 0) == 0)
+    return;
+#endif
+  for (int fd = first; fd < 1024; ++fd)
+    ::close(fd);
+}
+
+int open_output(const char* path) {
+  return ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+} // namespace
+
+caf::expected<child> spawn(const spawn_options& opts) {
+  if (opts.argv.empty())
+    return make_error(errc::invalid_config, "spawn: empty command");
+  if (opts.guard_group && !opts.new_process_group)
+    return make_error(errc::invalid_config, "spawn: guard_group needs new_process_group");
+  auto program = resolve_program(opts.argv[0], opts.env);
+  if (program.empty())
+    return make_error(errc::invalid_config,
+                      "cannot execute '" + opts.argv[0] + "': not found in PATH");
+  // Everything the child touches is prepared before fork.
+  std::vector<std::string> env_strings;
+  env_strings.reserve(opts.env.size());
+  for (auto& [k, v] : opts.env)
+    env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_strings = opts.argv;
+  std::vector<char*> argv;
+  for (auto& s : argv_strings)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const char* cwd = opts.cwd.empty() ? nullptr : opts.cwd.c_str();
+  const char* out = opts.stdout_path.empty() ? nullptr : opts.stdout_path.c_str();
+  const char* err = opts.stderr_path.empty() ? nullptr : opts.stderr_path.c_str();
+  bool same_file = out && err && opts.stdout_path == opts.stderr_path;
+  // Reports exec failures: the child writes errno, exec closes it on success.
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0)
+    return make_error(errc::infrastructure, "pipe: " + errno_text(errno));
+  int guard_pipe[2] = {-1, -1};
+  if (opts.guard_group && ::pipe2(guard_pipe, O_CLOEXEC) != 0) {
+    ::close(status_pipe[0]);
+    ::close(status_pipe[1]);
+    return make_error(errc::infrastructure, "pipe: " + errno_text(errno));
+  }
+  auto parent = ::getpid();
+  auto pid = ::fork();
+  if (pid < 0) {
+    auto e = errno;
+    ::close(status_pipe[0]);
+    ::close(status_pipe[1]);
+    if (guard_pipe[0] >= 0) {
+      ::close(guard_pipe[0]);
+      ::close(guard_pipe[1]);
+    }
+    return make_error(errc::infrastructure, "fork: " + errno_text(e));
+  }
+  if (pid == 0) {
+    // Child: async-signal-safe calls only.
+    auto fail = [&](int stage) {
+      int e = errno;
+      int msg[2] = {stage, e};
+      [[maybe_unused]] auto n = ::write(status_pipe[1], msg, sizeof(msg));
+      ::_exit(127);
+    };
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    if (opts.new_session && ::setsid() < 0)
+      fail(1);
+    if (opts.new_process_group && ::setpgid(0, 0) < 0)
+      fail(1);
+    if (opts.die_with_parent) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent)
+        ::_exit(127);
+    }
+    if (out) {
+      int fd = open_output(out);
+      if (fd < 0 || ::dup2(fd, 1) < 0)
+        fail(2);
+      if (same_file && ::dup2(fd, 2) < 0)
+        fail(2);
+    }
+    if (err && !same_file) {
+      int fd = open_output(err);
+      if (fd < 0 || ::dup2(fd, 2) < 0)
+        fail(3);
+    }
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0)
+      ::dup2(devnull, 0);
+    if (cwd && ::chdir(cwd) < 0)
+      fail(4);
+    ::execve(program.c_str(), argv.data(), envp.data());
+    fail(5);
+  }
+  // Parent. Set the group here too so it exists before we return.
+  if (opts.new_process_group)
+    ::setpgid(pid, pid);
+  ::close(status_pipe[1]);
+  int msg[2] = {0, 0};
+  ssize_t n;
+  do {
+    n = ::read(status_pipe[0], msg, sizeof(msg));
+  } while (n < 0 && errno == EINTR);
+  ::close(status_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof(msg))) {
+    ::waitpid(pid, nullptr, 0);
+    if (guard_pipe[0] >= 0) {
+      ::close(guard_pipe[0]);
+      ::close(guard_pipe[1]);
+    }
+    static constexpr const char* stages[] = {"",
+                                             "cannot create session/group",
+                                             "cannot open stdout file",
+                                             "cannot open stderr file",
+                                             "cannot change to working directory",
+                                             "cannot execute"};
+    std::string what = stages[msg[0] >= 1 && msg[0] <= 5 ? msg[0] : 5];
+    std::string where = msg[0] == 2   ? opts.stdout_path
+                        : msg[0] == 3 ? opts.stderr_path
+                        : msg[0] == 4 ? opts.cwd
+                                      : program;
+    return make_error(errc::infrastructure,
+                      what + " '" + where + "': " + errno_text(msg[1]));
+  }
+  child result;
+  result.pid = pid;
+  result.pgid = opts.new_process_group ? pid : ::getpgid(pid);
+  if (opts.guard_group) {
+    auto guard = ::fork();
+    if (guard == 0) {
+      // Guard: joins the command's group, waits for the parent to vanish.
+      if (::setpgid(0, pid) < 0)
+        ::_exit(0); // the group is already gone
+      int rfd = guard_pipe[0];
+      if (rfd != 3) {
+        ::dup2(rfd, 3);
+        rfd = 3;
+      }
+      close_from(4);
+      sigset_t all;
+      sigfillset(&all);
+      sigdelset(&all, SIGKILL);
+      ::sigprocmask(SIG_SETMASK, &all, nullptr);
+      char buf[16];
+      for (;;) {
+        auto r = ::read(rfd, buf, sizeof(buf));
+        if (r == 0 || (r < 0 && errno != EINTR))
+          break;
+      }
+      ::kill(0, SIGKILL);
+      ::_exit(0);
+    }
+    ::close(guard_pipe[0]);
+    if (guard < 0) {
+      ::close(guard_pipe[1]);
+    } else {
+      result.guard_pid = guard;
+      result.guard_fd = guard_pipe[1];
+    }
+  }
+  return result;
+}
+
+exit_info wait(pid_t pid) {
+  int status = 0;
+  for (;;) {
+    auto r = ::waitpid(pid, &status, 0);
+    if (r == pid)
+      break;
+    if (r < 0 && errno != EINTR)
+      return {255, 0};
+  }
+  if (WIFSIGNALED(status))
+    return {128 + WTERMSIG(status), WTERMSIG(status)};
+  return {WEXITSTATUS(status), 0};
+}
+
+std::optional<exit_info> try_wait(pid_t pid) {
+  int status = 0;
+  auto r = ::waitpid(pid, &status, WNOHANG);
+  if (r != pid)
+    return std::nullopt;
+  if (WIFSIGNALED(status))
+    return exit_info{128 + WTERMSIG(status), WTERMSIG(status)};
+  return exit_info{WEXITSTATUS(status), 0};
+}
+
+bool kill_group(pid_t pgid, int sig) {
+  if (pgid <= 1)
+    return false;
+  return ::killpg(pgid, sig) == 0;
+}
+
+std::vector<pid_t> session_members(pid_t sid) {
+  std::vector<pid_t> result;
+  auto dir = ::opendir("/proc");
+  if (!dir)
+    return result;
+  while (auto entry = ::readdir(dir)) {
+    char* end = nullptr;
+    auto pid = static_cast<pid_t>(std::strtol(entry->d_name, &end, 10));
+    if (pid <= 0 || *end != '\0')
+      continue;
+    std::ifstream in("/proc/" + std::string(entry->d_name) + "/stat");
+    std::string line;
+    if (!std::getline(in, line))
+      continue;
+    // Fields after the command name (which may hold spaces) in parentheses:
+    // state ppid pgrp session ...
+    auto close_paren = line.rfind(')');
+    if (close_paren == std::string::npos)
+      continue;
+    char state = 0;
+    int ppid = 0, pgrp = 0, session = 0;
+    if (std::sscanf(line.c_str() + close_paren + 1, " %c %d %d %d", &state, &ppid, &pgrp,
+                    &session) != 4)
+      continue;
+    if (session == sid && state != 'Z')
+      result.push_back(pid);
+  }
+  ::closedir(dir);
+  return result;
+}
+
+int kill_session(pid_t sid, int sig) {
+  if (sid <= 1)
+    return 0;
+  int n = 0;
+  for (auto pid : session_members(sid))
+    if (::kill(pid, sig) == 0)
+      ++n;
+  return n;
+}
+
+void release_guard(child& c) {
+  if (c.guard_fd >= 0) {
+    // The group is gone or the command ended normally: stop the guard
+    // without letting it fire on a reused group id.
+    if (c.guard_pid > 0)
+      ::kill(c.guard_pid, SIGKILL);
+    ::close(c.guard_fd);
+    c.guard_fd = -1;
+  }
+  if (c.guard_pid > 0) {
+    ::waitpid(c.guard_pid, nullptr, 0);
+    c.guard_pid = -1;
+  }
+}
+
+std::string tail_file(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    return {};
+  auto size = static_cast<size_t>(in.tellg());
+  auto start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string data(size - start, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  if (start > 0) {
+    auto nl = data.find('\n');
+    if (nl != std::string::npos && nl + 1 < data.size())
+      data.erase(0, nl + 1);
+  }
+  return data;
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> result;
+  for (auto e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos)
+      result.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return result;
+}
+
+std::string self_executable() {
+  char buf[4096];
+  auto n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0)
+    return {};
+  buf[n] = '\0';
+  return buf;
+}
+
+} // namespace tony::process

@@ -1,0 +1,208 @@
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "actors/actor_types.hpp"
+#include "actors/registry.hpp"
+#include "config/job_json.hpp"
+#include "messages/error.hpp"
+#include "messages/registration.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/process/process.hpp"
+#include "runtime/process/signal_watcher.hpp"
+#include "runtime/status_json.hpp"
+#include "runtime/submit/status_printer.hpp"
+#include "runtime/submit/submit.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct client_config : caf::actor_system_config {
+  client_config() {
+    load<caf::io::middleman>();
+    tony::add_all_types(*this);
+    set("logger.verbosity", caf::atom("quiet"));
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string expand_home(const std::string& path) {
+  if (path.empty() || path[0] != '~')
+    return path;
+  auto home = std::getenv("HOME");
+  return std::string(home ? home : "/tmp") + path.substr(1);
+}
+
+void say(const std::string& line) {
+  std::cout << "tony: " << line << std::endl;
+}
+
+void complain(const std::string& line) {
+  std::cerr << "tony-submit: " << line << std::endl;
+}
+
+// application_<ms>_<nnnn>, unique under jobs_dir.
+std::string new_app_id(const std::string& jobs_dir, int64_t* cluster_ts) {
+  auto now = std::chrono::duration_cast<milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  *cluster_ts = now;
+  for (int n = static_cast<int>(::getpid() % 9000) + 1;; ++n) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "application_%lld_%04d", static_cast<long long>(now),
+                  n % 10000);
+    std::error_code ec;
+    if (!fs::exists(jobs_dir + "/" + buf, ec))
+      return buf;
+  }
+}
+
+} // namespace
+
+int submit_local(const job_spec& job, const submit_options& opts) {
+  process::signal_watcher signals;
+  std::atomic<int> interrupted{0};
+  signals.start([&](int sig) { interrupted = sig; });
+
+  auto jobs_dir =
+      expand_home(job.cluster.jobs_dir.empty() ? "~/.tony/jobs" : job.cluster.jobs_dir);
+  std::error_code ec;
+  fs::create_directories(jobs_dir, ec);
+  int64_t cluster_ts = 0;
+  auto app_id = new_app_id(jobs_dir, &cluster_ts);
+  auto job_dir = jobs_dir + "/" + app_id;
+  fs::create_directories(job_dir, ec);
+  if (ec) {
+    complain("cannot create the job directory " + job_dir + ": " + ec.message() +
+             " (set [cluster] jobs_dir to a writable place)");
+    return exit_infra;
+  }
+  {
+    std::ofstream out(job_dir + "/job.json");
+    out << to_json(job);
+    if (!out) {
+      complain("cannot write " + job_dir + "/job.json");
+      return exit_infra;
+    }
+  }
+  auto am_path = opts.bin_dir + "/tony-am";
+  process::spawn_options am;
+  am.argv = {am_path,    "--backend", "local",      "--job", job_dir + "/job.json",
+             "--app-id", app_id,      "--work-dir", job_dir};
+  am.env = process::current_environment();
+  am.env["CONTAINER_ID"] = "container_" + app_id.substr(12) + "_01_000001";
+  am.env["LOG_DIRS"] = job_dir;
+  am.cwd = job_dir;
+  am.new_session = true;
+  am.stdout_path = job_dir + "/am.log";
+  am.stderr_path = job_dir + "/am.log";
+  auto child = process::spawn(am);
+  if (!child) {
+    complain("cannot start the ApplicationMaster: " + describe(child.error()));
+    return exit_infra;
+  }
+  pid_t am_pid = child->pid;
+  if (!opts.quiet)
+    say("submitted " + app_id + " (" + job.name + ", " +
+        std::to_string(job.total_tasks()) + " tasks) on the local backend; job dir " +
+        job_dir);
+  if (opts.detach) {
+    say("detached; the job runs on. Stop it with: kill " + std::to_string(am_pid));
+    return exit_succeeded;
+  }
+
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  status_printer printer;
+  std::optional<process::exit_info> am_exit;
+  registry_actor registry;
+  bool kill_sent = false;
+  auto kill_deadline = clock_type::time_point::max();
+  auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
+  auto print = [&](const job_status& st) {
+    if (opts.quiet)
+      return;
+    for (auto& line : printer.update(st))
+      say(line);
+  };
+  for (;;) {
+    if (!am_exit)
+      am_exit = process::try_wait(am_pid);
+    if (am_exit)
+      break;
+    if (interrupted && !kill_sent) {
+      kill_sent = true;
+      say("interrupted: killing " + app_id);
+      ::kill(am_pid, SIGTERM);
+      kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
+                      std::chrono::seconds(15);
+    }
+    if (clock_type::now() > kill_deadline) {
+      complain("the ApplicationMaster did not stop in time; killing it");
+      process::kill_session(am_pid, SIGKILL);
+      am_exit = process::wait(am_pid);
+      break;
+    }
+    if (!registry) {
+      auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
+      if (info.is_object() && info.contains("port")) {
+        auto r = sys.middleman().remote_actor<registry_actor>(
+            info.value("host", std::string{"127.0.0.1"}), info["port"].get<uint16_t>());
+        if (r)
+          registry = *r;
+      } else if (clock_type::now() > connect_deadline) {
+        complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
+                 "/am.log");
+        process::kill_session(am_pid, SIGKILL);
+        process::wait(am_pid);
+        return exit_infra;
+      }
+    }
+    if (registry) {
+      self->request(registry, std::chrono::seconds(2), status_atom_v)
+          .receive([&](const job_status& st) { print(st); }, [&](caf::error&) {});
+    }
+    std::this_thread::sleep_for(milliseconds(registry ? 200 : 20));
+  }
+  auto text = read_file(job_dir + "/status.json");
+  auto final_status = job_status_from_json(text);
+  if (!final_status) {
+    complain("the ApplicationMaster ended (exit code " +
+             std::to_string(am_exit ? am_exit->exit_code : -1) +
+             ") without a final status; its log says:\n" +
+             process::tail_file(job_dir + "/am.log", 2000));
+    return exit_infra;
+  }
+  print(*final_status);
+  for (auto& line : status_printer::summary(*final_status, job_dir))
+    say(line);
+  return final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
+}
+
+} // namespace tony
