@@ -1,0 +1,604 @@
+#!/usr/bin/env bash
+# A real single-machine Apache Hadoop YARN (and optionally HDFS) on 127.0.0.1,
+# run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
+#
+#   scripts/yarn/cluster.sh start [--hdfs] [--dir DIR]
+#       Starts a ResourceManager and a NodeManager (plus a NameNode and a
+#       DataNode with --hdfs), waits until the node is RUNNING and prints the
+#       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
+#       Does nothing but print it when the cluster already runs.
+#   scripts/yarn/cluster.sh stop [--dir DIR] [--keep]
+#       Stops every daemon and container of the cluster, then removes the
+#       state directory (kept with --keep, e.g. to read the logs).
+#   scripts/yarn/cluster.sh status [--dir DIR]
+#       Says what runs; exit 0 when the whole cluster is up, 3 when not.
+#   scripts/yarn/cluster.sh conf-dir [--dir DIR]
+#       Prints the config directory of a running cluster.
+#
+# DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
+#   TONY_YARN_START_TIMEOUT  seconds to wait for the node (default 90)
+#   TONY_YARN_NM_MEMORY_MB   NodeManager memory (default 16384)
+#   TONY_YARN_NM_VCORES      NodeManager vcores (default 16)
+#   TONY_YARN_NM_GPUS        yarn.io/gpu declared by the NodeManager (default 4)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=scripts/yarn/lib.sh
+source "$here/lib.sh"
+
+# -- ports -------------------------------------------------------------------
+
+readonly host=127.0.0.1
+readonly rm_client_port=8032 rm_scheduler_port=8030 rm_tracker_port=8031
+readonly rm_admin_port=8033 rm_web_port=8088
+readonly nm_port=45454 nm_localizer_port=8040 nm_web_port=8042
+readonly nm_collector_port=8048
+readonly nn_port=9000 nn_http_port=9870
+readonly dn_port=9866 dn_http_port=9864 dn_ipc_port=9867
+
+yarn_ports=("$rm_client_port" "$rm_scheduler_port" "$rm_tracker_port"
+  "$rm_admin_port" "$rm_web_port" "$nm_port" "$nm_localizer_port"
+  "$nm_web_port")
+hdfs_ports=("$nn_port" "$nn_http_port" "$dn_port" "$dn_http_port" "$dn_ipc_port")
+
+# -- arguments ---------------------------------------------------------------
+
+usage() {
+  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+cmd=${1:-}
+[[ -n "$cmd" ]] || {
+  usage >&2
+  exit 2
+}
+shift
+with_hdfs=0
+keep=0
+dir_arg=""
+while (($#)); do
+  case "$1" in
+    --hdfs) with_hdfs=1 ;;
+    --keep) keep=1 ;;
+    --dir)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --dir needs a directory"
+      dir_arg=$2
+      shift
+      ;;
+    --dir=*) dir_arg=${1#--dir=} ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *) yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)" ;;
+  esac
+  shift
+done
+for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES TONY_YARN_NM_GPUS; do
+  [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
+    yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
+done
+state=$(yarn_state_dir "$dir_arg")
+conf="$state/conf"
+marker="-Dtony.yarn.dir=$state"
+
+# -- processes ---------------------------------------------------------------
+
+# True when pid runs and is one of this cluster's JVMs (pids get reused).
+# Matched in bash, not with grep, whose own arguments would hold the marker.
+is_our_daemon() {
+  local args
+  args=$(tr '\0' '\n' 2>/dev/null <"/proc/$1/cmdline") || return 1
+  [[ $'\n'"$args"$'\n' == *$'\n'"$marker"$'\n'* ]]
+}
+
+daemon_pid() {
+  local name=$1 pid
+  [[ -s "$state/pids/$name.pid" ]] || return 1
+  pid=$(<"$state/pids/$name.pid")
+  is_our_daemon "$pid" || return 1
+  echo "$pid"
+}
+
+daemons_of_mode() {
+  if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
+    echo namenode datanode resourcemanager nodemanager
+  else
+    echo resourcemanager nodemanager
+  fi
+}
+
+# Every process this cluster owns, daemons or containers, one pid a line:
+# - JVMs carrying the marker (found even when a pid file is gone),
+# - container processes: the NodeManager gives each container a working
+#   directory under nm-local/ and LOG_DIRS under nm-logs/; a process that
+#   changed directory still has that environment.
+# Never the caller or its ancestors, which may sit in the state directory.
+cluster_pids() {
+  local self_chain=" " p=$BASHPID
+  while [[ -n "$p" && "$p" != 0 ]]; do
+    self_chain+="$p "
+    p=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null || true)
+  done
+  local proc pid cwd env
+  for proc in /proc/[0-9]*; do
+    pid=${proc#/proc/}
+    [[ "$self_chain" == *" $pid "* ]] && continue
+    if is_our_daemon "$pid"; then
+      echo "$pid"
+      continue
+    fi
+    cwd=$(readlink "$proc/cwd" 2>/dev/null || true)
+    if [[ "$cwd" == "$state/nm-local/"* ]]; then
+      echo "$pid"
+      continue
+    fi
+    env=$(tr '\0' '\n' 2>/dev/null <"$proc/environ") || continue
+    if [[ $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nm-logs/"* ]]; then
+      echo "$pid"
+    fi
+  done
+}
+
+# Sends a signal to pids, ignoring those already gone.
+signal_pids() {
+  local sig=$1 pid
+  shift
+  for pid in "$@"; do
+    kill "-$sig" "$pid" 2>/dev/null || true
+  done
+}
+
+# Waits up to $1 seconds until none of the given pids runs.
+wait_gone() {
+  local deadline=$((SECONDS + $1)) pid alive
+  shift
+  while :; do
+    alive=0
+    for pid in "$@"; do
+      if [[ -e "/proc/$pid" ]] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+        alive=1
+        break
+      fi
+    done
+    ((alive)) || return 0
+    ((SECONDS < deadline)) || return 1
+    sleep 0.2
+  done
+}
+
+# -- config ------------------------------------------------------------------
+
+xml_begin() {
+  printf '<?xml version="1.0"?>\n<!-- Written by scripts/yarn/cluster.sh; rewritten on every start. -->\n<configuration>\n'
+}
+
+prop() {
+  printf '  <property><name>%s</name><value>%s</value></property>\n' "$1" "$2"
+}
+
+xml_end() {
+  printf '</configuration>\n'
+}
+
+write_config() {
+  local classpath_file=$1 java_home=$2
+  local default_fs="file:///"
+  ((with_hdfs)) && default_fs="hdfs://$host:$nn_port"
+  local memory=${TONY_YARN_NM_MEMORY_MB:-16384}
+  local vcores=${TONY_YARN_NM_VCORES:-16}
+  local gpus=${TONY_YARN_NM_GPUS:-4}
+  mkdir -p "$conf"
+
+  {
+    xml_begin
+    prop fs.defaultFS "$default_fs"
+    prop hadoop.tmp.dir "$state/tmp"
+    # The web UIs and REST calls without user.name act as this user.
+    prop hadoop.http.staticuser.user "$(id -un)"
+    # Short IPC retries: the NM may start before the RM listens.
+    prop ipc.client.connect.retry.interval 500
+    prop ipc.client.connect.max.retries 40
+    xml_end
+  } >"$conf/core-site.xml"
+
+  # yarn.application.classpath: what a Java AM (e.g. DistributedShell) puts
+  # on its classpath; there is no Hadoop install tree, so name the jars.
+  local app_classpath
+  app_classpath="$conf,$(tr ':' ',' <"$classpath_file")"
+  {
+    xml_begin
+    prop yarn.resourcemanager.hostname "$host"
+    prop yarn.resourcemanager.address "$host:$rm_client_port"
+    prop yarn.resourcemanager.scheduler.address "$host:$rm_scheduler_port"
+    prop yarn.resourcemanager.resource-tracker.address "$host:$rm_tracker_port"
+    prop yarn.resourcemanager.admin.address "$host:$rm_admin_port"
+    prop yarn.resourcemanager.webapp.address "$host:$rm_web_port"
+    prop yarn.resourcemanager.connect.retry-interval.ms 500
+    prop yarn.resourcemanager.connect.max-wait.ms 60000
+    prop yarn.nodemanager.hostname "$host"
+    prop yarn.nodemanager.address "$host:$nm_port"
+    prop yarn.nodemanager.localizer.address "$host:$nm_localizer_port"
+    prop yarn.nodemanager.webapp.address "$host:$nm_web_port"
+    prop yarn.nodemanager.collector-service.address "$host:$nm_collector_port"
+    prop yarn.nodemanager.local-dirs "$state/nm-local"
+    prop yarn.nodemanager.log-dirs "$state/nm-logs"
+    prop yarn.nodemanager.resource.memory-mb "$memory"
+    prop yarn.nodemanager.resource.cpu-vcores "$vcores"
+    prop yarn.scheduler.minimum-allocation-mb 128
+    prop yarn.scheduler.maximum-allocation-mb 8192
+    prop yarn.scheduler.minimum-allocation-vcores 1
+    prop yarn.scheduler.maximum-allocation-vcores 8
+    prop yarn.nodemanager.vmem-check-enabled false
+    prop yarn.nodemanager.container-executor.class \
+      org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor
+    prop yarn.nodemanager.env-whitelist \
+      JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ
+    # The whitelist alone does not carry PATH: the DefaultContainerExecutor
+    # starts launch_container.sh with an empty environment, bash fills in
+    # its compiled-in PATH, and `export PATH=${PATH:-<NM's PATH>}` keeps it.
+    # The admin env is always applied; $PATH there is the NM's own PATH
+    # (appended when the application sets PATH itself), so containers find
+    # what the caller of `start` had on PATH, e.g. a Python virtualenv.
+    # shellcheck disable=SC2016 # expanded by the NodeManager, not here
+    prop yarn.nodemanager.admin-env 'MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
+    # A nearly full disk would otherwise mark the node UNHEALTHY.
+    prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
+    prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb 0
+    prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-watermark-high-mb 0
+    # Aggregated logs make `yarn logs -applicationId` work for finished apps.
+    prop yarn.log-aggregation-enable true
+    prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
+    # Keep container directories and local logs after an app ends, for
+    # tests and debugging; stop removes the whole state directory anyway.
+    prop yarn.nodemanager.delete.debug-delay-sec 3600
+    prop yarn.nodemanager.resource-plugins ""
+    prop yarn.application.classpath "$app_classpath"
+    prop yarn.resourcemanager.scheduler.class \
+      org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
+    prop yarn.resourcemanager.recovery.enabled false
+    prop yarn.timeline-service.enabled false
+    prop yarn.webapp.ui2.enable false
+    xml_end
+  } >"$conf/yarn-site.xml"
+
+  # Two queues: tests may pick a queue other than the default one.
+  {
+    xml_begin
+    prop yarn.scheduler.capacity.root.queues default,second
+    prop yarn.scheduler.capacity.root.default.capacity 70
+    prop yarn.scheduler.capacity.root.default.maximum-capacity 100
+    prop yarn.scheduler.capacity.root.second.capacity 30
+    prop yarn.scheduler.capacity.root.second.maximum-capacity 100
+    prop yarn.scheduler.capacity.maximum-am-resource-percent 0.5
+    # Counts vcores and yarn.io/gpu too, not only memory.
+    prop yarn.scheduler.capacity.resource-calculator \
+      org.apache.hadoop.yarn.util.resource.DominantResourceCalculator
+    prop yarn.scheduler.capacity.node-locality-delay -1
+    xml_end
+  } >"$conf/capacity-scheduler.xml"
+
+  # yarn.io/gpu as a countable resource type. The NodeManager declares a
+  # static count (node-resources.xml) with no GPU plugin, so no device is
+  # discovered, isolated or exposed; requests are scheduled and accounted.
+  {
+    xml_begin
+    prop yarn.resource-types yarn.io/gpu
+    prop yarn.resource-types.yarn.io/gpu.maximum-allocation "$gpus"
+    xml_end
+  } >"$conf/resource-types.xml"
+  {
+    xml_begin
+    prop yarn.nodemanager.resource-type.yarn.io/gpu "$gpus"
+    xml_end
+  } >"$conf/node-resources.xml"
+
+  {
+    xml_begin
+    prop dfs.namenode.rpc-address "$host:$nn_port"
+    prop dfs.namenode.http-address "$host:$nn_http_port"
+    prop dfs.datanode.address "$host:$dn_port"
+    prop dfs.datanode.http.address "$host:$dn_http_port"
+    prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
+    prop dfs.datanode.hostname "$host"
+    prop dfs.namenode.name.dir "file://$state/hdfs/name"
+    prop dfs.datanode.data.dir "file://$state/hdfs/data"
+    prop dfs.replication 1
+    prop dfs.permissions.enabled false
+    prop dfs.webhdfs.enabled true
+    prop dfs.namenode.safemode.extension 0
+    prop dfs.namenode.safemode.min.datanodes 0
+    prop dfs.namenode.datanode.registration.ip-hostname-check false
+    prop dfs.client.use.datanode.hostname false
+    prop dfs.datanode.du.reserved 0
+    prop dfs.namenode.resource.du.reserved 0
+    prop dfs.namenode.resource.check.interval 3600000
+    prop dfs.heartbeat.interval 1
+    xml_end
+  } >"$conf/hdfs-site.xml"
+
+  cat >"$conf/log4j.properties" <<'LOG4J'
+# Written by scripts/yarn/cluster.sh. Daemons log to stderr, which the
+# script sends to logs/<daemon>.log.
+log4j.rootLogger=INFO,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
+log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
+log4j.logger.org.apache.hadoop.conf.Configuration.deprecation=WARN
+log4j.logger.org.eclipse.jetty=WARN
+LOG4J
+
+  # The hadoop-hdfs jar on Maven Central leaves out the web UI resources
+  # that a distribution ships in share/hadoop/hdfs/webapps, and the HDFS
+  # daemons refuse to start without the directories. Empty ones suffice:
+  # WebHDFS, JMX and /conf are servlets; only the HTML UI is missing.
+  mkdir -p "$state/run/resources/webapps"/{hdfs,datanode,secondary,journal}
+
+  cp "$classpath_file" "$conf/hadoop-classpath.txt"
+  echo "$java_home" >"$conf/java-home.txt"
+  ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
+}
+
+# -- daemons -----------------------------------------------------------------
+
+# Writes a JVM argument file for a daemon; `java @file` keeps ps readable.
+write_jvm_args() {
+  local name=$1 heap=$2
+  local file="$state/run/$name.args"
+  mkdir -p "$state/run"
+  {
+    yarn_jvm_opts "$heap"
+    echo "-Dhadoop.log.dir=$state/logs"
+    echo "-Dyarn.log.dir=$state/logs"
+    echo "-Dhadoop.log.file=$name.log"
+    echo "-Dyarn.log.file=$name.log"
+    echo "-Dhadoop.home.dir=$state"
+    echo "-Dhadoop.id.str=$(id -un)"
+    echo "-Dhadoop.root.logger=INFO,console"
+    echo "-Dlog4j.configuration=file:$conf/log4j.properties"
+    echo "-cp"
+    echo "$conf:$state/run/resources:$(<"$conf/hadoop-classpath.txt")"
+  } >"$file"
+  echo "$file"
+}
+
+# Starts one daemon in its own session, detached from the caller's terminal
+# and pipes (a caller reading our stdout must not wait for the daemons).
+launch() {
+  local name=$1 class=$2
+  shift 2
+  local args java java_home
+  args=$(write_jvm_args "$name" 512m)
+  java=$(yarn_java)
+  java_home=$(<"$conf/java-home.txt")
+  mkdir -p "$state/logs" "$state/pids"
+  (
+    cd "$state"
+    export HADOOP_CONF_DIR="$conf" JAVA_HOME="$java_home"
+    export HADOOP_HOME="$state" HADOOP_COMMON_HOME="$state"
+    exec setsid "$java" "@$args" "$marker" -Dproc_"$name" "$class" "$@" \
+      </dev/null >>"$state/logs/$name.log" 2>&1
+  ) &
+  echo $! >"$state/pids/$name.pid"
+}
+
+show_log_tail() {
+  local name=$1 log="$state/logs/$1.log"
+  if [[ -s "$log" ]]; then
+    echo "---- last lines of $log ----" >&2
+    grep -v -e '^\s*at ' -e 'STARTUP_MSG:   classpath' "$log" | tail -n 25 | cut -c1-400 >&2
+    echo "----" >&2
+  fi
+}
+
+# Shows the logs of the daemons that died, or of all when none did (a
+# timeout), stops what runs and exits non-zero.
+fail_start() {
+  local name dead=()
+  yarn_log "cluster.sh: $*"
+  for name in $(daemons_of_mode); do
+    daemon_pid "$name" >/dev/null || dead+=("$name")
+  done
+  ((${#dead[@]})) || read -r -a dead <<<"$(daemons_of_mode)"
+  for name in "${dead[@]}"; do
+    show_log_tail "$name"
+  done
+  yarn_log "cluster.sh: stopping what did start; state kept in $state for inspection"
+  stop_cluster 1 >/dev/null || true
+  exit 1
+}
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
+}
+
+# Prints the RUNNING node count from the RM REST API, or nothing.
+running_nodes() {
+  curl -sf -m 3 "http://$host:$rm_web_port/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); n=(d.get("nodes") or {}).get("node") or []; print(len(n))' 2>/dev/null || true
+}
+
+# Prints "live safemode" from the NameNode's JMX, e.g. "1 off".
+namenode_state() {
+  curl -sf -m 3 "http://$host:$nn_http_port/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" 2>/dev/null |
+    python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"][0]; print(b["NumLiveDataNodes"], b["FSState"])' 2>/dev/null || true
+}
+
+all_running() {
+  local name
+  for name in $(daemons_of_mode); do
+    daemon_pid "$name" >/dev/null || return 1
+  done
+}
+
+any_running() {
+  local name
+  for name in namenode datanode resourcemanager nodemanager; do
+    daemon_pid "$name" >/dev/null && return 0
+  done
+  return 1
+}
+
+start_cluster() {
+  if [[ -d "$state" ]] && any_running; then
+    if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]]; then
+      yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
+      echo "$conf"
+      return 0
+    fi
+    yarn_die "cluster.sh: a different or partial cluster runs in $state ($(status_line)); run 'cluster.sh stop --dir $state' first"
+  fi
+
+  local t0=$SECONDS port
+  local -a ports=("${yarn_ports[@]}")
+  ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+  for port in "${ports[@]}"; do
+    port_in_use "$port" &&
+      yarn_die "cluster.sh: port $host:$port is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp $port')"
+  done
+  command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
+  command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"
+
+  local classpath_file java_home
+  classpath_file=$(yarn_resolve_classpath 0)
+  java_home=$(yarn_java_home)
+
+  # A stale state directory (crashed cluster, kept logs) starts over.
+  rm -rf "$state"
+  mkdir -p "$state"/{conf,logs,pids,run,nm-local,nm-logs,app-logs,tmp}
+  write_config "$classpath_file" "$java_home"
+
+  if ((with_hdfs)); then
+    mkdir -p "$state/hdfs"
+    local fmt_args java
+    fmt_args=$(write_jvm_args namenode-format 256m)
+    java=$(yarn_java)
+    if ! (cd "$state" && HADOOP_CONF_DIR="$conf" "$java" "@$fmt_args" "$marker" \
+      org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force \
+      </dev/null >"$state/logs/namenode-format.log" 2>&1); then
+      show_log_tail namenode-format
+      yarn_die "cluster.sh: formatting the NameNode failed (log: $state/logs/namenode-format.log)"
+    fi
+    launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
+    launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
+  fi
+  launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+  launch nodemanager org.apache.hadoop.yarn.server.nodemanager.NodeManager
+
+  local timeout=${TONY_YARN_START_TIMEOUT:-90}
+  local deadline=$((SECONDS + timeout)) name nodes hdfs_ok=1
+  ((with_hdfs)) && hdfs_ok=0
+  while :; do
+    for name in $(daemons_of_mode); do
+      daemon_pid "$name" >/dev/null ||
+        fail_start "the $name exited during start (log: $state/logs/$name.log)"
+    done
+    nodes=$(running_nodes)
+    if ((!hdfs_ok)) && [[ $(namenode_state) == "1 Operational" ]]; then
+      hdfs_ok=1
+    fi
+    [[ "$nodes" == 1 ]] && ((hdfs_ok)) && break
+    ((SECONDS < deadline)) ||
+      fail_start "no RUNNING node$( ((hdfs_ok)) || echo " or no live DataNode") after ${timeout}s (RM reports ${nodes:-nothing}); see $state/logs"
+    sleep 0.5
+  done
+  yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s; RM http://$host:$rm_web_port, state $state"
+  echo "$conf"
+}
+
+# -- stop --------------------------------------------------------------------
+
+# Arg 1: 1 to keep the state directory.
+stop_cluster() {
+  local keep_state=${1:-0}
+  local -a pids
+  # NodeManager first: it stops its containers on the way down.
+  local name pid
+  for name in nodemanager resourcemanager datanode namenode; do
+    pid=$(daemon_pid "$name") || continue
+    kill -TERM "$pid" 2>/dev/null || true
+    if [[ "$name" == nodemanager ]]; then
+      wait_gone 10 "$pid" || true
+    fi
+  done
+  mapfile -t pids < <(cluster_pids)
+  if ((${#pids[@]})); then
+    signal_pids TERM "${pids[@]}"
+    if ! wait_gone 15 "${pids[@]}"; then
+      yarn_log "cluster.sh: processes still up after SIGTERM, sending SIGKILL"
+    fi
+  fi
+  # Containers may fork while we look; a few SIGKILL rounds settle it.
+  for _ in 1 2 3 4 5; do
+    mapfile -t pids < <(cluster_pids)
+    ((${#pids[@]})) || break
+    signal_pids KILL "${pids[@]}"
+    wait_gone 5 "${pids[@]}" || true
+  done
+  mapfile -t pids < <(cluster_pids)
+  if ((${#pids[@]})); then
+    ps -o pid,stat,args -p "$(
+      IFS=,
+      echo "${pids[*]}"
+    )" >&2 || true
+    yarn_die "cluster.sh: these processes of $state survive SIGKILL; state directory kept"
+  fi
+  if ((keep_state == 0)); then
+    rm -rf "$state"
+    yarn_log "cluster.sh: stopped; removed $state"
+  else
+    yarn_log "cluster.sh: stopped; state kept in $state"
+  fi
+}
+
+# -- status ------------------------------------------------------------------
+
+status_line() {
+  local name pid out=""
+  for name in namenode datanode resourcemanager nodemanager; do
+    if pid=$(daemon_pid "$name"); then
+      out+="$name=$pid "
+    fi
+  done
+  echo "${out:-nothing running}"
+}
+
+status_cluster() {
+  if [[ ! -d "$state" ]]; then
+    echo "no cluster in $state"
+    return 3
+  fi
+  echo "state:   $state"
+  echo "daemons: $(status_line)"
+  if all_running; then
+    echo "nodes:   $(running_nodes) RUNNING (http://$host:$rm_web_port/cluster/nodes)"
+    if [[ $(<"$state/mode") == hdfs ]]; then
+      echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
+    fi
+    echo "conf:    $conf"
+    return 0
+  fi
+  return 3
+}
+
+case "$cmd" in
+  start) start_cluster ;;
+  stop)
+    if [[ ! -d "$state" ]] && [[ -z "$(cluster_pids)" ]]; then
+      yarn_log "cluster.sh: nothing runs in $state"
+      exit 0
+    fi
+    stop_cluster "$keep"
+    ;;
+  status) status_cluster ;;
+  conf-dir)
+    all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
+    echo "$conf"
+    ;;
+  *)
+    usage >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# Shared by cluster.sh, yarn.sh and jars.sh; sourced, never run.
+#
+# Everything a cluster owns lives under one state directory:
+#   conf/       HADOOP_CONF_DIR (site files, log4j, resource types)
+#   logs/       one log per daemon (stdout and stderr of its JVM)
+#   pids/       one pid file per daemon
+#   nm-local/   NodeManager local dirs (container working directories)
+#   nm-logs/    NodeManager container log dirs
+#   app-logs/   aggregated application logs (what `yarn logs` reads)
+#   hdfs/       NameNode and DataNode storage (with --hdfs)
+#   tmp/        hadoop.tmp.dir
+# Every JVM of the cluster carries -Dtony.yarn.dir=<state dir> on its command
+# line so that `stop` can find it even without its pid file.
+
+yarn_die() {
+  echo "$*" >&2
+  exit 1
+}
+
+yarn_log() {
+  echo "$*" >&2
+}
+
+yarn_script_dir() {
+  cd "$(dirname "${BASH_SOURCE[0]}")" && pwd
+}
+
+# The state directory: --dir wins, then $TONY_YARN_DIR, then /tmp/tony-yarn.
+# Made absolute because it ends up in config files and process markers.
+yarn_state_dir() {
+  local dir=${1:-${TONY_YARN_DIR:-/tmp/tony-yarn}}
+  case "$dir" in
+    /*) ;;
+    *) dir="$PWD/$dir" ;;
+  esac
+  # Strip trailing slashes so the process marker compares exactly.
+  while [[ "$dir" != / && "$dir" == */ ]]; do dir=${dir%/}; done
+  [[ "$dir" == / ]] && yarn_die "refusing to use / as the YARN state directory"
+  echo "$dir"
+}
+
+yarn_java() {
+  if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+    echo "$JAVA_HOME/bin/java"
+  elif command -v java >/dev/null; then
+    command -v java
+  else
+    yarn_die "java not found: install a JDK 17 (scripts/setup.sh does) or set JAVA_HOME"
+  fi
+}
+
+# JAVA_HOME is passed to containers through the NodeManager's environment
+# (it is on yarn.nodemanager.env-whitelist), so it must be set for the NM.
+yarn_java_home() {
+  local java
+  java=$(readlink -f "$(yarn_java)")
+  dirname "$(dirname "$java")"
+}
+
+# Hadoop 3.4 targets Java 8/11. On Java 17 Guice (RM/NM web apps), Hadoop's
+# reflection on java.lang and netty/NIO internals fail with
+# InaccessibleObjectException unless these packages are opened.
+yarn_java17_opens() {
+  local pkg
+  for pkg in java.lang java.lang.reflect java.lang.invoke java.io java.net \
+    java.nio java.util java.util.concurrent java.util.concurrent.atomic \
+    java.util.regex java.text java.time sun.nio.ch sun.nio.cs \
+    sun.security.action sun.util.calendar jdk.internal.ref; do
+    echo "--add-opens=java.base/$pkg=ALL-UNNAMED"
+  done
+  echo "--add-opens=java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+}
+
+# Small, fast-starting JVMs: the machine has 2 cores and runs up to four
+# daemons next to the containers under test.
+yarn_jvm_opts() {
+  local heap=$1
+  echo "-Xmx$heap"
+  echo "-XX:+UseSerialGC"
+  echo "-XX:TieredStopAtLevel=1"
+  echo "-Xss512k"
+  echo "-Djava.net.preferIPv4Stack=true"
+  yarn_java17_opens
+}
+
+yarn_cache_dir() {
+  echo "${TONY_YARN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tony-yarn}"
+}
+
+yarn_mvn_args() {
+  if [[ -n "${TONY_MAVEN_REPO:-}" ]]; then
+    echo "-Dmaven.repo.local=$TONY_MAVEN_REPO"
+  fi
+}
+
+# A classpath file is still good when every entry exists.
+yarn_classpath_ok() {
+  local file=$1 entry
+  [[ -s "$file" ]] || return 1
+  local -a entries
+  IFS=: read -r -a entries <"$file"
+  ((${#entries[@]} > 0)) || return 1
+  for entry in "${entries[@]}"; do
+    [[ -e "$entry" ]] || return 1
+  done
+}
+
+# Resolves the jars of pom.xml with Maven and prints the classpath file path
+# on stdout. Arg 1: 1 to ignore a cached classpath file.
+yarn_resolve_classpath() {
+  local refresh=${1:-0}
+  local here pom sum cache file tmp
+  here=$(yarn_script_dir)
+  pom="$here/pom.xml"
+  command -v mvn >/dev/null ||
+    yarn_die "mvn not found: install Maven (scripts/setup.sh does) to resolve the Hadoop jars"
+  sum=$( (cat "$pom"; echo "${TONY_MAVEN_REPO:-}") | sha256sum | cut -c1-12)
+  cache=$(yarn_cache_dir)
+  file="$cache/classpath-$sum.txt"
+  if ((refresh == 0)) && yarn_classpath_ok "$file"; then
+    echo "$file"
+    return 0
+  fi
+  mkdir -p "$cache"
+  tmp=$(mktemp "$cache/classpath.XXXXXX")
+  local log="$cache/mvn-$sum.log"
+  local -a args
+  mapfile -t args < <(yarn_mvn_args)
+  args+=(-B -f "$pom" dependency:build-classpath
+    -Dmdep.outputFile="$tmp" -Dmdep.includeScope=runtime)
+  # Offline first: with a warm ~/.m2 this avoids every network round trip.
+  if ! mvn -o -q "${args[@]}" >"$log" 2>&1; then
+    yarn_log "jars.sh: resolving the Hadoop jars with Maven (first run downloads ~160 MB)..."
+    if ! mvn -q "${args[@]}" >"$log" 2>&1; then
+      rm -f "$tmp"
+      tail -n 30 "$log" >&2
+      yarn_die "jars.sh: Maven could not resolve $pom (full log: $log)"
+    fi
+  fi
+  # build-classpath lists the dependencies, not the (empty) pom project.
+  if ! yarn_classpath_ok "$tmp"; then
+    rm -f "$tmp"
+    yarn_die "jars.sh: Maven wrote no usable classpath (log: $log)"
+  fi
+  mv -f "$tmp" "$file"
+  echo "$file"
+}
