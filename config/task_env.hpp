@@ -4,6 +4,7 @@
 // doc/task-environment.md). Rendered by the executor once it has the cluster
 // spec; a pure function so it is tested for every cluster shape.
 
+#include <cstddef>
 #include <map>
 #include <string>
 
@@ -12,15 +13,53 @@
 namespace tony {
 
 struct task_env_input {
-  std::string framework;  // tensorflow | pytorch | horovod | standalone
+  std::string framework; // tensorflow | pytorch | horovod | standalone
   std::string app_id;
   task_id task;
   int32_t attempt = 0;
-  cluster_map cluster;  // every task type -> "host:port" by index
+  cluster_map cluster; // every task type -> "host:port" by index
+
+  /// [data] input_path / output_path; exported as DTF_INPUT_PATH and
+  /// DTF_OUTPUT_PATH when not empty.
+  std::string input_path;
+  std::string output_path;
+
+  /// Horovod only: "host:port" of the gloo rendezvous server. Empty: the
+  /// address of world rank 0, whose executor serves the rendezvous on the
+  /// port it reserved (the user process of a horovod task binds no port of
+  /// its own there).
+  std::string horovod_rendezvous;
+
+  /// Where the executor writes values too large for the environment (see
+  /// render_task_env_files); an absolute directory in the container.
+  std::string file_dir;
 };
 
-/// The variables tony sets for the task (TonY, YARN-DTF, TF_CONFIG, PyTorch,
-/// Horovod names), on top of the container environment.
+/// Largest value tony puts into one environment variable. Linux refuses to
+/// exec with any single "NAME=value" string longer than MAX_ARG_STRLEN
+/// (128 KiB); CLUSTER_SPEC or TF_CONFIG of a job with thousands of tasks can
+/// get there.
+constexpr size_t max_env_value_size = 100 * 1024;
+
+/// The environment of a task, split into what fits the environment and what
+/// goes into files.
+struct task_env {
+  /// Variables to set. A value longer than max_env_value_size is not here;
+  /// instead `<NAME>_FILE` holds the path of the file that carries it.
+  std::map<std::string, std::string> vars;
+  /// Files the executor writes before it starts the command: path -> content.
+  /// Paths are `<file_dir>/<NAME>`.
+  std::map<std::string, std::string> files;
+};
+
+/// The variables and files tony provides for the task (TonY, YARN-DTF,
+/// TF_CONFIG, PyTorch, Horovod names), on top of the container environment.
+task_env render_task_env_files(const task_env_input& in,
+                               size_t max_value_size = max_env_value_size);
+
+/// The variables tony sets for the task: render_task_env_files(in).vars. A
+/// caller that uses this alone loses oversized values (their `<NAME>_FILE`
+/// points at files nobody wrote); the executor uses render_task_env_files.
 std::map<std::string, std::string> render_task_env(const task_env_input& in);
 
 } // namespace tony

@@ -1,0 +1,1277 @@
+#include "config/job_config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <system_error>
+
+#include <toml++/toml.h>
+
+#include "config/units.hpp"
+
+namespace tony {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view override_prefix = "--set ";
+
+// -- small text helpers -------------------------------------------------------
+
+const char* type_name(toml::node_type t) {
+  switch (t) {
+  case toml::node_type::string:
+    return "string";
+  case toml::node_type::integer:
+    return "integer";
+  case toml::node_type::floating_point:
+    return "float";
+  case toml::node_type::boolean:
+    return "boolean";
+  case toml::node_type::array:
+    return "array";
+  case toml::node_type::table:
+    return "table";
+  case toml::node_type::date:
+    return "date";
+  case toml::node_type::time:
+    return "time";
+  case toml::node_type::date_time:
+    return "date-time";
+  default:
+    return "nothing";
+  }
+}
+
+// User text echoed in a message: escaped and cut so one bad value cannot
+// flood the terminal or hide in control characters.
+std::string quote_text(std::string_view s) {
+  std::string out = "\"";
+  size_t n = 0;
+  for (char c : s) {
+    if (++n > 60) {
+      out += "...";
+      break;
+    }
+    auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// Same, inside single quotes, for names (keys, task types).
+std::string quote_name(std::string_view s) {
+  auto q = quote_text(s);
+  q.front() = '\'';
+  q.back() = '\'';
+  return q;
+}
+
+std::string join(const std::vector<std::string>& xs, std::string_view sep) {
+  std::string out;
+  for (auto& x : xs) {
+    if (!out.empty())
+      out += sep;
+    out += x;
+  }
+  return out;
+}
+
+std::string join(std::initializer_list<std::string_view> xs, std::string_view sep) {
+  std::string out;
+  for (auto x : xs) {
+    if (!out.empty())
+      out += sep;
+    out += x;
+  }
+  return out;
+}
+
+// The closest candidate within a typo's reach, or empty.
+template <class Candidates>
+std::string closest(std::string_view word, const Candidates& candidates) {
+  std::string best;
+  size_t best_d = std::string::npos;
+  for (auto& c : candidates) {
+    auto d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = std::string{c};
+    }
+  }
+  size_t reach = word.size() >= 5 ? 2 : 1;
+  return best_d <= reach ? best : std::string{};
+}
+
+bool has_control_chars(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+bool is_valid_env_name(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+  });
+}
+
+bool is_valid_node_label(std::string_view s) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (s.empty() || s.size() > 255 || !alnum(s[0]))
+    return false;
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alnum(c) || c == '-' || c == '_'; });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool is_blank(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  });
+}
+
+// 1-based line and column of byte `offset` in `text`.
+std::pair<int, int> position_of(std::string_view text, size_t offset) {
+  int line = 1;
+  int col = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// Offset of the first byte that breaks UTF-8, or npos.
+size_t first_invalid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      len = 2;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      len = 4;
+      cp = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + len > s.size())
+      return i;
+    for (size_t k = 1; k < len; ++k) {
+      auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xc0) != 0x80)
+        return i;
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid too.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+        (len == 4 && cp < 0x10000) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+// A TOML basic string holding `s` exactly.
+std::string toml_string_literal(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (u < 0x20 || u == 0x7f) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", u);
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+std::string expand_user(const std::string& path) {
+  if (path == "~" || path.rfind("~/", 0) == 0) {
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+      return std::string{home} + path.substr(1);
+  }
+  return path;
+}
+
+// `path` made absolute against `base`, with "~/" expanded; no symlinks are
+// resolved, so the user recognizes the path in messages.
+std::string absolute_path(const std::string& path, const std::string& base) {
+  fs::path p{expand_user(path)};
+  if (p.is_relative())
+    p = fs::path{base} / p;
+  auto out = p.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/')
+    out.pop_back();
+  return out;
+}
+
+bool has_uri_scheme(std::string_view s) {
+  auto pos = s.find("://");
+  if (pos == std::string_view::npos || pos == 0)
+    return false;
+  return std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(pos), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '+' || c == '-' || c == '.';
+  });
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string lower(std::string_view s) {
+  std::string out{s};
+  for (auto& c : out)
+    if (c >= 'A' && c <= 'Z')
+      c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// -- the reader ---------------------------------------------------------------
+
+// Walks the merged TOML document into a job_spec, collecting errors. Each
+// error is placed by the source region of the offending node: the job file
+// with line and column, or the `--set` item the node came from.
+class job_reader {
+public:
+  job_reader(std::string file, std::string base_dir)
+      : file_(std::move(file))
+      , base_dir_(std::move(base_dir)) {
+    // Empty source paths would make overrides and file indistinguishable.
+    if (file_.empty())
+      file_ = "job.toml";
+  }
+
+  // -- entry points -----------------------------------------------------------
+
+  load_result load(std::string_view text, const std::vector<std::string>& overrides) {
+    if (text.size() > max_job_file_size) {
+      file_error("the file is larger than 1 MiB; a job file is a few KiB of TOML "
+                 "text. Is this the right file?");
+      return finish();
+    }
+    if (auto nul = text.find('\0'); nul != std::string_view::npos) {
+      auto [line, col] = position_of(text, nul);
+      errors_.push_back({file_, line, col,
+                         "the file contains a NUL byte; is it a binary file? A job "
+                         "file is UTF-8 TOML text"});
+      return finish();
+    }
+    if (auto bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+      auto [line, col] = position_of(text, bad);
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "the file is not valid UTF-8 (byte 0x%02x)",
+                    static_cast<unsigned char>(text[bad]));
+      errors_.push_back(
+          {file_, line, col, std::string{buf} + "; a job file is UTF-8 TOML text"});
+      return finish();
+    }
+    toml::table root;
+    try {
+      root = toml::parse(text, std::string_view{file_});
+    } catch (const toml::parse_error& e) {
+      auto& src = e.source();
+      errors_.push_back({file_, static_cast<int>(src.begin.line),
+                         static_cast<int>(src.begin.column),
+                         "TOML syntax error: " + std::string{e.description()}});
+      return finish();
+    } catch (const std::exception& e) {
+      file_error(std::string{"cannot parse the file: "} + e.what());
+      return finish();
+    }
+    if (root.empty() && overrides.empty()) {
+      file_error("the file is empty; a job needs at least [code] command and one "
+                 "[tasks.<type>] table");
+      return finish();
+    }
+    for (auto& item : overrides)
+      apply_override(root, item);
+    read_root(root);
+    return finish();
+  }
+
+private:
+  // -- error reporting --------------------------------------------------------
+
+  bool from_override(const toml::source_region& src) const {
+    return src.path && src.path->rfind(override_prefix, 0) == 0;
+  }
+
+  void error(const toml::source_region& src, std::string msg) {
+    if (from_override(src))
+      errors_.push_back({*src.path, 0, 0, std::move(msg)});
+    else
+      errors_.push_back({file_, static_cast<int>(src.begin.line),
+                         static_cast<int>(src.begin.column), std::move(msg)});
+  }
+
+  void error(const toml::node& n, std::string msg) { error(n.source(), std::move(msg)); }
+
+  void file_error(std::string msg) { errors_.push_back({file_, 0, 0, std::move(msg)}); }
+
+  load_result finish() {
+    if (errors_.empty())
+      return std::move(spec_);
+    // File errors in reading order, then those without a place, then the
+    // overrides in command-line order.
+    auto group = [&](const config_error& e) {
+      if (e.file.rfind(override_prefix, 0) == 0 && e.file != file_)
+        return 2;
+      return e.line > 0 ? 0 : 1;
+    };
+    std::stable_sort(errors_.begin(), errors_.end(),
+                     [&](const config_error& x, const config_error& y) {
+                       auto gx = group(x);
+                       auto gy = group(y);
+                       if (gx != gy)
+                         return gx < gy;
+                       if (gx != 0)
+                         return false;
+                       return std::pair{x.line, x.col} < std::pair{y.line, y.col};
+                     });
+    if (errors_.size() > max_reported_errors) {
+      auto rest = errors_.size() - max_reported_errors;
+      errors_.resize(max_reported_errors);
+      errors_.push_back(
+          {"", 0, 0,
+           "... and " + std::to_string(rest) + " more error" + (rest == 1 ? "" : "s")});
+    }
+    return std::move(errors_);
+  }
+
+  // -- overrides --------------------------------------------------------------
+
+  // Parses "KEY=VALUE" as the TOML line `KEY = VALUE`, or, when VALUE is not
+  // a TOML value, as `KEY = "VALUE"`, and merges it into `root`. The parsed
+  // nodes keep "--set KEY=VALUE" as their source, so later errors about them
+  // name the override.
+  void apply_override(toml::table& root, const std::string& item) {
+    std::string label = std::string{override_prefix} + item;
+    auto eq = item.find('=');
+    if (eq == std::string::npos || trim(std::string_view{item}.substr(0, eq)).empty()) {
+      errors_.push_back(
+          {label, 0, 0, "expected KEY=VALUE, e.g. --set tasks.worker.instances=4"});
+      return;
+    }
+    std::string key{trim(std::string_view{item}.substr(0, eq))};
+    std::string value = item.substr(eq + 1);
+    if (key.find('\n') != std::string::npos) {
+      errors_.push_back({label, 0, 0, "the key must be on one line"});
+      return;
+    }
+    auto parse_one = [&](const std::string& rhs) -> std::optional<toml::table> {
+      try {
+        auto doc = toml::parse(key + " = " + rhs, std::string_view{label});
+        if (single_chain(doc))
+          return doc;
+      } catch (const toml::parse_error&) {
+        // Not TOML: the caller falls back to a string.
+      }
+      return std::nullopt;
+    };
+    auto doc = parse_one(value);
+    if (!doc)
+      doc = parse_one(toml_string_literal(value));
+    if (!doc) {
+      errors_.push_back({label, 0, 0,
+                         quote_name(key) + " is not a key path; use dotted names like "
+                                           "tasks.worker.instances or env.MY_VAR"});
+      return;
+    }
+    merge(root, std::move(*doc), label, "");
+  }
+
+  // True if `t` holds exactly one dotted path to one value, as `a.b.c = v`
+  // parses; anything else means VALUE smuggled in more TOML.
+  static bool single_chain(const toml::table& t) {
+    if (t.size() != 1)
+      return false;
+    auto& node = t.cbegin()->second;
+    if (auto* sub = node.as_table(); sub != nullptr && !sub->is_inline())
+      return single_chain(*sub);
+    return true;
+  }
+
+  void merge(toml::table& into, toml::table&& from, const std::string& label,
+             const std::string& path) {
+    auto it = from.begin();
+    toml::key key{it->first};
+    toml::node& node = it->second;
+    std::string here =
+        path.empty() ? std::string{key.str()} : path + "." + std::string{key.str()};
+    auto* existing = into.get(key.str());
+    if (auto* sub = node.as_table(); sub != nullptr && !sub->is_inline()) {
+      if (existing == nullptr) {
+        into.insert_or_assign(std::move(key), std::move(*sub));
+      } else if (auto* existing_table = existing->as_table()) {
+        merge(*existing_table, std::move(*sub), label, here);
+      } else {
+        errors_.push_back({label, 0, 0,
+                           "cannot set a key inside " + quote_name(here) + ": it is " +
+                               (existing->is_integer() ? "an " : "a ") +
+                               type_name(existing->type()) + ", not a table"});
+      }
+      return;
+    }
+    into.insert_or_assign(std::move(key), std::move(node));
+  }
+
+  // -- typed access -----------------------------------------------------------
+
+  // Reports keys of `t` outside `known`, suggesting the closest one.
+  void check_keys(const toml::table& t, const std::string& where,
+                  std::initializer_list<std::string_view> known) {
+    for (auto&& [k, v] : t) {
+      auto name = k.str();
+      if (std::find(known.begin(), known.end(), name) != known.end())
+        continue;
+      std::string msg = "unknown key " + quote_name(name) +
+                        (where.empty() ? " at the top level" : " in " + where);
+      if (auto hint = closest(name, known); !hint.empty())
+        msg += "; did you mean '" + hint + "'?";
+      else if (where.empty() && v.is_table() && is_valid_task_type_name(name))
+        msg += "; task types go in [tasks." + std::string{name} + "]";
+      else
+        msg += "; known keys: " + join(known, ", ");
+      error(k.source(), std::move(msg));
+    }
+  }
+
+  void type_error(const toml::node& n, std::string_view key, std::string_view expected) {
+    error(n, "'" + std::string{key} + "' must be " + std::string{expected} + ", got " +
+                 type_name(n.type()));
+  }
+
+  std::optional<std::string> read_string(const toml::table& t, std::string_view key) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    auto* s = n->as_string();
+    if (s == nullptr) {
+      type_error(*n, key, "a string");
+      return std::nullopt;
+    }
+    if (s->get().find('\0') != std::string::npos) {
+      error(*n, "'" + std::string{key} + "' contains a NUL character");
+      return std::nullopt;
+    }
+    return s->get();
+  }
+
+  std::optional<bool> read_bool(const toml::table& t, std::string_view key) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    if (auto* b = n->as_boolean())
+      return b->get();
+    type_error(*n, key, "a boolean (true or false)");
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> read_int(const toml::table& t, std::string_view key, int64_t lo,
+                                  int64_t hi) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    auto* i = n->as_integer();
+    if (i == nullptr) {
+      type_error(*n, key, "an integer");
+      return std::nullopt;
+    }
+    auto v = i->get();
+    if (v < lo || v > hi) {
+      error(*n, "'" + std::string{key} + "' must be between " + std::to_string(lo) +
+                    " and " + std::to_string(hi) + ", got " + std::to_string(v));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  std::optional<int64_t> read_memory(const toml::table& t, std::string_view key) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    std::string k{key};
+    int64_t mb = 0;
+    std::string shown;
+    if (auto* i = n->as_integer()) {
+      mb = i->get();
+      shown = std::to_string(mb);
+    } else if (auto* s = n->as_string()) {
+      auto parsed = parse_memory_mb(s->get());
+      if (!parsed) {
+        error(*n, "'" + k + "' = " + quote_text(s->get()) + " " + parsed.error());
+        return std::nullopt;
+      }
+      mb = *parsed;
+      shown = quote_text(s->get());
+    } else {
+      type_error(*n, key, "an integer (MiB) or a string like \"2g\"");
+      return std::nullopt;
+    }
+    if (mb <= 0) {
+      error(*n, "'" + k + "' must be positive, got " + shown);
+      return std::nullopt;
+    }
+    if (mb > max_memory_mb) {
+      error(*n, "'" + k + "' must be at most 1t (" + std::to_string(max_memory_mb) +
+                    " MiB), got " + shown);
+      return std::nullopt;
+    }
+    return mb;
+  }
+
+  std::optional<int64_t> read_duration(const toml::table& t, std::string_view key,
+                                       bool allow_zero) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    std::string k{key};
+    int64_t ms = 0;
+    std::string shown;
+    if (auto* i = n->as_integer()) {
+      auto secs = i->get();
+      ms = secs > max_duration_ms / 1000    ? max_duration_ms + 1
+           : secs < -max_duration_ms / 1000 ? -max_duration_ms
+                                            : secs * 1000;
+      shown = std::to_string(secs);
+    } else if (auto* s = n->as_string()) {
+      auto parsed = parse_duration_ms(s->get());
+      if (!parsed) {
+        error(*n, "'" + k + "' = " + quote_text(s->get()) + " " + parsed.error());
+        return std::nullopt;
+      }
+      ms = *parsed;
+      shown = quote_text(s->get());
+    } else {
+      type_error(*n, key, "an integer of seconds or a string like \"30m\"");
+      return std::nullopt;
+    }
+    if (ms < 0) {
+      error(*n, "'" + k + "' must not be negative, got " + shown);
+      return std::nullopt;
+    }
+    if (ms == 0 && !allow_zero) {
+      error(*n, "'" + k + "' must be positive, got " + shown);
+      return std::nullopt;
+    }
+    if (ms > max_duration_ms) {
+      error(*n, "'" + k + "' must be at most " + format_duration(max_duration_ms) +
+                    ", got " + shown);
+      return std::nullopt;
+    }
+    return ms;
+  }
+
+  std::optional<std::vector<std::string>> read_strings(const toml::table& t,
+                                                       std::string_view key) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return std::nullopt;
+    auto* arr = n->as_array();
+    if (arr == nullptr) {
+      type_error(*n, key, "an array of strings");
+      return std::nullopt;
+    }
+    std::vector<std::string> out;
+    bool ok = true;
+    for (size_t i = 0; i < arr->size(); ++i) {
+      auto& elem = *arr->get(i);
+      auto* s = elem.as_string();
+      if (s == nullptr) {
+        type_error(elem, std::string{key} + "[" + std::to_string(i) + "]", "a string");
+        ok = false;
+      } else {
+        out.push_back(s->get());
+      }
+    }
+    if (!ok)
+      return std::nullopt;
+    return out;
+  }
+
+  // The sub-table `key` of `t`, nullptr when absent or not a table.
+  const toml::table* read_table(const toml::table& t, std::string_view key,
+                                const std::string& name) {
+    auto* n = t.get(key);
+    if (n == nullptr)
+      return nullptr;
+    if (auto* sub = n->as_table())
+      return sub;
+    error(*n, name + " must be a table, got " + type_name(n->type()));
+    return nullptr;
+  }
+
+  // An environment table: names checked, values strings, integers, floats or
+  // booleans (rendered as TOML writes them).
+  std::map<std::string, std::string> read_env(const toml::table& t,
+                                              const std::string& where) {
+    std::map<std::string, std::string> out;
+    for (auto&& [k, v] : t) {
+      std::string name{k.str()};
+      if (!is_valid_env_name(name)) {
+        error(k.source(), "invalid environment variable name " + quote_name(name) +
+                              " in " + where +
+                              "; use letters, digits and '_', not starting with a digit");
+        continue;
+      }
+      std::string value;
+      if (auto* s = v.as_string()) {
+        value = s->get();
+      } else if (auto* i = v.as_integer()) {
+        value = std::to_string(i->get());
+      } else if (auto* b = v.as_boolean()) {
+        value = b->get() ? "true" : "false";
+      } else if (auto* f = v.as_floating_point()) {
+        char buf[64];
+        auto res = std::to_chars(buf, buf + sizeof(buf), f->get());
+        value.assign(buf, res.ptr);
+      } else {
+        error(v, "'" + name + "' in " + where +
+                     " must be a string, number or boolean, got " + type_name(v.type()));
+        continue;
+      }
+      if (value.find('\0') != std::string::npos) {
+        error(v, "'" + name + "' in " + where + " contains a NUL character");
+        continue;
+      }
+      out.emplace(std::move(name), std::move(value));
+    }
+    return out;
+  }
+
+  // -- sections ---------------------------------------------------------------
+
+  void read_root(const toml::table& root) {
+    check_keys(root, "",
+               {"name", "framework", "queue", "timeout", "tags", "code", "env", "data",
+                "tasks", "tensorboard", "am", "policy", "cluster"});
+    read_identity(root);
+    if (auto* code = read_table(root, "code", "'code'"))
+      read_code(*code);
+    else if (root.get("code") != nullptr)
+      default_command_broken_ = true;
+    if (auto* env = read_table(root, "env", "'env'"))
+      spec_.env = read_env(*env, "[env]");
+    if (auto* data = read_table(root, "data", "'data'"))
+      read_data(*data);
+    if (auto* tb = read_table(root, "tensorboard", "'tensorboard'")) {
+      tensorboard_table_ = tb;
+      read_tensorboard(*tb);
+    }
+    if (auto* am = read_table(root, "am", "'am'"))
+      read_am(*am);
+    if (auto* policy = read_table(root, "policy", "'policy'"))
+      read_policy(*policy);
+    if (auto* cluster = read_table(root, "cluster", "'cluster'"))
+      read_cluster(*cluster);
+    auto* tasks = read_table(root, "tasks", "'tasks'");
+    if (tasks != nullptr)
+      read_tasks(*tasks);
+    else if (root.get("tasks") == nullptr)
+      file_error("no task types; add a [tasks.<type>] table, e.g. [tasks.worker] with "
+                 "instances = 1");
+    resolve_code(root.get("code") != nullptr ? root.get("code")->as_table() : nullptr);
+    resolve_tensorboard();
+    check_job();
+  }
+
+  void read_identity(const toml::table& root) {
+    if (auto name = read_string(root, "name")) {
+      if (name->empty())
+        error(*root.get("name"), "'name' must not be empty");
+      else if (has_control_chars(*name))
+        error(*root.get("name"),
+              "'name' must be printable text, got " + quote_text(*name));
+      else
+        spec_.name = *name;
+    }
+    if (spec_.name.empty()) {
+      spec_.name = fs::path{file_}.stem().string();
+      if (spec_.name.empty() || has_control_chars(spec_.name))
+        spec_.name = "job";
+    }
+    if (auto fw = read_string(root, "framework")) {
+      auto& known = known_frameworks();
+      if (std::find(known.begin(), known.end(), *fw) == known.end()) {
+        std::string msg =
+            "unknown framework " + quote_name(*fw) + "; use one of " + join(known, ", ");
+        if (auto hint = closest(*fw, known); !hint.empty())
+          msg += "; did you mean '" + hint + "'?";
+        error(*root.get("framework"), std::move(msg));
+      } else {
+        spec_.framework = *fw;
+      }
+    }
+    if (auto queue = read_string(root, "queue")) {
+      bool bad = queue->empty() ||
+                 std::any_of(queue->begin(), queue->end(),
+                             [](char c) { return c == ' ' || c == '\t'; }) ||
+                 has_control_chars(*queue);
+      if (bad)
+        error(*root.get("queue"),
+              "'queue' must be a YARN queue name without spaces, got " +
+                  quote_text(*queue));
+      else
+        spec_.queue = *queue;
+    }
+    if (auto timeout = read_duration(root, "timeout", true))
+      spec_.timeout_ms = *timeout;
+    if (auto tags = read_strings(root, "tags")) {
+      auto& node = *root.get("tags");
+      // YARN's own limits (YarnConfiguration.APPLICATION_MAX_TAGS and
+      // APPLICATION_MAX_TAG_LENGTH), checked here rather than at submission.
+      bool ok = true;
+      if (tags->size() > 10) {
+        error(node, "'tags' has " + std::to_string(tags->size()) +
+                        " tags; YARN accepts at most 10");
+        ok = false;
+      }
+      for (auto& tag : *tags) {
+        bool ascii = std::all_of(tag.begin(), tag.end(), [](char c) {
+          return static_cast<unsigned char>(c) >= 0x20 &&
+                 static_cast<unsigned char>(c) < 0x7f;
+        });
+        if (tag.empty() || tag.size() > 100 || !ascii) {
+          error(node, "tag " + quote_text(tag) +
+                          " must be 1 to 100 printable ASCII characters (a YARN limit)");
+          ok = false;
+        }
+      }
+      if (ok)
+        spec_.tags = std::move(*tags);
+    }
+  }
+
+  void read_code(const toml::table& t) {
+    check_keys(t, "[code]", {"src_dir", "command", "python_venv"});
+    if (auto cmd = read_string(t, "command")) {
+      if (is_blank(*cmd))
+        error(*t.get("command"), "'command' in [code] must not be empty");
+      else
+        spec_.command = *cmd;
+    }
+    default_command_broken_ = t.get("command") != nullptr && spec_.command.empty();
+    if (auto dir = read_string(t, "src_dir")) {
+      if (dir->empty())
+        error(*t.get("src_dir"), "'src_dir' must not be empty; leave it out to ship "
+                                 "the job file's directory");
+      else
+        src_dir_given_ = *dir;
+    }
+    if (auto venv = read_string(t, "python_venv")) {
+      if (venv->empty())
+        error(*t.get("python_venv"), "'python_venv' must not be empty");
+      else
+        venv_given_ = *venv;
+    }
+  }
+
+  void read_data(const toml::table& t) {
+    check_keys(t, "[data]", {"input_path", "output_path"});
+    if (auto in = read_string(t, "input_path"))
+      spec_.input_path = *in;
+    if (auto out = read_string(t, "output_path"))
+      spec_.output_path = *out;
+  }
+
+  void read_tensorboard(const toml::table& t) {
+    check_keys(t, "[tensorboard]", {"enabled", "log_dir"});
+    if (auto enabled = read_bool(t, "enabled"))
+      spec_.tensorboard.enabled = *enabled;
+    if (auto dir = read_string(t, "log_dir"))
+      spec_.tensorboard.log_dir = *dir;
+  }
+
+  void read_am(const toml::table& t) {
+    check_keys(t, "[am]", {"memory", "vcores", "max_app_attempts"});
+    if (auto mb = read_memory(t, "memory"))
+      spec_.am.capability.memory_mb = *mb;
+    if (auto vcores = read_int(t, "vcores", 1, max_vcores))
+      spec_.am.capability.vcores = static_cast<int32_t>(*vcores);
+    if (auto attempts = read_int(t, "max_app_attempts", 1, 10))
+      spec_.am.max_app_attempts = static_cast<int32_t>(*attempts);
+  }
+
+  void read_policy(const toml::table& t) {
+    check_keys(t, "[policy]",
+               {"max_attempts", "allocation_timeout", "registration_timeout",
+                "heartbeat_interval", "heartbeat_timeout", "stop_grace"});
+    auto& p = spec_.policy;
+    if (auto v = read_int(t, "max_attempts", 1, 100))
+      p.max_attempts = static_cast<int32_t>(*v);
+    if (auto v = read_duration(t, "allocation_timeout", true))
+      p.allocation_timeout_ms = *v;
+    if (auto v = read_duration(t, "registration_timeout", true))
+      p.registration_timeout_ms = *v;
+    bool interval_ok = true;
+    if (auto v = read_duration(t, "heartbeat_interval", false))
+      p.heartbeat_interval_ms = *v;
+    else
+      interval_ok = t.get("heartbeat_interval") == nullptr;
+    auto timeout = read_duration(t, "heartbeat_timeout", false);
+    if (timeout)
+      p.heartbeat_timeout_ms = *timeout;
+    bool timeout_ok = timeout.has_value() || t.get("heartbeat_timeout") == nullptr;
+    if (interval_ok && timeout_ok && p.heartbeat_timeout_ms <= p.heartbeat_interval_ms) {
+      auto* where = t.get("heartbeat_timeout") != nullptr ? t.get("heartbeat_timeout")
+                                                          : t.get("heartbeat_interval");
+      error(*where, "'heartbeat_timeout' (" + format_duration(p.heartbeat_timeout_ms) +
+                        ") must be longer than 'heartbeat_interval' (" +
+                        format_duration(p.heartbeat_interval_ms) + ")");
+    }
+    if (auto v = read_duration(t, "stop_grace", true))
+      p.stop_grace_ms = *v;
+  }
+
+  void read_cluster(const toml::table& t) {
+    check_keys(
+        t, "[cluster]",
+        {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir", "local"});
+    auto& c = spec_.cluster;
+    if (auto backend = read_string(t, "backend")) {
+      auto& known = known_backends();
+      if (std::find(known.begin(), known.end(), *backend) == known.end()) {
+        std::string msg = "unknown backend " + quote_name(*backend) +
+                          " in [cluster]; use one of " + join(known, ", ");
+        if (auto hint = closest(*backend, known); !hint.empty())
+          msg += "; did you mean '" + hint + "'?";
+        error(*t.get("backend"), std::move(msg));
+      } else {
+        c.backend = *backend;
+      }
+    }
+    if (auto conf = read_string(t, "hadoop_conf"); conf && !conf->empty()) {
+      auto abs = absolute_path(*conf, base_dir_);
+      std::error_code ec;
+      if (!fs::is_directory(abs, ec))
+        error(*t.get("hadoop_conf"), "'hadoop_conf' " + quote_text(*conf) +
+                                         " is not a directory (resolved to " + abs + ")");
+      else
+        c.hadoop_conf = abs;
+    }
+    if (auto dir = read_string(t, "install_dir"); dir && !dir->empty()) {
+      // A path on the nodes, not here: nothing to resolve or check locally.
+      if ((*dir)[0] != '/')
+        error(*t.get("install_dir"),
+              "'install_dir' must be an absolute path on the nodes, got " +
+                  quote_text(*dir));
+      else
+        c.install_dir = *dir;
+    }
+    if (auto dir = read_string(t, "staging_dir"); dir && !dir->empty())
+      c.staging_dir = has_uri_scheme(*dir) ? *dir : absolute_path(*dir, base_dir_);
+    if (auto dir = read_string(t, "jobs_dir"); dir && !dir->empty())
+      c.jobs_dir = absolute_path(*dir, base_dir_);
+    if (auto* local = read_table(t, "local", "'cluster.local'")) {
+      check_keys(*local, "[cluster.local]", {"memory", "vcores", "gpus"});
+      if (auto mb = read_memory(*local, "memory"))
+        c.local.memory_mb = *mb;
+      if (auto vcores = read_int(*local, "vcores", 1, 4096))
+        c.local.vcores = static_cast<int32_t>(*vcores);
+      if (auto gpus = read_int(*local, "gpus", 0, max_gpus))
+        c.local.gpus = static_cast<int32_t>(*gpus);
+    }
+  }
+
+  // -- tasks ------------------------------------------------------------------
+
+  struct task_entry {
+    task_type_spec spec;
+    const toml::table* table = nullptr;
+    bool has_command = false;
+    std::optional<bool> tracked;
+    std::optional<bool> sidecar;
+  };
+
+  void read_tasks(const toml::table& tasks) {
+    if (tasks.empty()) {
+      error(tasks, "no task types; add a [tasks.<type>] table, e.g. [tasks.worker] with "
+                   "instances = 1");
+      return;
+    }
+    for (auto&& [k, v] : tasks) {
+      std::string name{k.str()};
+      std::string where = "[tasks." + name + "]";
+      if (!is_valid_task_type_name(name)) {
+        error(k.source(), "invalid task type name " + quote_name(name) + " in [tasks." +
+                              name +
+                              "]; use lower-case letters, digits, '_' and '-', starting "
+                              "with a letter (at most 64)");
+        continue;
+      }
+      auto* t = v.as_table();
+      if (t == nullptr) {
+        error(v, "'tasks." + name + "' must be a table, got " + type_name(v.type()) +
+                     "; write [tasks." + name + "] with instances = ...");
+        continue;
+      }
+      entries_.push_back(read_task(name, *t, where));
+    }
+  }
+
+  task_entry read_task(const std::string& name, const toml::table& t,
+                       const std::string& where) {
+    check_keys(t, where,
+               {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
+                "node_label", "env"});
+    task_entry e;
+    e.table = &t;
+    auto& s = e.spec;
+    s.name = name;
+    if (auto n = read_int(t, "instances", 1, max_instances))
+      s.instances = static_cast<int32_t>(*n);
+    if (auto mb = read_memory(t, "memory"))
+      s.capability.memory_mb = *mb;
+    if (auto vcores = read_int(t, "vcores", 1, max_vcores))
+      s.capability.vcores = static_cast<int32_t>(*vcores);
+    if (auto gpus = read_int(t, "gpus", 0, max_gpus))
+      s.capability.gpus = static_cast<int32_t>(*gpus);
+    if (auto cmd = read_string(t, "command")) {
+      if (is_blank(*cmd)) {
+        error(*t.get("command"), "'command' in " + where + " must not be empty");
+        e.has_command = true; // reported; don't also report it missing
+      } else {
+        s.command = *cmd;
+        e.has_command = true;
+      }
+    }
+    e.tracked = read_bool(t, "tracked");
+    e.sidecar = read_bool(t, "sidecar");
+    if (auto label = read_string(t, "node_label")) {
+      if (!label->empty() && !is_valid_node_label(*label))
+        error(*t.get("node_label"),
+              "'node_label' " + quote_text(*label) +
+                  " is not a YARN node label; use letters, digits, '-' and '_', "
+                  "starting with a letter or digit");
+      else
+        s.node_label = *label;
+    }
+    if (auto* env = read_table(t, "env", "'env' in " + where))
+      s.env = read_env(*env, "[tasks." + name + ".env]");
+    return e;
+  }
+
+  // -- resolution ---------------------------------------------------------------
+
+  void resolve_code(const toml::table* code) {
+    spec_.job_file = absolute_path(fs::path{file_}.filename().string(), base_dir_);
+    if (src_dir_given_) {
+      auto abs = absolute_path(*src_dir_given_, base_dir_);
+      std::error_code ec;
+      auto& node = *code->get("src_dir");
+      if (!fs::exists(abs, ec))
+        error(node, "'src_dir' " + quote_text(*src_dir_given_) +
+                        " does not exist (resolved to " + abs + ")");
+      else if (!fs::is_directory(abs, ec))
+        error(node, "'src_dir' " + quote_text(*src_dir_given_) +
+                        " is not a directory (resolved to " + abs + ")");
+      else
+        spec_.src_dir = abs;
+    } else {
+      spec_.src_dir = absolute_path(".", base_dir_);
+      std::error_code ec;
+      if (!fs::is_directory(spec_.src_dir, ec))
+        file_error("the job's directory " + spec_.src_dir +
+                   " does not exist; set [code] src_dir");
+    }
+    if (venv_given_) {
+      auto abs = absolute_path(*venv_given_, base_dir_);
+      auto& node = *code->get("python_venv");
+      std::error_code ec;
+      auto name = lower(abs);
+      if (!ends_with(name, ".zip") && !ends_with(name, ".tar.gz") &&
+          !ends_with(name, ".tgz"))
+        error(node, "'python_venv' " + quote_text(*venv_given_) +
+                        " must be a .zip, .tar.gz or .tgz archive");
+      else if (!fs::exists(abs, ec))
+        error(node, "'python_venv' " + quote_text(*venv_given_) +
+                        " does not exist (resolved to " + abs + ")");
+      else if (!fs::is_regular_file(abs, ec))
+        error(node, "'python_venv' " + quote_text(*venv_given_) +
+                        " is not a file (resolved to " + abs + ")");
+      else
+        spec_.python_venv = abs;
+    }
+    if (spec_.cluster.jobs_dir.empty()) {
+      if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+        spec_.cluster.jobs_dir = absolute_path(std::string{home} + "/.tony/jobs", "/");
+    }
+  }
+
+  // [tensorboard] enabled adds a sidecar task type running TensorBoard on its
+  // reserved port, unless the job declares [tasks.tensorboard] itself.
+  void resolve_tensorboard() {
+    bool declared = std::any_of(entries_.begin(), entries_.end(),
+                                [](auto& e) { return e.spec.name == "tensorboard"; });
+    if (declared) {
+      spec_.tensorboard.enabled = true;
+      return;
+    }
+    if (!spec_.tensorboard.enabled)
+      return;
+    auto log_dir = spec_.tensorboard.log_dir;
+    if (log_dir.empty())
+      log_dir = spec_.output_path;
+    if (log_dir.empty()) {
+      if (tensorboard_table_ != nullptr)
+        error(*tensorboard_table_, "[tensorboard] enabled needs 'log_dir' (or [data] "
+                                   "output_path) to know what to show");
+      return;
+    }
+    spec_.tensorboard.log_dir = log_dir;
+    task_entry e;
+    e.spec.name = "tensorboard";
+    e.spec.instances = 1;
+    e.spec.capability = resource{2048, 1, 0};
+    e.spec.command = "tensorboard --logdir " + shell_quote(log_dir) +
+                     " --host 0.0.0.0 --port \"$TONY_TASK_PORT\"";
+    e.has_command = true;
+    entries_.push_back(std::move(e));
+  }
+
+  static std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+      if (c == '\'')
+        out += "'\\''";
+      else
+        out += c;
+    }
+    out += "'";
+    return out;
+  }
+
+  static int order_rank(const std::string& name) {
+    if (name == "chief")
+      return 0;
+    if (name == "master")
+      return 1;
+    if (name == "worker")
+      return 2;
+    return 3;
+  }
+
+  void check_job() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](auto& x, auto& y) {
+      auto rx = order_rank(x.spec.name);
+      auto ry = order_rank(y.spec.name);
+      return rx != ry ? rx < ry : x.spec.name < y.spec.name;
+    });
+    bool any_tracked = false;
+    bool any_world = false;
+    // "a-b" and "a_b" would both export DTF_A_B_HOSTS (doc/task-environment.md).
+    std::map<std::string, std::string> dtf_names;
+    for (auto& e : entries_) {
+      std::string dtf = e.spec.name;
+      for (auto& c : dtf)
+        c = c == '-' ? '_'
+                     : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      auto [it, added] = dtf_names.emplace(dtf, e.spec.name);
+      if (!added && e.table != nullptr)
+        error(*e.table, "task types '" + it->second + "' and '" + e.spec.name +
+                            "' would both export DTF_" + dtf + "_HOSTS; rename one");
+    }
+    for (auto& e : entries_) {
+      auto& s = e.spec;
+      std::string where = "[tasks." + s.name + "]";
+      bool untracked_by_default = s.name == "ps" || s.name == "tensorboard";
+      // Explicit settings beat defaults: `tracked = true` alone makes a
+      // tensorboard task an ordinary one. A sidecar's failure is ignored, so
+      // by default the job does not wait for it either.
+      bool sidecar =
+          e.sidecar.value_or(s.name == "tensorboard" && !e.tracked.value_or(false));
+      bool tracked = e.tracked.value_or(!untracked_by_default && !sidecar);
+      if (sidecar && tracked && e.table != nullptr) {
+        error(*e.table->get("sidecar"),
+              where + " cannot be both a sidecar and tracked: the job would wait for a "
+                      "task whose failure it ignores; remove one of them");
+      }
+      s.sidecar = sidecar;
+      s.tracked = tracked;
+      any_tracked = any_tracked || tracked;
+      any_world = any_world ||
+                  (s.name != "ps" && s.name != "tensorboard" && s.name != "evaluator");
+      if (!e.has_command) {
+        if (spec_.command.empty()) {
+          // A broken [code] command was reported already.
+          if (e.table != nullptr && !default_command_broken_)
+            error(*e.table, where + " has no command; set 'command' there or a default "
+                                    "'command' in [code]");
+        } else {
+          s.command = spec_.command;
+        }
+      }
+      if (spec_.framework == "tensorflow" && s.name == "chief" && s.instances > 1 &&
+          e.table != nullptr) {
+        error(
+            *e.table->get("instances"),
+            "TensorFlow allows one chief; 'instances' in [tasks.chief] must be 1, got " +
+                std::to_string(s.instances));
+      }
+    }
+    if (!entries_.empty() && !any_tracked)
+      file_error("no task type is tracked, so the job would succeed at once; set "
+                 "'tracked = true' on at least one [tasks.<type>]");
+    if (!entries_.empty() && !any_world &&
+        (spec_.framework == "pytorch" || spec_.framework == "horovod"))
+      file_error("framework '" + spec_.framework +
+                 "' needs a task type that trains: chief, master, worker, or any type "
+                 "other than ps, tensorboard and evaluator");
+    int32_t priority = 1;
+    for (auto& e : entries_) {
+      e.spec.priority = priority++;
+      spec_.tasks.push_back(std::move(e.spec));
+    }
+  }
+
+  // -- state ------------------------------------------------------------------
+
+  std::string file_;
+  std::string base_dir_;
+  std::vector<config_error> errors_;
+  job_spec spec_;
+  std::vector<task_entry> entries_;
+  bool default_command_broken_ = false;
+  std::optional<std::string> src_dir_given_;
+  std::optional<std::string> venv_given_;
+  const toml::table* tensorboard_table_ = nullptr;
+};
+
+} // namespace
+
+const std::vector<std::string>& known_frameworks() {
+  static const std::vector<std::string> xs{"tensorflow", "pytorch", "horovod",
+                                           "standalone"};
+  return xs;
+}
+
+const std::vector<std::string>& known_backends() {
+  static const std::vector<std::string> xs{"local", "yarn"};
+  return xs;
+}
+
+bool is_valid_task_type_name(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name[0] < 'a' || name[0] > 'z')
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+load_result load_job_text(std::string_view text, const std::string& file_name,
+                          const std::string& base_dir,
+                          const std::vector<std::string>& overrides) {
+  try {
+    std::error_code ec;
+    auto base = fs::absolute(base_dir.empty() ? fs::path{"."} : fs::path{base_dir}, ec);
+    job_reader reader{file_name, base.lexically_normal().string()};
+    return reader.load(text, overrides);
+  } catch (const std::exception& e) {
+    // Only allocation failures can get here; keep the no-throw promise.
+    return std::vector<config_error>{
+        {file_name, 0, 0, std::string{"cannot load the job: "} + e.what()}};
+  }
+}
+
+load_result load_job(const std::string& path, const std::vector<std::string>& overrides) {
+  auto fail = [&](std::string msg) {
+    return load_result{std::vector<config_error>{{path, 0, 0, std::move(msg)}}};
+  };
+  std::error_code ec;
+  if (path.empty())
+    return fail("no job file given");
+  if (fs::is_directory(path, ec))
+    return fail("is a directory; give the path of a job file (job.toml)");
+  std::ifstream in{path, std::ios::binary};
+  if (!in)
+    return fail(std::string{"cannot read the file: "} + std::strerror(errno));
+  std::string text;
+  // Read one byte past the limit so oversized files are told apart.
+  text.resize(max_job_file_size + 1);
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (in.bad())
+    return fail(std::string{"cannot read the file: "} + std::strerror(errno));
+  auto abs = fs::absolute(fs::path{path}, ec);
+  auto dir = abs.parent_path().string();
+  try {
+    job_reader reader{path, fs::path{dir}.lexically_normal().string()};
+    return reader.load(text, overrides);
+  } catch (const std::exception& e) {
+    return fail(std::string{"cannot load the job: "} + e.what());
+  }
+}
+
+} // namespace tony

@@ -1,0 +1,259 @@
+#include "config/task_env.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tony {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Types that are not part of the training world: they get no rank and no
+// place in a TF cluster's training roles (evaluator) or in TF_CONFIG at all
+// (tensorboard).
+bool in_world(const std::string& type) {
+  return type != "ps" && type != "tensorboard" && type != "evaluator";
+}
+
+int world_order(const std::string& type) {
+  if (type == "chief")
+    return 0;
+  if (type == "master")
+    return 1;
+  if (type == "worker")
+    return 2;
+  return 3;
+}
+
+/// The world: chief, master, worker, then the other world types by name;
+/// tasks of a type in index order. The position is the rank.
+std::vector<task_id> world_of(const cluster_map& cluster) {
+  std::vector<std::string> types;
+  for (auto& [type, addrs] : cluster)
+    if (in_world(type))
+      types.push_back(type);
+  std::stable_sort(types.begin(), types.end(),
+                   [](auto& x, auto& y) { return world_order(x) < world_order(y); });
+  std::vector<task_id> out;
+  for (auto& type : types) {
+    auto n = static_cast<int32_t>(cluster.at(type).size());
+    for (int32_t i = 0; i < n; ++i)
+      out.push_back(task_id{type, i});
+  }
+  return out;
+}
+
+const std::string& address_of(const cluster_map& cluster, const task_id& t) {
+  static const std::string none;
+  auto it = cluster.find(t.type);
+  if (it == cluster.end() || t.index < 0 ||
+      static_cast<size_t>(t.index) >= it->second.size())
+    return none;
+  return it->second[static_cast<size_t>(t.index)];
+}
+
+struct host_port {
+  std::string host; // without IPv6 brackets
+  std::string port;
+};
+
+host_port split_address(const std::string& addr) {
+  if (addr.empty())
+    return {};
+  auto pos = addr.rfind(':');
+  // "[::1]:80" has its port after "]"; a bare "::1" has no port.
+  if (pos == std::string::npos ||
+      (addr.find(']') != std::string::npos && pos < addr.find(']')) ||
+      (addr.front() != '[' && addr.find(':') != pos))
+    return {addr, ""};
+  host_port out{addr.substr(0, pos), addr.substr(pos + 1)};
+  if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+    out.host = out.host.substr(1, out.host.size() - 2);
+  return out;
+}
+
+/// "ps-1" -> "PS_1", for DTF_<TYPE>_HOSTS.
+std::string env_name_of(const std::string& type) {
+  std::string out = type;
+  for (auto& c : out) {
+    if (c >= 'a' && c <= 'z')
+      c = static_cast<char>(c - 'a' + 'A');
+    else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+      c = '_';
+  }
+  return out;
+}
+
+std::string dump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string join(const std::vector<std::string>& xs, char sep) {
+  std::string out;
+  for (auto& x : xs) {
+    if (!out.empty())
+      out += sep;
+    out += x;
+  }
+  return out;
+}
+
+// Horovod's slot assignment (horovod.runner.common.util.hosts
+// .get_host_assignments): hosts in order of first appearance in the world,
+// ranks consecutive per host, local rank = position on the host, cross rank
+// = the host's position among hosts that have that local rank.
+struct horovod_slot {
+  int rank = 0;
+  int size = 0;
+  int local_rank = 0;
+  int local_size = 0;
+  int cross_rank = 0;
+  int cross_size = 0;
+  std::string hostname;
+};
+
+std::vector<horovod_slot> horovod_slots(const std::vector<std::string>& world_hosts) {
+  std::vector<std::string> hosts;
+  std::map<std::string, std::vector<size_t>> members; // host -> world positions
+  for (size_t i = 0; i < world_hosts.size(); ++i) {
+    auto& h = world_hosts[i];
+    if (members.count(h) == 0)
+      hosts.push_back(h);
+    members[h].push_back(i);
+  }
+  std::map<int, std::map<std::string, int>> cross; // local rank -> host -> cross rank
+  for (auto& h : hosts)
+    for (size_t l = 0; l < members[h].size(); ++l) {
+      auto& at_l = cross[static_cast<int>(l)];
+      at_l.emplace(h, static_cast<int>(at_l.size()));
+    }
+  std::vector<horovod_slot> out(world_hosts.size());
+  int rank = 0;
+  for (auto& h : hosts) {
+    auto& ms = members[h];
+    for (size_t l = 0; l < ms.size(); ++l) {
+      auto& s = out[ms[l]];
+      auto& at_l = cross[static_cast<int>(l)];
+      s.rank = rank++;
+      s.size = static_cast<int>(world_hosts.size());
+      s.local_rank = static_cast<int>(l);
+      s.local_size = static_cast<int>(ms.size());
+      s.cross_rank = at_l.at(h);
+      s.cross_size = static_cast<int>(at_l.size());
+      s.hostname = h;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+task_env render_task_env_files(const task_env_input& in, size_t max_value_size) {
+  std::map<std::string, std::string> v;
+  const auto& cluster = in.cluster;
+  const auto& self = in.task;
+  auto self_it = cluster.find(self.type);
+  auto num = self_it == cluster.end() ? size_t{0} : self_it->second.size();
+  const auto& self_addr = address_of(cluster, self);
+  auto world = world_of(cluster);
+  auto rank_it = std::find(world.begin(), world.end(), self);
+  int rank = rank_it == world.end() ? -1 : static_cast<int>(rank_it - world.begin());
+
+  // TonY names. IS_CHIEF follows TonY's rule for its shapes (the chief, or
+  // worker:0 without one), generalized: the world's rank 0.
+  v["JOB_NAME"] = self.type;
+  v["TASK_INDEX"] = std::to_string(self.index);
+  v["TASK_NUM"] = std::to_string(num);
+  v["IS_CHIEF"] = rank == 0 ? "true" : "false";
+  v["CLUSTER_SPEC"] = dump(json(cluster));
+  v["TONY_APP_ID"] = in.app_id;
+  v["TONY_ATTEMPT"] = std::to_string(in.attempt);
+  v["TONY_TASK_ID"] = self.type + ":" + std::to_string(self.index);
+  if (!self_addr.empty()) {
+    auto hp = split_address(self_addr);
+    v["TONY_TASK_HOST"] = hp.host;
+    v["TONY_TASK_PORT"] = hp.port;
+  }
+
+  // YARN-DTF names.
+  v["DTF_TASK_JOB_NAME"] = self.type;
+  v["DTF_TASK_INDEX"] = std::to_string(self.index);
+  for (auto& [type, addrs] : cluster)
+    v["DTF_" + env_name_of(type) + "_HOSTS"] = join(addrs, ',');
+  if (!in.input_path.empty())
+    v["DTF_INPUT_PATH"] = in.input_path;
+  if (!in.output_path.empty())
+    v["DTF_OUTPUT_PATH"] = in.output_path;
+
+  if (in.framework == "tensorflow" && self.type != "tensorboard") {
+    // TensorFlow's cluster holds the training roles; an evaluator runs
+    // beside it and is told its own role only.
+    json tf_cluster = json::object();
+    for (auto& [type, addrs] : cluster)
+      if (type != "tensorboard" && type != "evaluator")
+        tf_cluster[type] = addrs;
+    json tf_config = {{"cluster", tf_cluster},
+                      {"task", {{"type", self.type}, {"index", self.index}}}};
+    v["TF_CONFIG"] = dump(tf_config);
+  }
+
+  if ((in.framework == "pytorch" || in.framework == "horovod") && !world.empty()) {
+    std::vector<std::string> world_hosts;
+    for (auto& t : world)
+      world_hosts.push_back(split_address(address_of(cluster, t)).host);
+    const auto& master = address_of(cluster, world.front());
+    auto master_hp = split_address(master);
+    if (in.framework == "pytorch") {
+      v["MASTER_ADDR"] = master_hp.host;
+      v["MASTER_PORT"] = master_hp.port;
+      v["INIT_METHOD"] = "tcp://" + master;
+      v["WORLD_SIZE"] = std::to_string(world.size());
+      if (rank >= 0) {
+        auto& my_host = world_hosts[static_cast<size_t>(rank)];
+        auto local_rank =
+            std::count(world_hosts.begin(), world_hosts.begin() + rank, my_host);
+        auto local_size = std::count(world_hosts.begin(), world_hosts.end(), my_host);
+        v["RANK"] = std::to_string(rank);
+        v["WORLD"] = std::to_string(world.size());
+        v["LOCAL_RANK"] = std::to_string(local_rank);
+        v["LOCAL_WORLD_SIZE"] = std::to_string(local_size);
+      }
+    } else if (rank >= 0) {
+      auto slot = horovod_slots(world_hosts)[static_cast<size_t>(rank)];
+      auto rendezvous =
+          split_address(in.horovod_rendezvous.empty() ? master : in.horovod_rendezvous);
+      v["HOROVOD_CONTROLLER"] = "gloo";
+      v["HOROVOD_CPU_OPERATIONS"] = "gloo";
+      v["HOROVOD_GLOO_RENDEZVOUS_ADDR"] = rendezvous.host;
+      v["HOROVOD_GLOO_RENDEZVOUS_PORT"] = rendezvous.port;
+      v["HOROVOD_HOSTNAME"] = slot.hostname;
+      v["HOROVOD_RANK"] = std::to_string(slot.rank);
+      v["HOROVOD_SIZE"] = std::to_string(slot.size);
+      v["HOROVOD_LOCAL_RANK"] = std::to_string(slot.local_rank);
+      v["HOROVOD_LOCAL_SIZE"] = std::to_string(slot.local_size);
+      v["HOROVOD_CROSS_RANK"] = std::to_string(slot.cross_rank);
+      v["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
+    }
+  }
+
+  task_env out;
+  for (auto& [name, value] : v) {
+    if (value.size() <= max_value_size) {
+      out.vars[name] = std::move(value);
+    } else {
+      auto path = in.file_dir.empty() ? name : in.file_dir + "/" + name;
+      out.vars[name + "_FILE"] = path;
+      out.files[path] = std::move(value);
+    }
+  }
+  return out;
+}
+
+std::map<std::string, std::string> render_task_env(const task_env_input& in) {
+  return render_task_env_files(in).vars;
+}
+
+} // namespace tony

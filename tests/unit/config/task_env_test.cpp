@@ -1,0 +1,329 @@
+#include "config/task_env.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace tony;
+using json = nlohmann::json;
+using env_map = std::map<std::string, std::string>;
+
+namespace {
+
+task_env_input input(std::string framework, cluster_map cluster, std::string type,
+                     int32_t index) {
+  task_env_input in;
+  in.framework = std::move(framework);
+  in.app_id = "application_1700000000000_0001";
+  in.task = task_id{std::move(type), index};
+  in.attempt = 1;
+  in.cluster = std::move(cluster);
+  return in;
+}
+
+std::string get(const env_map& env, const std::string& key) {
+  auto it = env.find(key);
+  return it == env.end() ? "<unset>" : it->second;
+}
+
+bool has(const env_map& env, const std::string& key) {
+  return env.count(key) > 0;
+}
+
+const cluster_map ps_cluster = {
+    {"chief", {"c0:2000"}},
+    {"worker", {"w0:2001", "w1:2002"}},
+    {"ps", {"p0:2003"}},
+};
+
+} // namespace
+
+// -- TonY and YARN-DTF names: every framework ---------------------------------
+
+TEST(task_env, worker_only_tony_and_dtf_names) {
+  cluster_map cluster{{"worker", {"h1:1000", "h2:1001", "h3:1002"}}};
+  auto env = render_task_env(input("standalone", cluster, "worker", 1));
+  EXPECT_EQ(get(env, "JOB_NAME"), "worker");
+  EXPECT_EQ(get(env, "TASK_INDEX"), "1");
+  EXPECT_EQ(get(env, "TASK_NUM"), "3");
+  EXPECT_EQ(get(env, "IS_CHIEF"), "false");
+  EXPECT_EQ(json::parse(get(env, "CLUSTER_SPEC")),
+            json({{"worker", {"h1:1000", "h2:1001", "h3:1002"}}}));
+  EXPECT_EQ(get(env, "TONY_APP_ID"), "application_1700000000000_0001");
+  EXPECT_EQ(get(env, "TONY_ATTEMPT"), "1");
+  EXPECT_EQ(get(env, "TONY_TASK_ID"), "worker:1");
+  EXPECT_EQ(get(env, "TONY_TASK_HOST"), "h2");
+  EXPECT_EQ(get(env, "TONY_TASK_PORT"), "1001");
+  EXPECT_EQ(get(env, "DTF_TASK_JOB_NAME"), "worker");
+  EXPECT_EQ(get(env, "DTF_TASK_INDEX"), "1");
+  EXPECT_EQ(get(env, "DTF_WORKER_HOSTS"), "h1:1000,h2:1001,h3:1002");
+  EXPECT_FALSE(has(env, "DTF_INPUT_PATH"));
+  EXPECT_FALSE(has(env, "TF_CONFIG")) << "standalone jobs get no TF_CONFIG";
+  EXPECT_FALSE(has(env, "RANK"));
+  EXPECT_FALSE(has(env, "HOROVOD_RANK"));
+}
+
+TEST(task_env, worker_zero_is_chief_without_a_chief_type) {
+  cluster_map cluster{{"worker", {"h1:1", "h2:2"}}, {"ps", {"h3:3"}}};
+  EXPECT_EQ(get(render_task_env(input("tensorflow", cluster, "worker", 0)), "IS_CHIEF"),
+            "true");
+  EXPECT_EQ(get(render_task_env(input("tensorflow", cluster, "worker", 1)), "IS_CHIEF"),
+            "false");
+  EXPECT_EQ(get(render_task_env(input("tensorflow", cluster, "ps", 0)), "IS_CHIEF"),
+            "false");
+}
+
+TEST(task_env, the_chief_type_is_chief) {
+  EXPECT_EQ(get(render_task_env(input("tensorflow", ps_cluster, "chief", 0)), "IS_CHIEF"),
+            "true");
+  EXPECT_EQ(
+      get(render_task_env(input("tensorflow", ps_cluster, "worker", 0)), "IS_CHIEF"),
+      "false");
+}
+
+TEST(task_env, dtf_hosts_for_every_type_and_data_paths) {
+  auto in = input("tensorflow", ps_cluster, "ps", 0);
+  in.input_path = "hdfs:///in";
+  in.output_path = "hdfs:///out";
+  auto env = render_task_env(in);
+  EXPECT_EQ(get(env, "DTF_CHIEF_HOSTS"), "c0:2000");
+  EXPECT_EQ(get(env, "DTF_WORKER_HOSTS"), "w0:2001,w1:2002");
+  EXPECT_EQ(get(env, "DTF_PS_HOSTS"), "p0:2003");
+  EXPECT_EQ(get(env, "DTF_INPUT_PATH"), "hdfs:///in");
+  EXPECT_EQ(get(env, "DTF_OUTPUT_PATH"), "hdfs:///out");
+}
+
+TEST(task_env, names_with_dashes_become_underscores) {
+  cluster_map cluster{{"worker", {"h:1"}}, {"data-loader", {"h:2", "h:3"}}};
+  auto env = render_task_env(input("tensorflow", cluster, "data-loader", 1));
+  EXPECT_EQ(get(env, "DTF_DATA_LOADER_HOSTS"), "h:2,h:3");
+  EXPECT_EQ(get(env, "JOB_NAME"), "data-loader");
+  EXPECT_EQ(get(env, "DTF_TASK_JOB_NAME"), "data-loader");
+  auto tf = json::parse(get(env, "TF_CONFIG"));
+  EXPECT_EQ(tf["task"]["type"], "data-loader");
+  EXPECT_EQ(tf["cluster"]["data-loader"], json({"h:2", "h:3"}));
+}
+
+// -- TensorFlow ---------------------------------------------------------------
+
+TEST(task_env, tf_config_for_chief_worker_ps) {
+  auto env = render_task_env(input("tensorflow", ps_cluster, "worker", 1));
+  auto tf = json::parse(get(env, "TF_CONFIG"));
+  EXPECT_EQ(tf, json({{"cluster",
+                       {{"chief", {"c0:2000"}},
+                        {"worker", {"w0:2001", "w1:2002"}},
+                        {"ps", {"p0:2003"}}}},
+                      {"task", {{"type", "worker"}, {"index", 1}}}}));
+  EXPECT_EQ(json::parse(get(env, "CLUSTER_SPEC")), json(ps_cluster));
+}
+
+TEST(task_env, tf_config_for_ps) {
+  auto tf = json::parse(
+      get(render_task_env(input("tensorflow", ps_cluster, "ps", 0)), "TF_CONFIG"));
+  EXPECT_EQ(tf["task"], json({{"type", "ps"}, {"index", 0}}));
+  EXPECT_EQ(tf["cluster"].size(), 3u);
+}
+
+TEST(task_env, evaluator_and_tensorboard_stay_out_of_the_tf_cluster) {
+  auto cluster = ps_cluster;
+  cluster["evaluator"] = {"e0:3000"};
+  cluster["tensorboard"] = {"t0:3001"};
+  auto worker = render_task_env(input("tensorflow", cluster, "worker", 0));
+  auto tf = json::parse(get(worker, "TF_CONFIG"));
+  EXPECT_FALSE(tf["cluster"].contains("evaluator"));
+  EXPECT_FALSE(tf["cluster"].contains("tensorboard"));
+  EXPECT_EQ(tf["cluster"].size(), 3u);
+  // The evaluator learns the training cluster and its own role.
+  auto evaluator = render_task_env(input("tensorflow", cluster, "evaluator", 0));
+  auto etf = json::parse(get(evaluator, "TF_CONFIG"));
+  EXPECT_EQ(etf["task"], json({{"type", "evaluator"}, {"index", 0}}));
+  EXPECT_EQ(etf["cluster"], tf["cluster"]);
+  EXPECT_EQ(get(evaluator, "IS_CHIEF"), "false");
+  // TensorBoard gets no TF_CONFIG but the full CLUSTER_SPEC.
+  auto tb = render_task_env(input("tensorflow", cluster, "tensorboard", 0));
+  EXPECT_FALSE(has(tb, "TF_CONFIG"));
+  EXPECT_EQ(json::parse(get(tb, "CLUSTER_SPEC")), json(cluster));
+  EXPECT_EQ(get(tb, "TONY_TASK_PORT"), "3001");
+}
+
+TEST(task_env, tf_config_only_for_tensorflow) {
+  for (auto fw : {"pytorch", "horovod", "standalone"})
+    EXPECT_FALSE(has(render_task_env(input(fw, ps_cluster, "worker", 0)), "TF_CONFIG"))
+        << fw;
+}
+
+// -- PyTorch ------------------------------------------------------------------
+
+TEST(task_env, pytorch_with_a_chief_makes_it_rank_zero) {
+  auto env = render_task_env(input("pytorch", ps_cluster, "worker", 1));
+  EXPECT_EQ(get(env, "MASTER_ADDR"), "c0");
+  EXPECT_EQ(get(env, "MASTER_PORT"), "2000");
+  EXPECT_EQ(get(env, "INIT_METHOD"), "tcp://c0:2000");
+  EXPECT_EQ(get(env, "RANK"), "2");
+  EXPECT_EQ(get(env, "WORLD_SIZE"), "3");
+  EXPECT_EQ(get(env, "WORLD"), "3");
+  EXPECT_EQ(get(env, "LOCAL_RANK"), "0");
+  EXPECT_EQ(get(env, "LOCAL_WORLD_SIZE"), "1");
+  auto chief = render_task_env(input("pytorch", ps_cluster, "chief", 0));
+  EXPECT_EQ(get(chief, "RANK"), "0");
+  EXPECT_EQ(get(chief, "IS_CHIEF"), "true");
+}
+
+TEST(task_env, pytorch_without_a_chief_uses_worker_zero) {
+  cluster_map cluster{{"worker", {"a:10", "b:11", "c:12"}}};
+  auto env = render_task_env(input("pytorch", cluster, "worker", 2));
+  EXPECT_EQ(get(env, "MASTER_ADDR"), "a");
+  EXPECT_EQ(get(env, "MASTER_PORT"), "10");
+  EXPECT_EQ(get(env, "RANK"), "2");
+  EXPECT_EQ(get(env, "WORLD_SIZE"), "3");
+}
+
+TEST(task_env, pytorch_master_type_comes_before_workers) {
+  cluster_map cluster{{"worker", {"a:10", "b:11"}}, {"master", {"m:9"}}};
+  auto env = render_task_env(input("pytorch", cluster, "worker", 0));
+  EXPECT_EQ(get(env, "MASTER_ADDR"), "m");
+  EXPECT_EQ(get(env, "RANK"), "1");
+  EXPECT_EQ(get(env, "WORLD_SIZE"), "3");
+  EXPECT_EQ(get(render_task_env(input("pytorch", cluster, "master", 0)), "IS_CHIEF"),
+            "true");
+}
+
+TEST(task_env, pytorch_tasks_outside_the_world_get_no_rank) {
+  auto env = render_task_env(input("pytorch", ps_cluster, "ps", 0));
+  EXPECT_FALSE(has(env, "RANK"));
+  EXPECT_FALSE(has(env, "LOCAL_RANK"));
+  EXPECT_EQ(get(env, "WORLD_SIZE"), "3");
+  EXPECT_EQ(get(env, "MASTER_ADDR"), "c0");
+}
+
+TEST(task_env, pytorch_local_rank_counts_tasks_on_the_same_host) {
+  cluster_map cluster{{"chief", {"h1:1"}},
+                      {"worker", {"h1:2", "h2:3", "h1:4", "h2:5"}},
+                      {"ps", {"h1:6"}}};
+  auto rank_of = [&](std::string type, int32_t i) {
+    auto env = render_task_env(input("pytorch", cluster, type, i));
+    return get(env, "RANK") + "/" + get(env, "LOCAL_RANK") + "/" +
+           get(env, "LOCAL_WORLD_SIZE");
+  };
+  EXPECT_EQ(rank_of("chief", 0), "0/0/3");
+  EXPECT_EQ(rank_of("worker", 0), "1/1/3");
+  EXPECT_EQ(rank_of("worker", 1), "2/0/2");
+  EXPECT_EQ(rank_of("worker", 2), "3/2/3");
+  EXPECT_EQ(rank_of("worker", 3), "4/1/2");
+}
+
+TEST(task_env, other_world_types_follow_by_name) {
+  cluster_map cluster{{"worker", {"h:1"}},
+                      {"zz", {"h:2"}},
+                      {"aa", {"h:3"}},
+                      {"evaluator", {"h:4"}},
+                      {"tensorboard", {"h:5"}}};
+  EXPECT_EQ(get(render_task_env(input("pytorch", cluster, "aa", 0)), "RANK"), "1");
+  EXPECT_EQ(get(render_task_env(input("pytorch", cluster, "zz", 0)), "RANK"), "2");
+  EXPECT_EQ(get(render_task_env(input("pytorch", cluster, "zz", 0)), "WORLD_SIZE"), "3");
+  EXPECT_FALSE(has(render_task_env(input("pytorch", cluster, "evaluator", 0)), "RANK"));
+}
+
+TEST(task_env, ipv6_addresses_lose_their_brackets_where_a_host_is_expected) {
+  cluster_map cluster{{"worker", {"[::1]:2000", "[::1]:2001"}}};
+  auto env = render_task_env(input("pytorch", cluster, "worker", 1));
+  EXPECT_EQ(get(env, "MASTER_ADDR"), "::1");
+  EXPECT_EQ(get(env, "MASTER_PORT"), "2000");
+  EXPECT_EQ(get(env, "INIT_METHOD"), "tcp://[::1]:2000");
+  EXPECT_EQ(get(env, "TONY_TASK_HOST"), "::1");
+  EXPECT_EQ(get(env, "TONY_TASK_PORT"), "2001");
+  EXPECT_EQ(get(env, "LOCAL_RANK"), "1");
+}
+
+// -- Horovod ------------------------------------------------------------------
+
+TEST(task_env, horovod_one_task_per_host) {
+  cluster_map cluster{{"worker", {"a:1", "b:2", "c:3"}}};
+  auto env = render_task_env(input("horovod", cluster, "worker", 1));
+  EXPECT_EQ(get(env, "HOROVOD_CONTROLLER"), "gloo");
+  EXPECT_EQ(get(env, "HOROVOD_CPU_OPERATIONS"), "gloo");
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_ADDR"), "a");
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_PORT"), "1");
+  EXPECT_EQ(get(env, "HOROVOD_HOSTNAME"), "b");
+  EXPECT_EQ(get(env, "HOROVOD_RANK"), "1");
+  EXPECT_EQ(get(env, "HOROVOD_SIZE"), "3");
+  EXPECT_EQ(get(env, "HOROVOD_LOCAL_RANK"), "0");
+  EXPECT_EQ(get(env, "HOROVOD_LOCAL_SIZE"), "1");
+  EXPECT_EQ(get(env, "HOROVOD_CROSS_RANK"), "1");
+  EXPECT_EQ(get(env, "HOROVOD_CROSS_SIZE"), "3");
+  EXPECT_FALSE(has(env, "RANK")) << "horovod jobs get horovod's names";
+}
+
+TEST(task_env, horovod_slots_match_horovods_host_assignment) {
+  // Hosts a (2 tasks) and b (1 task), interleaved: horovod numbers ranks
+  // host by host, so worker:2 on a is rank 1.
+  cluster_map cluster{{"worker", {"a:1", "b:2", "a:3"}}};
+  auto slot = [&](int32_t i) {
+    auto env = render_task_env(input("horovod", cluster, "worker", i));
+    return get(env, "HOROVOD_RANK") + " " + get(env, "HOROVOD_LOCAL_RANK") + "/" +
+           get(env, "HOROVOD_LOCAL_SIZE") + " " + get(env, "HOROVOD_CROSS_RANK") + "/" +
+           get(env, "HOROVOD_CROSS_SIZE");
+  };
+  EXPECT_EQ(slot(0), "0 0/2 0/2");
+  EXPECT_EQ(slot(2), "1 1/2 0/1");
+  EXPECT_EQ(slot(1), "2 0/1 1/2");
+}
+
+TEST(task_env, horovod_rendezvous_can_be_given) {
+  cluster_map cluster{{"worker", {"a:1", "b:2"}}};
+  auto in = input("horovod", cluster, "worker", 1);
+  in.horovod_rendezvous = "am-host:7777";
+  auto env = render_task_env(in);
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_ADDR"), "am-host");
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_PORT"), "7777");
+}
+
+TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {
+  cluster_map cluster{{"worker", {"a:1"}}, {"tensorboard", {"a:2"}}};
+  auto env = render_task_env(input("horovod", cluster, "tensorboard", 0));
+  EXPECT_FALSE(has(env, "HOROVOD_RANK"));
+  EXPECT_FALSE(has(env, "HOROVOD_GLOO_RENDEZVOUS_ADDR"));
+  EXPECT_EQ(get(env, "JOB_NAME"), "tensorboard");
+}
+
+// -- size limits ----------------------------------------------------------------
+
+TEST(task_env, huge_values_move_to_files) {
+  cluster_map cluster;
+  auto& workers = cluster["worker"];
+  for (int i = 0; i < 10000; ++i)
+    workers.push_back("node-" + std::to_string(i) +
+                      ".example.com:" + std::to_string(20000 + i));
+  auto in = input("tensorflow", cluster, "worker", 7);
+  in.file_dir = "/work/container_1/tony";
+  auto out = render_task_env_files(in);
+  for (auto name : {"CLUSTER_SPEC", "TF_CONFIG", "DTF_WORKER_HOSTS"}) {
+    std::string n{name};
+    EXPECT_FALSE(has(out.vars, n)) << n;
+    EXPECT_EQ(get(out.vars, n + "_FILE"), "/work/container_1/tony/" + n);
+    ASSERT_EQ(out.files.count("/work/container_1/tony/" + n), 1u) << n;
+  }
+  auto spec = json::parse(out.files.at("/work/container_1/tony/CLUSTER_SPEC"));
+  EXPECT_EQ(spec["worker"].size(), 10000u);
+  auto tf = json::parse(out.files.at("/work/container_1/tony/TF_CONFIG"));
+  EXPECT_EQ(tf["task"]["index"], 7);
+  for (auto& [name, value] : out.vars)
+    EXPECT_LE(value.size(), max_env_value_size) << name;
+  // Small values stay in the environment.
+  EXPECT_EQ(get(out.vars, "TASK_NUM"), "10000");
+  EXPECT_EQ(get(out.vars, "TONY_TASK_PORT"), "20007");
+}
+
+TEST(task_env, the_limit_is_a_parameter) {
+  cluster_map cluster{{"worker", {"a:1", "b:2"}}};
+  auto out = render_task_env_files(input("standalone", cluster, "worker", 0), 10);
+  EXPECT_EQ(get(out.vars, "CLUSTER_SPEC_FILE"), "CLUSTER_SPEC");
+  EXPECT_EQ(out.files.at("CLUSTER_SPEC"), R"({"worker":["a:1","b:2"]})");
+  EXPECT_EQ(get(out.vars, "DTF_WORKER_HOSTS"), "a:1,b:2");
+  EXPECT_TRUE(out.files.count("DTF_WORKER_HOSTS") == 0);
+}
+
+TEST(task_env, small_jobs_need_no_files) {
+  auto out = render_task_env_files(input("tensorflow", ps_cluster, "worker", 0));
+  EXPECT_TRUE(out.files.empty());
+  EXPECT_EQ(out.vars, render_task_env(input("tensorflow", ps_cluster, "worker", 0)));
+}
