@@ -7,9 +7,10 @@
 #       DataNode with --hdfs), waits until the node is RUNNING and prints the
 #       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
 #       Does nothing but print it when the cluster already runs.
-#   scripts/yarn/cluster.sh stop [--dir DIR] [--keep]
+#   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
 #       Stops every daemon and container of the cluster, then removes the
-#       state directory (kept with --keep, e.g. to read the logs).
+#       state directory (kept with --keep, e.g. to read the logs). --all
+#       stops every cluster started by this script, whatever its directory.
 #   scripts/yarn/cluster.sh status [--dir DIR]
 #       Says what runs; exit 0 when the whole cluster is up, 3 when not.
 #   scripts/yarn/cluster.sh conf-dir [--dir DIR]
@@ -44,7 +45,7 @@ hdfs_ports=("$nn_port" "$nn_http_port" "$dn_port" "$dn_http_port" "$dn_ipc_port"
 # -- arguments ---------------------------------------------------------------
 
 usage() {
-  sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-}
@@ -55,11 +56,13 @@ cmd=${1:-}
 shift
 with_hdfs=0
 keep=0
+all=0
 dir_arg=""
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
     --keep) keep=1 ;;
+    --all) all=1 ;;
     --dir)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --dir needs a directory"
       dir_arg=$2
@@ -95,7 +98,7 @@ is_our_daemon() {
 daemon_pid() {
   local name=$1 pid
   [[ -s "$state/pids/$name.pid" ]] || return 1
-  pid=$(<"$state/pids/$name.pid")
+  pid=$(<"$state/pids/$name.pid") || return 1
   is_our_daemon "$pid" || return 1
   echo "$pid"
 }
@@ -582,6 +585,30 @@ status_cluster() {
   fi
   return 3
 }
+
+# State directories of every running cluster, from the daemons' markers.
+all_state_dirs() {
+  local proc
+  for proc in /proc/[0-9]*; do
+    # A process may vanish while we look; that is no error (set -e).
+    tr '\0' '\n' 2>/dev/null <"$proc/cmdline" | sed -n 's/^-Dtony[.]yarn[.]dir=//p' || true
+  done | sort -u
+}
+
+if ((all)); then
+  [[ "$cmd" == stop && -z "$dir_arg" ]] || yarn_die "cluster.sh: --all goes with stop only, without --dir"
+  rc=0
+  found=0
+  while read -r dir; do
+    [[ -n "$dir" ]] || continue
+    found=1
+    keep_arg=()
+    ((keep)) && keep_arg=(--keep)
+    "$0" stop --dir "$dir" "${keep_arg[@]}" || rc=1
+  done < <(all_state_dirs)
+  ((found)) || yarn_log "cluster.sh: no cluster runs"
+  exit "$rc"
+fi
 
 case "$cmd" in
   start) start_cluster ;;

@@ -131,7 +131,7 @@ yarn_resolve_classpath() {
     -Dmdep.outputFile="$tmp" -Dmdep.includeScope=runtime)
   # Offline first: with a warm ~/.m2 this avoids every network round trip.
   if ! mvn -o -q "${args[@]}" >"$log" 2>&1; then
-    yarn_log "jars.sh: resolving the Hadoop jars with Maven (first run downloads ~160 MB)..."
+    yarn_log "jars.sh: resolving the Hadoop jars with Maven (a first run downloads about 120 MB)..."
     if ! mvn -q "${args[@]}" >"$log" 2>&1; then
       rm -f "$tmp"
       tail -n 30 "$log" >&2

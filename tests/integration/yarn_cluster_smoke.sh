@@ -37,6 +37,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# Turn a test runner's SIGTERM or a ^C into an exit, which runs cleanup.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 pass() {
   passed=$((passed + 1))
@@ -195,7 +198,7 @@ pgrep -f '^sleep 4321$' >/dev/null || fail "the long-running container did not s
 "$cluster" stop --dir "$state" >/dev/null 2>&1 || fail "cluster.sh stop exited non-zero"
 kill "$client" 2>/dev/null
 wait "$client" 2>/dev/null
-left=$(pgrep -fa -- "-Dtony.yarn.dir=$state" || true)
+left=$(pgrep -fa -- "-Dtony[.]yarn[.]dir=${state//./[.]}( |$)" || true)
 [[ -z "$left" ]] || fail "daemons survive stop: $left"
 left=$(pgrep -fa '^sleep 432[12]$' || true)
 [[ -z "$left" ]] || fail "container processes survive stop: $left"
