@@ -1,5 +1,6 @@
 #include "actors/lifecycle_monitor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string.h>
@@ -451,7 +452,10 @@ void schedule_tick(monitor_pointer self) {
   auto& st = self->state;
   if (st.finishing)
     return;
-  auto period = std::max<int64_t>(st.cfg.job.policy.heartbeat_timeout_ms / 4, 100);
+  // A tenth of the timeout, within [100 ms, 1 s]: a silent executor is
+  // noticed at most that long after its timeout.
+  auto period =
+      std::clamp<int64_t>(st.cfg.job.policy.heartbeat_timeout_ms / 10, 100, 1000);
   self->delayed_send(self, milliseconds(period), tick_atom_v);
 }
 

@@ -28,6 +28,8 @@ struct heartbeater_state {
   std::vector<std::string> releases;
   caf::actor_clock::time_point last_success;
   bool reported_failure = false;
+  int64_t failures = 0; // consecutive failed calls
+  int64_t tick_gen = 0; // only the newest scheduled tick counts
 
   bool asks_pending() const {
     for (auto& [prio, ask] : outstanding)
@@ -46,13 +48,16 @@ void schedule_tick(hb_pointer self) {
   if (st.finishing)
     return;
   auto ms = st.asks_pending() ? st.timing.allocate_fast_ms : st.timing.allocate_slow_ms;
-  self->delayed_send(self, std::chrono::milliseconds(ms), tick_atom_v);
+  self->delayed_send(self, std::chrono::milliseconds(ms), tick_atom_v, ++st.tick_gen);
 }
 
 void on_rm_failure(hb_pointer self, const std::string& what, const caf::error& err) {
   auto& st = self->state;
   auto down_for = self->clock().now() - st.last_success;
-  spdlog::warn("rm_heartbeater: {} failed: {}", what, describe(err));
+  // One line per outage, then one per 50 failures: the log stays readable.
+  if (st.failures++ % 50 == 0)
+    spdlog::warn("rm_heartbeater: {} failed ({} in a row): {}", what, st.failures,
+                 describe(err));
   if (!st.reported_failure &&
       down_for >= std::chrono::milliseconds(st.timing.rm_failure_limit_ms)) {
     st.reported_failure = true;
@@ -102,6 +107,9 @@ void allocate(hb_pointer self) {
             if (resp.shutdown && !st.finishing)
               self->send(st.monitor, rm_error_atom_v,
                          std::string{"the resource manager ordered the AM to shut down"});
+            // Asks or releases that changed while the call was out go now.
+            if (!st.dirty.empty() || !st.releases.empty())
+              allocate(self);
           },
           [=](caf::error& err) {
             self->state.in_flight = false;
@@ -156,7 +164,8 @@ rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_acto
             entry.count = count + ask.count;
             st.dirty[ask.priority] = entry;
           }
-          allocate(self); // do not wait for the next tick
+          allocate(self);      // do not wait for the next tick,
+          schedule_tick(self); // and poll fast from now on
         },
         [=](release_atom, std::vector<std::string>& ids) {
           auto& st = self->state;
@@ -170,8 +179,11 @@ rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_acto
               st.dirty[prio] = ask;
             }
           }
+          allocate(self);
         },
-        [=](tick_atom) {
+        [=](tick_atom, int64_t gen) {
+          if (gen != self->state.tick_gen)
+            return; // superseded by a newer schedule
           allocate(self);
           schedule_tick(self);
         },

@@ -25,10 +25,12 @@
 
 namespace tony {
 
-using rm_heartbeater_actor = caf::typed_actor<
-    caf::reacts_to<ask_atom, std::vector<container_ask>>,
-    caf::reacts_to<release_atom, std::vector<std::string>>, caf::reacts_to<cancel_atom>,
-    caf::replies_to<finish_atom, final_report>::with<bool>, caf::reacts_to<tick_atom>>;
+using rm_heartbeater_actor =
+    caf::typed_actor<caf::reacts_to<ask_atom, std::vector<container_ask>>,
+                     caf::reacts_to<release_atom, std::vector<std::string>>,
+                     caf::reacts_to<cancel_atom>,
+                     caf::replies_to<finish_atom, final_report>::with<bool>,
+                     caf::reacts_to<tick_atom, int64_t>>;
 
 rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_actor rm,
                                           lifecycle_monitor_actor monitor,

@@ -3,7 +3,7 @@
 
 add_library(tony_flags INTERFACE)
 target_compile_options(tony_flags INTERFACE
-  -Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wcast-align
+  -Wall -Wextra -Wpedantic -Wnon-virtual-dtor -Wcast-align
   -Wunused -Woverloaded-virtual -Wnull-dereference -Wformat=2)
 if(TONY_WERROR)
   target_compile_options(tony_flags INTERFACE -Werror)

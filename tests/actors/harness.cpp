@@ -1,0 +1,221 @@
+#include "tests/actors/harness.hpp"
+
+namespace tony::testing {
+
+rm_client_actor::behavior_type
+fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self) {
+  return {
+      [=](register_atom, const am_registration& am) -> caf::result<rm_registration> {
+        auto& st = self->state;
+        st.registrations.push_back(am);
+        if (st.refuse_registration)
+          return make_error(errc::infrastructure, "connection refused");
+        return st.registration;
+      },
+      [=](allocate_atom, const allocate_request& req) -> caf::result<allocate_response> {
+        auto& st = self->state;
+        st.allocations.push_back(req);
+        if (st.fail_allocate)
+          return make_error(errc::infrastructure, "connection refused");
+        for (auto& ask : req.asks)
+          st.outstanding[ask.priority] = ask;
+        for (auto& id : req.releases)
+          st.released.insert(id);
+        allocate_response resp;
+        resp.response_id = req.response_id + 1;
+        resp.allocated.swap(st.to_grant);
+        if (st.auto_grant)
+          for (auto& [prio, ask] : st.outstanding)
+            for (; ask.count > 0; --ask.count)
+              resp.allocated.push_back(st.make_container(prio, ask.capability));
+        resp.completed.swap(st.to_complete);
+        resp.num_cluster_nodes = 3;
+        return resp;
+      },
+      [=](finish_atom, const final_report& report) {
+        self->state.finishes.push_back(report);
+        return true;
+      },
+  };
+}
+
+nm_client_actor::behavior_type
+fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self) {
+  return {
+      [=](start_atom, const launch_spec& spec) -> caf::result<std::string> {
+        auto& st = self->state;
+        st.started.push_back(spec);
+        if (st.fail_start.count(spec.target.id) > 0)
+          return make_error(errc::infrastructure, "NodeManager refused the container");
+        return spec.target.id;
+      },
+      [=](stop_atom, const container& c) {
+        self->state.stopped.push_back(c);
+        return true;
+      },
+  };
+}
+
+executor_actor::behavior_type
+fake_executor(executor_actor::stateful_pointer<fake_executor_state> self) {
+  return {
+      [=](spec_atom, const cluster_spec& spec) { self->state.specs.push_back(spec); },
+      [=](stop_atom, const std::string& reason) { self->state.stops.push_back(reason); },
+  };
+}
+
+job_spec default_job() {
+  job_spec job;
+  job.name = "harness";
+  job.framework = "tensorflow";
+  job.command = "python3 train.py";
+  job.src_dir = "/tmp";
+  task_type_spec worker;
+  worker.name = "worker";
+  worker.instances = 2;
+  worker.capability = {1024, 1, 0};
+  worker.command = job.command;
+  worker.priority = 1;
+  task_type_spec ps;
+  ps.name = "ps";
+  ps.instances = 1;
+  ps.capability = {512, 1, 0};
+  ps.command = job.command;
+  ps.tracked = false;
+  ps.priority = 2;
+  job.tasks = {worker, ps};
+  return job;
+}
+
+harness::harness(job_spec j)
+    : job(std::move(j)) {
+  registry = spawn_registry(sys, registry_config{"application_1_0001", secret, 1000});
+  rm = sys.spawn(fake_rm);
+  nm = sys.spawn(fake_nm);
+}
+
+harness::~harness() {
+  for (auto& [t, e] : executors)
+    self->send_exit(e, caf::exit_reason::user_shutdown);
+  if (monitor)
+    self->send_exit(monitor, caf::exit_reason::user_shutdown);
+  self->send_exit(registry, caf::exit_reason::user_shutdown);
+  self->send_exit(rm, caf::exit_reason::user_shutdown);
+  self->send_exit(nm, caf::exit_reason::user_shutdown);
+  sched.run();
+}
+
+void harness::start() {
+  monitor_config cfg;
+  cfg.job = job;
+  cfg.app_id = "application_1_0001";
+  cfg.am = {"am.test", 4242, "http://am.test:8080"};
+  auto j = job;
+  launch_factory make_launch = [j](const task_id& t, int32_t attempt,
+                                   const container& c) {
+    launch_spec spec;
+    spec.target = c;
+    spec.env =
+        executor_env(j, t, attempt, {"application_1_0001", "am.test", 4242, secret});
+    spec.command = {"tony-executor"};
+    return spec;
+  };
+  monitor = spawn_lifecycle_monitor(sys, cfg, registry, rm, nm, make_launch);
+  settle();
+}
+
+void harness::advance(caf::timespan d) {
+  // Step in small increments so periodic timers fire in order.
+  auto step = std::chrono::milliseconds(50);
+  caf::timespan done{0};
+  while (done < d) {
+    auto next = std::min<caf::timespan>(step, d - done);
+    sched.clock().advance_time(next);
+    done += next;
+    sched.run();
+  }
+}
+
+caf::expected<registration_ack> harness::register_task(const task_id& t, int32_t attempt,
+                                                       std::string secret_text,
+                                                       std::string host) {
+  auto exec = sys.spawn(fake_executor);
+  executors[t] = exec;
+  executor_hello hello;
+  hello.task = t;
+  hello.attempt = attempt;
+  hello.container_id = container_of(t).id;
+  hello.host = host.empty() ? container_of(t).host : host;
+  hello.port = 2000 + t.index + (t.type == "ps" ? 100 : 0);
+  hello.secret = std::move(secret_text);
+  auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
+  sched.run();
+  caf::expected<registration_ack> result = caf::sec::unexpected_response;
+  rh.receive([&](registration_ack& ack) { result = std::move(ack); },
+             [&](caf::error& err) { result = std::move(err); });
+  return result;
+}
+
+void harness::register_all(int32_t attempt) {
+  for (auto& type : job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i)
+      CAF_REQUIRE(register_task({type.name, i}, attempt));
+}
+
+void harness::exit_task(const task_id& t, int32_t code, std::string stderr_tail,
+                        int32_t attempt, int32_t signal) {
+  task_exit x{t, attempt, code, signal, std::move(stderr_tail)};
+  auto rh = self->request(registry, caf::infinite, exit_atom_v, x);
+  sched.run();
+  rh.receive([](bool) {},
+             [](caf::error& err) { CAF_FAIL("exit report failed: " << err); });
+}
+
+void harness::heartbeat(const task_id& t, int32_t attempt) {
+  self->send(registry, heartbeat_atom_v, t, attempt);
+  sched.run();
+}
+
+void harness::kill_executor(const task_id& t) {
+  self->send_exit(executors.at(t), caf::exit_reason::kill);
+  sched.run();
+}
+
+void harness::complete_container(const std::string& container_id, int32_t exit_status,
+                                 std::string diagnostics) {
+  rm_state().to_complete.push_back({container_id, exit_status, std::move(diagnostics)});
+}
+
+container harness::container_of(const task_id& t) {
+  container result;
+  for (auto& spec : nm_state().started)
+    if (spec.env.at("TONY_TASK_TYPE") == t.type &&
+        spec.env.at("TONY_TASK_INDEX") == std::to_string(t.index))
+      result = spec.target;
+  return result;
+}
+
+job_status harness::status() {
+  job_status result;
+  auto rh = self->request(monitor, caf::infinite, status_atom_v);
+  sched.run();
+  rh.receive([&](job_status& st) { result = std::move(st); },
+             [&](caf::error& err) { CAF_FAIL("status failed: " << err); });
+  return result;
+}
+
+std::string harness::task_state(const task_id& t) {
+  for (auto& ts : status().tasks)
+    if (ts.task == t)
+      return ts.state;
+  return "<none>";
+}
+
+std::set<std::string> harness::stopped_ids() {
+  std::set<std::string> result;
+  for (auto& c : nm_state().stopped)
+    result.insert(c.id);
+  return result;
+}
+
+} // namespace tony::testing

@@ -1,0 +1,168 @@
+#pragma once
+
+// The actor harness: the AM's real actors (registry, lifecycle_monitor and
+// the rm_heartbeater and container_launcher it spawns) wired to scripted
+// fakes of the resource manager, the node managers and the executors, on
+// CAF's deterministic test coordinator. Time only moves when a test calls
+// advance(); nothing sleeps, no process starts. doc/testing.md explains how
+// to write a scenario.
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+#include <caf/test/dsl.hpp>
+
+#include "actors/actor_types.hpp"
+#include "actors/executor.hpp"
+#include "actors/lifecycle_monitor.hpp"
+#include "actors/registry.hpp"
+#include "config/job_spec.hpp"
+#include "messages/error.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/launch_context.hpp"
+#include "runtime/nm_client.hpp"
+#include "runtime/rm_client.hpp"
+
+namespace tony::testing {
+
+// -- fake resource manager -------------------------------------------------------
+
+/// Records every call. Grants only what the test queued with grant(), or,
+/// with auto_grant, everything outstanding at each allocate.
+struct fake_rm_state {
+  rm_registration registration{{8192, 8, 4}, {0, 0, 0}, "default"};
+  bool refuse_registration = false;
+  bool fail_allocate = false;
+  bool auto_grant = true;
+  std::vector<am_registration> registrations;
+  std::vector<allocate_request> allocations;
+  std::vector<final_report> finishes;
+  std::map<int32_t, container_ask> outstanding; // the RM's view, by priority
+  std::vector<container> to_grant;
+  std::vector<container_completion> to_complete;
+  std::set<std::string> released;
+  int64_t next_container = 2;
+
+  container make_container(int32_t priority, const resource& cap) {
+    container c;
+    c.id = "container_1_0001_01_" + std::to_string(next_container++);
+    c.host = "node" + std::to_string(next_container % 3) + ".test";
+    c.port = 45454;
+    c.priority = priority;
+    c.capability = cap;
+    return c;
+  }
+
+  static inline const char* name = "fake_rm";
+};
+
+using fake_rm_impl = rm_client_actor::stateful_base<fake_rm_state>;
+
+rm_client_actor::behavior_type
+fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self);
+
+// -- fake node managers ------------------------------------------------------------
+
+struct fake_nm_state {
+  std::vector<launch_spec> started;
+  std::vector<container> stopped;
+  std::set<std::string> fail_start; // container ids whose start fails
+
+  static inline const char* name = "fake_nm";
+};
+
+using fake_nm_impl = nm_client_actor::stateful_base<fake_nm_state>;
+
+nm_client_actor::behavior_type
+fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self);
+
+// -- fake executor ------------------------------------------------------------------
+
+struct fake_executor_state {
+  std::vector<cluster_spec> specs;
+  std::vector<std::string> stops;
+
+  static inline const char* name = "fake_executor";
+};
+
+using fake_executor_impl = executor_actor::stateful_base<fake_executor_state>;
+
+executor_actor::behavior_type
+fake_executor(executor_actor::stateful_pointer<fake_executor_state> self);
+
+// -- the fixture ------------------------------------------------------------------------
+
+struct harness_config : caf::actor_system_config {
+  harness_config() { add_all_types(*this); }
+};
+
+/// The job most scenarios use: worker x2 (tracked), ps x1 (untracked).
+job_spec default_job();
+
+struct harness : test_coordinator_fixture<harness_config> {
+  static constexpr const char* secret = "s3cret";
+
+  job_spec job;
+  registry_actor registry;
+  rm_client_actor rm;
+  nm_client_actor nm;
+  lifecycle_monitor_actor monitor;
+  std::map<task_id, executor_actor> executors;
+
+  explicit harness(job_spec j = default_job());
+  ~harness() override;
+
+  /// Spawns the AM's actors and lets them register with the fake RM.
+  void start();
+
+  /// Processes every queued message, without moving time.
+  void settle() { sched.run(); }
+
+  /// Moves the clock and processes what becomes due.
+  void advance(caf::timespan d);
+
+  fake_rm_state& rm_state() { return deref<fake_rm_impl>(rm).state; }
+  fake_nm_state& nm_state() { return deref<fake_nm_impl>(nm).state; }
+  fake_executor_state& exec_state(const task_id& t) {
+    return deref<fake_executor_impl>(executors.at(t)).state;
+  }
+
+  /// A fake executor registers `t`; returns the registry's answer.
+  caf::expected<registration_ack> register_task(const task_id& t, int32_t attempt = 1,
+                                                std::string secret_text = secret,
+                                                std::string host = "");
+
+  /// Registers every task of the job (the barrier then releases).
+  void register_all(int32_t attempt = 1);
+
+  /// The executor of `t` reports its command's exit.
+  void exit_task(const task_id& t, int32_t code, std::string stderr_tail = "",
+                 int32_t attempt = 1, int32_t signal = 0);
+
+  /// The executor of `t` sends a heartbeat.
+  void heartbeat(const task_id& t, int32_t attempt = 1);
+
+  /// The executor of `t` dies: its handle goes down.
+  void kill_executor(const task_id& t);
+
+  /// The RM reports a container completion on its next allocate.
+  void complete_container(const std::string& container_id, int32_t exit_status,
+                          std::string diagnostics = "");
+
+  /// The container given to `t` (from the launches the fake NM saw).
+  container container_of(const task_id& t);
+
+  /// The monitor's status now.
+  job_status status();
+
+  /// The state of one task in status().
+  std::string task_state(const task_id& t);
+
+  /// Ids of containers the fake NM was asked to stop.
+  std::set<std::string> stopped_ids();
+};
+
+} // namespace tony::testing

@@ -1,0 +1,414 @@
+// Scenarios of the job lifecycle (doc/lifecycle.md), one rule each.
+
+#define CAF_SUITE lifecycle
+
+#include "tests/actors/harness.hpp"
+
+using namespace tony;
+using namespace tony::testing;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+namespace {
+
+const task_id w0{"worker", 0};
+const task_id w1{"worker", 1};
+const task_id ps0{"ps", 0};
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+job_spec job_with(std::function<void(job_spec&)> f) {
+  auto job = default_job();
+  f(job);
+  return job;
+}
+
+} // namespace
+
+CAF_TEST_FIXTURE_SCOPE(lifecycle_tests, harness)
+
+CAF_TEST(all tracked tasks succeed so the job succeeds and the ps is stopped) {
+  start();
+  CAF_CHECK_EQUAL(nm_state().started.size(), 3u);
+  register_all();
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+  exit_task(w0, 0);
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+  exit_task(w1, 0);
+  CAF_CHECK_EQUAL(exec_state(ps0).stops.size(), 1u); // untracked ps told to stop
+  exit_task(ps0, 143, "", 1, 15);
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "SUCCEEDED");
+  CAF_CHECK_EQUAL(task_state(ps0), "KILLED");
+  CAF_CHECK(stopped_ids().count(container_of(ps0).id) == 1);
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(rm_state().finishes[0].final_status, "SUCCEEDED");
+  // Nothing later changes the outcome or reports it again.
+  advance(seconds(30));
+  CAF_CHECK_EQUAL(rm_state().finishes.size(), 1u);
+}
+
+CAF_TEST(a failing worker fails the job at once and stops every other container) {
+  start();
+  register_all();
+  exit_task(w1, 3,
+            "loading data\nTraceback (most recent call last):\nValueError: bad shape\n");
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "worker:1 exited with code 3"));
+  CAF_CHECK(contains(st.diagnostics, "ValueError: bad shape"));
+  CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 1u);
+  CAF_CHECK_EQUAL(exec_state(ps0).stops.size(), 1u);
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  auto stopped = stopped_ids();
+  CAF_CHECK(stopped.count(container_of(w0).id) == 1);
+  CAF_CHECK(stopped.count(container_of(ps0).id) == 1);
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(rm_state().finishes[0].final_status, "FAILED");
+  CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "worker:1"));
+}
+
+CAF_TEST(a ps failing before the end fails the job) {
+  start();
+  register_all();
+  exit_task(ps0, 1, "ps crashed\n");
+  CAF_CHECK_EQUAL(status().state, "FAILED");
+  CAF_CHECK(contains(status().diagnostics, "ps:0 exited with code 1"));
+}
+
+CAF_TEST(a sidecar failure is reported and ignored) {
+  job = job_with([](job_spec& j) {
+    task_type_spec tb;
+    tb.name = "tensorboard";
+    tb.instances = 1;
+    tb.capability = {512, 1, 0};
+    tb.command = "tensorboard";
+    tb.tracked = false;
+    tb.sidecar = true;
+    tb.priority = 3;
+    j.tasks.push_back(tb);
+  });
+  start();
+  register_all();
+  exit_task({"tensorboard", 0}, 1, "port in use\n");
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+  CAF_CHECK_EQUAL(task_state({"tensorboard", 0}), "FAILED");
+  exit_task(w0, 0);
+  exit_task(w1, 0);
+  exit_task(ps0, 143, "", 1, 15);
+  CAF_CHECK_EQUAL(status().state, "SUCCEEDED");
+}
+
+CAF_TEST(a dropped executor connection is a lost task and fails the job) {
+  start();
+  register_all();
+  kill_executor(w0);
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(task_state(w0), "LOST");
+  CAF_CHECK(contains(st.diagnostics, "worker:0 lost: its executor's connection dropped"));
+}
+
+CAF_TEST(an executor that stops heartbeating is lost after the timeout) {
+  start();
+  register_all();
+  // worker:1 and ps:0 keep beating; worker:0 falls silent.
+  for (int i = 0; i < 18; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w1);
+    heartbeat(ps0);
+    if (i < 4)
+      heartbeat(w0);
+  }
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+  for (int i = 0; i < 6; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w1);
+    heartbeat(ps0);
+  }
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(task_state(w0), "LOST");
+  CAF_CHECK(contains(st.diagnostics, "no heartbeat from its executor for 10 s"));
+}
+
+CAF_TEST(a lost node is named in plain words) {
+  start();
+  register_all();
+  complete_container(container_of(w0).id, -100, "Container released on a *lost* node");
+  advance(seconds(2));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "the node running it was lost"));
+  CAF_CHECK(contains(st.diagnostics, "worker:0"));
+}
+
+CAF_TEST(a preempted container is named in plain words) {
+  start();
+  register_all();
+  complete_container(container_of(w1).id, -102, "Container preempted by scheduler");
+  advance(seconds(2));
+  CAF_CHECK(contains(status().diagnostics, "preempted by the scheduler"));
+}
+
+CAF_TEST(a container over its memory limit is named in plain words) {
+  start();
+  register_all();
+  complete_container(container_of(w1).id, -104,
+                     "Container killed on request. Exit code is 137");
+  advance(seconds(2));
+  auto st = status();
+  CAF_CHECK(contains(st.diagnostics, "killed for exceeding its memory limit"));
+  CAF_CHECK(contains(st.diagnostics, "ask for more memory"));
+}
+
+CAF_TEST(nobody gets the cluster spec before every task registered) {
+  start();
+  CAF_REQUIRE(register_task(w0));
+  CAF_REQUIRE(register_task(ps0));
+  CAF_CHECK(exec_state(w0).specs.empty());
+  CAF_CHECK(exec_state(ps0).specs.empty());
+  CAF_CHECK_NOT_EQUAL(status().state, "RUNNING");
+  // The last registration releases the barrier: every executor gets the
+  // same, complete spec.
+  auto exec = sys.spawn(fake_executor);
+  executors[w1] = exec;
+  executor_hello hello{w1, 1, container_of(w1).id, "h1", 2001, secret, 7};
+  self->send(registry, register_atom_v, hello, exec);
+  expect((register_atom, executor_hello, executor_actor),
+         from(self).to(registry).with(_, _, _));
+  expect((registered_atom, executor_hello, executor_actor),
+         from(registry).to(monitor).with(_, _, _));
+  expect((spec_atom, cluster_spec), from(registry).to(executors[w0]).with(_, _));
+  expect((spec_atom, cluster_spec), from(registry).to(executors[ps0]).with(_, _));
+  expect((spec_atom, cluster_spec), from(registry).to(exec).with(_, _));
+  settle();
+  auto& spec = exec_state(w0).specs.at(0);
+  CAF_CHECK_EQUAL(spec.cluster.at("worker").size(), 2u);
+  CAF_CHECK_EQUAL(spec.cluster.at("worker")[1], "h1:2001");
+  CAF_CHECK_EQUAL(spec.cluster.at("ps").size(), 1u);
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+}
+
+CAF_TEST(the registration timeout fails the job naming the missing tasks) {
+  start();
+  CAF_REQUIRE(register_task(w0));
+  for (int i = 0; i < 238; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w0);
+  }
+  CAF_CHECK_NOT_EQUAL(status().state, "FAILED");
+  for (int i = 0; i < 4; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w0);
+  }
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "registration timeout"));
+  CAF_CHECK(contains(st.diagnostics, "worker:1, ps:0"));
+  CAF_CHECK(exec_state(w0).specs.empty());
+}
+
+CAF_TEST(an executor dying before it registered fails the job instead of hanging) {
+  start();
+  CAF_REQUIRE(register_task(w0));
+  CAF_REQUIRE(register_task(ps0));
+  complete_container(container_of(w1).id, 3, "Exception from container-launch.");
+  advance(seconds(2));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(
+      contains(st.diagnostics, "worker:1 failed: its container exited with status 3"));
+  CAF_CHECK(exec_state(w0).specs.empty());
+}
+
+CAF_TEST(the allocation timeout fails the job with what was missing and releases) {
+  rm_state().auto_grant = false;
+  start();
+  // Only one worker container arrives.
+  rm_state().to_grant.push_back(rm_state().make_container(1, {1024, 1, 0}));
+  advance(seconds(1));
+  CAF_CHECK_EQUAL(nm_state().started.size(), 1u);
+  advance(seconds(120));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "allocation timeout"));
+  CAF_CHECK(contains(st.diagnostics, "missing: worker:1 (1024 MiB, 1 vcores), ps:0"));
+  // The granted container is stopped and the outstanding asks are cancelled.
+  CAF_CHECK_EQUAL(stopped_ids().size(), 1u);
+  auto& last = rm_state().allocations.back();
+  bool cancelled = !rm_state().outstanding.empty();
+  for (auto& [prio, ask] : rm_state().outstanding) {
+    CAF_MESSAGE("outstanding at priority " << prio << ": " << ask.count);
+    cancelled = cancelled && ask.count == 0;
+  }
+  CAF_CHECK(cancelled);
+  (void)last;
+  CAF_CHECK_EQUAL(rm_state().finishes.size(), 1u);
+}
+
+CAF_TEST(a request larger than the cluster maximum fails at once) {
+  job = job_with([](job_spec& j) { j.tasks[0].capability = {65536, 1, 0}; });
+  start();
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "tasks.worker asks for 65536 MiB"));
+  CAF_CHECK(
+      contains(st.diagnostics, "largest container this cluster grants is 8192 MiB"));
+  CAF_CHECK(nm_state().started.empty());
+  CAF_CHECK_EQUAL(rm_state().finishes.size(), 1u);
+}
+
+CAF_TEST(the whole - job timeout kills the job with the reason) {
+  job = job_with([](job_spec& j) { j.timeout_ms = 60000; });
+  start();
+  register_all();
+  for (int i = 0; i < 121; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w0);
+    heartbeat(w1);
+    heartbeat(ps0);
+  }
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "KILLED");
+  CAF_CHECK(contains(st.diagnostics, "ran past its timeout of 60 s"));
+  CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 1u);
+}
+
+CAF_TEST(a kill from the client stops everything) {
+  start();
+  register_all();
+  self->send(monitor, kill_atom_v, std::string{"killed by the user"});
+  settle();
+  CAF_CHECK_EQUAL(status().state, "KILLED");
+  for (auto t : {w0, w1, ps0})
+    CAF_CHECK_EQUAL(exec_state(t).stops.size(), 1u);
+  for (auto t : {w0, w1, ps0})
+    exit_task(t, 143, "", 1, 15);
+  CAF_CHECK_EQUAL(stopped_ids().size(), 3u);
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(rm_state().finishes[0].final_status, "KILLED");
+  CAF_CHECK_EQUAL(rm_state().finishes[0].diagnostics, "killed by the user");
+}
+
+CAF_TEST(a wrong secret is rejected and the job goes on) {
+  start();
+  auto res = register_task(w0, 1, "guess");
+  CAF_REQUIRE(!res);
+  CAF_CHECK_EQUAL(res.error().code(), static_cast<uint8_t>(errc::bad_secret));
+  register_all();
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+}
+
+CAF_TEST(an unknown task is rejected and the job goes on) {
+  start();
+  auto res = register_task({"worker", 7});
+  CAF_REQUIRE(!res);
+  CAF_CHECK_EQUAL(res.error().code(), static_cast<uint8_t>(errc::unknown_task));
+  register_all();
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+}
+
+CAF_TEST(a duplicate registration is rejected and the first one stays) {
+  start();
+  CAF_REQUIRE(register_task(w0, 1, secret, "first.test"));
+  auto first = executors[w0];
+  auto res = register_task(w0, 1, secret, "second.test");
+  CAF_REQUIRE(!res);
+  CAF_CHECK_EQUAL(res.error().code(), static_cast<uint8_t>(errc::duplicate_registration));
+  executors[w0] = first;
+  CAF_REQUIRE(register_task(w1));
+  CAF_REQUIRE(register_task(ps0));
+  CAF_CHECK_EQUAL(exec_state(w0).specs.at(0).cluster.at("worker")[0], "first.test:2000");
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+}
+
+CAF_TEST(a failed attempt restarts every task and the job fails after the last) {
+  job = job_with([](job_spec& j) { j.policy.max_attempts = 2; });
+  start();
+  register_all();
+  exit_task(w0, 1, "boom\n");
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "REGISTERING"); // the new containers are granted at once
+  CAF_CHECK_EQUAL(st.attempt, 2);
+  // Every task got a new container whose environment says attempt 2.
+  CAF_REQUIRE_EQUAL(nm_state().started.size(), 6u);
+  for (size_t i = 3; i < 6; ++i)
+    CAF_CHECK_EQUAL(nm_state().started[i].env.at("TONY_ATTEMPT"), "2");
+  // Stale reports of attempt 1 change nothing.
+  exit_task(w1, 1, "", 1);
+  CAF_CHECK_EQUAL(status().state, "REGISTERING");
+  // Registrations for attempt 1 are refused now.
+  CAF_CHECK(!register_task(w1, 1));
+  register_all(2);
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+  exit_task(w1, 2, "boom again\n", 2);
+  st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "attempt 2 of 2 failed"));
+  // The others were told to stop; they never answer, so the grace runs out.
+  CAF_CHECK_EQUAL(rm_state().finishes.size(), 0u);
+  advance(seconds(4));
+  CAF_CHECK_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(task_state(w0), "KILLED");
+}
+
+CAF_TEST(an excess container is released and never launched) {
+  rm_state().auto_grant = false;
+  start();
+  for (int i = 0; i < 3; ++i)
+    rm_state().to_grant.push_back(rm_state().make_container(1, {1024, 1, 0}));
+  rm_state().to_grant.push_back(rm_state().make_container(2, {512, 1, 0}));
+  advance(seconds(1));
+  CAF_CHECK_EQUAL(nm_state().started.size(), 3u);
+  std::set<std::string> launched;
+  for (auto& s : nm_state().started)
+    launched.insert(s.env.at("TONY_TASK_TYPE") + s.env.at("TONY_TASK_INDEX"));
+  CAF_CHECK_EQUAL(launched.size(), 3u); // worker0, worker1, ps0: none twice
+  advance(seconds(2));
+  CAF_CHECK_EQUAL(rm_state().released.size(), 1u);
+}
+
+CAF_TEST(a resource manager that cannot be reached fails the job) {
+  start();
+  rm_state().fail_allocate = true;
+  register_all();
+  for (int i = 0; i < 70; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w0);
+    heartbeat(w1);
+    heartbeat(ps0);
+  }
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK(contains(st.diagnostics, "resource manager did not answer allocate"));
+}
+
+CAF_TEST(the heartbeater polls fast while asks are pending and slowly when steady) {
+  rm_state().auto_grant = false;
+  start();
+  auto before = rm_state().allocations.size();
+  advance(seconds(1));
+  auto pending_calls = rm_state().allocations.size() - before;
+  CAF_CHECK_GREATER_OR_EQUAL(pending_calls, 8u); // ~every 100 ms
+  for (int i = 0; i < 2; ++i)
+    rm_state().to_grant.push_back(rm_state().make_container(1, {1024, 1, 0}));
+  rm_state().to_grant.push_back(rm_state().make_container(2, {512, 1, 0}));
+  advance(seconds(1));
+  register_all();
+  before = rm_state().allocations.size();
+  for (int i = 0; i < 10; ++i) {
+    advance(milliseconds(500));
+    heartbeat(w0);
+    heartbeat(w1);
+    heartbeat(ps0);
+  }
+  auto steady_calls = rm_state().allocations.size() - before;
+  CAF_CHECK_LESS_OR_EQUAL(steady_calls, 6u); // ~every second
+  CAF_CHECK_GREATER_OR_EQUAL(steady_calls, 4u);
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
