@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sets up this machine, builds tony with AddressSanitizer and UBSan, and runs
+# the whole test suite (unit, actor harness, local-backend integration, real
+# YARN, end-to-end ML, fuzzing). What CI runs (.ci/run).
+#
+#   scripts/test.sh [ctest args...]     e.g. scripts/test.sh -L actors
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+start=$(date +%s)
+
+"$here/scripts/setup.sh"
+
+build=${TONY_BUILD_DIR:-$here/build-asan}
+TONY_BUILD_DIR="$build" "$here/scripts/build.sh" --sanitize -DTONY_WERROR=ON
+
+# Tasks on the local backend and on the local YARN find the examples'
+# Python (torch, tensorflow) first on PATH.
+export PATH="${TONY_VENV:-$here/.venv}/bin:$PATH"
+# CAF keeps some singletons alive at exit; leaks are not errors here.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+status=0
+(cd "$build" && ctest --output-on-failure --timeout 1200 -j 2 "$@") || status=$?
+
+if [[ $# -eq 0 && -x "$here/scripts/fuzz.sh" ]]; then
+  "$here/scripts/fuzz.sh" || status=$?
+fi
+
+echo "test.sh: finished in $(( $(date +%s) - start )) s with status $status"
+exit $status
