@@ -365,7 +365,13 @@ private:
   // -- error reporting --------------------------------------------------------
 
   bool from_override(const toml::source_region& src) const {
-    return src.path && src.path->rfind(override_prefix, 0) == 0;
+    return src.path && *src.path != file_ && src.path->rfind(override_prefix, 0) == 0;
+  }
+
+  // Position of an override's label on the command line, for ordering.
+  size_t override_index(const std::string& label) const {
+    auto it = std::find(override_labels_.begin(), override_labels_.end(), label);
+    return static_cast<size_t>(it - override_labels_.begin());
   }
 
   void error(const toml::source_region& src, std::string msg) {
@@ -396,6 +402,8 @@ private:
                        auto gy = group(y);
                        if (gx != gy)
                          return gx < gy;
+                       if (gx == 2)
+                         return override_index(x.file) < override_index(y.file);
                        if (gx != 0)
                          return false;
                        return std::pair{x.line, x.col} < std::pair{y.line, y.col};
@@ -418,6 +426,7 @@ private:
   // name the override.
   void apply_override(toml::table& root, const std::string& item) {
     std::string label = std::string{override_prefix} + item;
+    override_labels_.push_back(label);
     auto eq = item.find('=');
     if (eq == std::string::npos || trim(std::string_view{item}.substr(0, eq)).empty()) {
       errors_.push_back(
@@ -477,10 +486,11 @@ private:
       } else if (auto* existing_table = existing->as_table()) {
         merge(*existing_table, std::move(*sub), label, here);
       } else {
-        errors_.push_back({label, 0, 0,
-                           "cannot set a key inside " + quote_name(here) + ": it is " +
-                               (existing->is_integer() ? "an " : "a ") +
-                               type_name(existing->type()) + ", not a table"});
+        errors_.push_back(
+            {label, 0, 0,
+             "cannot set a key inside " + quote_name(here) + ": it is " +
+                 (existing->is_integer() || existing->is_array() ? "an " : "a ") +
+                 type_name(existing->type()) + ", not a table"});
       }
       return;
     }
@@ -1201,6 +1211,7 @@ private:
   std::string file_;
   std::string base_dir_;
   std::vector<config_error> errors_;
+  std::vector<std::string> override_labels_;
   job_spec spec_;
   std::vector<task_entry> entries_;
   bool default_command_broken_ = false;

@@ -870,6 +870,12 @@ TEST_F(job_config, override_through_a_value) {
       "--set name.x=1: cannot set a key inside 'name': it is a string, not a table");
 }
 
+TEST_F(job_config, override_through_an_array) {
+  EXPECT_EQ(
+      error(std::string{"tags = [\"a\"]\n"} + std::string{minimal}, {"tags.x=1"}),
+      "--set tags.x=1: cannot set a key inside 'tags': it is an array, not a table");
+}
+
 TEST_F(job_config, override_cannot_smuggle_more_keys) {
   // A newline in VALUE would make a second key; the whole value is a string.
   auto spec = ok(minimal, {"env.A=1\nname = \"evil\""});
@@ -884,6 +890,14 @@ TEST_F(job_config, file_errors_come_before_override_errors) {
                 "job.toml:7:13: 'instances' must be between 1 and 10000, got 0",
                 "--set tasks.worker.vcores=0: 'vcores' must be between 1 and 1024, got "
                 "0"}));
+}
+
+TEST_F(job_config, override_errors_follow_the_command_line_order) {
+  auto es = errors(minimal, {"tasks.worker.instances=x", "name=3"});
+  EXPECT_EQ(es, (std::vector<std::string>{
+                    "--set tasks.worker.instances=x: 'instances' must be an integer, got "
+                    "string",
+                    "--set name=3: 'name' must be a string, got integer"}));
 }
 
 TEST_F(job_config, config_error_renders_without_a_position) {
