@@ -3,16 +3,18 @@
 process with the task environment tony would give it.
 
     python3 examples/run_by_hand.py examples/pytorch/job.toml
+    python3 examples/run_by_hand.py job.toml --set framework=pytorch \
+        --set tasks.worker.instances=3
 
-For trying an example or your own job before a cluster is at hand. It
-reproduces the documented task environment (doc/examples.md): JOB_NAME,
-TASK_INDEX, TASK_NUM, IS_CHIEF, CLUSTER_SPEC, the DTF_* names, TF_CONFIG for
-tensorflow jobs and RANK/WORLD_SIZE/MASTER_ADDR/MASTER_PORT/LOCAL_RANK/
-INIT_METHOD for pytorch jobs. Each task gets a free port on 127.0.0.1, held
+For trying an example or your own job before a cluster is at hand. Every
+task gets the variables of doc/task-environment.md (TonY, tony and YARN-DTF
+names, TF_CONFIG for tensorflow jobs, the PyTorch names for pytorch jobs;
+Horovod's are not rendered). Each task gets a free port on 127.0.0.1, held
 until just before its command starts. The job succeeds when every tracked
 task exits 0 (untracked ones, ps by default, are then stopped) and fails as
 soon as a tracked task fails. Prints every task's exit code, wall time and
-peak RSS. Not a replacement for tony: no containers, no resource limits.
+peak RSS (for a tiny command that is the launcher's own ~16 MiB, which the
+forked child starts with). Not a replacement for tony: no containers, no resource limits.
 """
 
 import argparse
@@ -36,9 +38,27 @@ def task_order(names):
     return first + sorted(n for n in names if n not in first)
 
 
-def load_job(path):
+def apply_override(job, assignment):
+    """'a.b=value' sets job[a][b]; value is read as TOML, else as a string."""
+    key, sep, text = assignment.partition("=")
+    if not sep or not key:
+        sys.exit(f"run_by_hand: --set {assignment!r}: want key=value")
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text
+    *parents, last = key.split(".")
+    table = job
+    for part in parents:
+        table = table.setdefault(part, {})
+    table[last] = value
+
+
+def load_job(path, overrides=()):
     with open(path, "rb") as f:
         job = tomllib.load(f)
+    for assignment in overrides:
+        apply_override(job, assignment)
     base = os.path.dirname(os.path.abspath(path))
     code = job.get("code", {})
     src = os.path.normpath(os.path.join(base, code.get("src_dir", ".")))
@@ -82,41 +102,55 @@ def reserve_ports(job, host):
     return cluster, holders
 
 
-def chief_task(cluster):
-    for name in ("chief", "master", "worker"):
-        if cluster.get(name):
-            return (name, 0)
-    return None
+def world_of(cluster):
+    """The tasks that train together, in rank order: chief, master, worker,
+    then the other types by name; ps, tensorboard and evaluator are outside."""
+    order = {"chief": 0, "master": 1, "worker": 2}
+    types = sorted((t for t in cluster if t not in ("ps", "tensorboard", "evaluator")),
+                   key=lambda t: (order.get(t, 3), t))
+    return [(t, i) for t in types for i in range(len(cluster[t]))]
 
 
-def task_env(job, cluster, name, index, attempt=0):
-    order = [(n, i) for n in cluster for i in range(len(cluster[n]))]
+def env_type_name(task_type):
+    return "".join(c.upper() if c.isalnum() and c.isascii() else "_" for c in task_type)
+
+
+def task_env(job, cluster, name, index, app_id, attempt=1):
+    """The variables of doc/task-environment.md for one task."""
+    world = world_of(cluster)
+    rank = world.index((name, index)) if (name, index) in world else None
+    host, port = cluster[name][index].rsplit(":", 1)
+    compact = {"separators": (",", ":"), "sort_keys": True}
     env = {
         "JOB_NAME": name,
         "TASK_INDEX": str(index),
         "TASK_NUM": str(len(cluster[name])),
-        "IS_CHIEF": "true" if chief_task(cluster) == (name, index) else "false",
-        "CLUSTER_SPEC": json.dumps(cluster, separators=(",", ":")),
+        "IS_CHIEF": "true" if rank == 0 else "false",
+        "CLUSTER_SPEC": json.dumps(cluster, **compact),
+        "TONY_APP_ID": app_id,
+        "TONY_ATTEMPT": str(attempt),
+        "TONY_TASK_ID": f"{name}:{index}",
+        "TONY_TASK_HOST": host,
+        "TONY_TASK_PORT": port,
         "DTF_TASK_JOB_NAME": name,
         "DTF_TASK_INDEX": str(index),
-        "TONY_ATTEMPT": str(attempt),
     }
     for n, hosts in cluster.items():
-        env[f"DTF_{n.upper()}_HOSTS"] = ",".join(hosts)
-    if job["framework"] == "tensorflow":
-        env["TF_CONFIG"] = json.dumps({"cluster": cluster,
-                                       "task": {"type": name, "index": index}},
-                                      separators=(",", ":"))
-    if job["framework"] == "pytorch":
-        master_host, master_port = cluster[order[0][0]][0].rsplit(":", 1)
-        env.update({
-            "RANK": str(order.index((name, index))),
-            "WORLD_SIZE": str(len(order)),
-            "LOCAL_RANK": "0",
-            "MASTER_ADDR": master_host,
-            "MASTER_PORT": master_port,
-            "INIT_METHOD": f"tcp://{master_host}:{master_port}",
-        })
+        env[f"DTF_{env_type_name(n)}_HOSTS"] = ",".join(hosts)
+    if job["framework"] == "tensorflow" and name != "tensorboard":
+        tf_cluster = {n: a for n, a in cluster.items() if n not in ("tensorboard", "evaluator")}
+        env["TF_CONFIG"] = json.dumps({"cluster": tf_cluster,
+                                       "task": {"type": name, "index": index}}, **compact)
+    if job["framework"] == "pytorch" and world:
+        master = cluster[world[0][0]][world[0][1]]
+        master_host, master_port = master.rsplit(":", 1)
+        env.update({"MASTER_ADDR": master_host, "MASTER_PORT": master_port,
+                    "INIT_METHOD": f"tcp://{master}", "WORLD_SIZE": str(len(world))})
+        if rank is not None:
+            hosts = [cluster[t][i].rsplit(":", 1)[0] for t, i in world]
+            env.update({"RANK": str(rank), "WORLD": str(len(world)),
+                        "LOCAL_RANK": str(hosts[:rank].count(host)),
+                        "LOCAL_WORLD_SIZE": str(hosts.count(host))})
     return env
 
 
@@ -192,6 +226,7 @@ def run(job, args):
     log_dir = args.log_dir or tempfile.mkdtemp(prefix=f"tony-by-hand-{job['name']}-")
     os.makedirs(log_dir, exist_ok=True)
     cluster, holders = reserve_ports(job, args.host)
+    app_id = f"by_hand_{int(time.time() * 1000)}_{os.getpid():04d}"
     base_env = dict(os.environ)
     venv = find_venv()
     if venv:
@@ -203,7 +238,7 @@ def run(job, args):
         for i in range(t["instances"]):
             env = dict(base_env)
             env.update(t["env"])
-            env.update(task_env(job, cluster, t["name"], i))
+            env.update(task_env(job, cluster, t["name"], i, app_id))
             tasks.append(Task(t, i, env, log_dir))
     print(f"run_by_hand: job {job['name']} ({job['framework']}), {len(tasks)} tasks, "
           f"cluster {json.dumps(cluster)}, logs in {log_dir}"
@@ -275,6 +310,8 @@ def run(job, args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("job", help="path of a job.toml")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a job.toml value, e.g. framework=pytorch")
     p.add_argument("--host", default="127.0.0.1", help="address the tasks advertise")
     p.add_argument("--timeout", type=float, default=600, help="whole-job timeout, seconds")
     p.add_argument("--grace", type=float, default=3, help="SIGTERM to SIGKILL, seconds")
@@ -282,7 +319,7 @@ def main():
     p.add_argument("--keep-logs", action="store_true", help="keep the temporary logs on success")
     p.add_argument("--quiet", action="store_true", help="do not echo the tasks' output")
     args = p.parse_args()
-    return run(load_job(args.job), args)
+    return run(load_job(args.job, args.set), args)
 
 
 if __name__ == "__main__":

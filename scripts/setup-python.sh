@@ -61,9 +61,17 @@ fi
 
 rm -f "$stamp"
 echo "setup-python: installing Python packages into $venv"
-"$venv/bin/python3" -m pip install --disable-pip-version-check --no-input -q \
-  --retries 5 --timeout 60 -r "$requirements" \
-  || die "pip could not install $requirements into $venv"
+pip=("$venv/bin/python3" -m pip install --disable-pip-version-check --no-input -q
+  --retries 5 --timeout 60)
+# Lines marked "# no-deps" are installed apart, without their dependencies.
+with_deps=$(mktemp)
+trap 'rm -f "$with_deps"' EXIT
+grep -v -- '# no-deps' "$requirements" >"$with_deps"
+mapfile -t no_deps < <(grep -- '# no-deps' "$requirements" | sed 's/#.*//; s/[[:space:]]//g')
+"${pip[@]}" -r "$with_deps" || die "pip could not install $requirements into $venv"
+if ((${#no_deps[@]})); then
+  "${pip[@]}" --no-deps "${no_deps[@]}" || die "pip could not install ${no_deps[*]} into $venv"
+fi
 
 echo "setup-python: verifying the environment"
 TF_CPP_MIN_LOG_LEVEL=3 TF_ENABLE_ONEDNN_OPTS=0 "$venv/bin/python3" - <<'PY' || die "verification failed (see above)"
@@ -72,6 +80,7 @@ import numpy
 import torch
 import torch.distributed as dist
 import tensorflow as tf
+import tf_keras
 
 problems = []
 if not dist.is_available() or not dist.is_gloo_available():
@@ -87,7 +96,7 @@ if float(tf.reduce_sum(tf.constant([1.0, 2.0]))) != 3.0:
 for p in problems:
     print("setup-python: " + p, file=sys.stderr)
 print(f"setup-python: python {sys.version.split()[0]}, torch {torch.__version__}, "
-      f"tensorflow {tf.__version__}, numpy {numpy.__version__}")
+      f"tensorflow {tf.__version__}, tf-keras {tf_keras.__version__}, numpy {numpy.__version__}")
 sys.exit(1 if problems else 0)
 PY
 want_stamp >"$stamp"
