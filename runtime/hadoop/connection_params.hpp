@@ -1,0 +1,55 @@
+#pragma once
+
+// Who a connection is for and how it behaves. Connections are pooled per
+// (address, protocol, user, token): two calls with equal params share one.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runtime/hadoop/endpoint.hpp"
+#include "runtime/hadoop/rpc_codec.hpp"
+#include "runtime/hadoop/token.hpp"
+
+namespace tony::hadoop {
+
+struct connection_params {
+  endpoint address;
+  /// The protocol's Java interface, e.g.
+  /// "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB": the
+  /// connection context's protocol and every call's declaring class.
+  std::string protocol;
+  /// The effective user for SIMPLE authentication.
+  std::string user;
+  /// With a token the connection authenticates with SASL DIGEST-MD5
+  /// (TOKEN); without one it uses SIMPLE (auth protocol NONE).
+  std::optional<token> auth_token;
+  /// How messages name the server: "ResourceManager", "NodeManager".
+  std::string server_kind = "server";
+  /// The configuration key holding the address, named in connect errors.
+  std::string address_key;
+};
+
+struct connection_options {
+  /// Total time spent retrying a refused or unreachable server.
+  std::chrono::milliseconds connect_timeout{20'000};
+  /// Back-off between connect attempts: starts here, doubles, capped below.
+  std::chrono::milliseconds initial_backoff{100};
+  std::chrono::milliseconds max_backoff{2'000};
+  /// A ping is sent when nothing was written for this long.
+  std::chrono::milliseconds ping_interval{30'000};
+  /// A connection without calls for this long is closed (a later call
+  /// reconnects).
+  std::chrono::milliseconds max_idle{60'000};
+  /// Once a response frame started, the rest must arrive within this.
+  std::chrono::milliseconds frame_timeout{60'000};
+  uint32_t max_response_bytes = default_max_response_bytes;
+  /// Accept SIMPLE when the server offers it instead of TOKEN.
+  bool allow_simple_fallback = true;
+};
+
+/// "ResourceManager at 127.0.0.1:8032".
+std::string describe_server(const connection_params& x);
+
+} // namespace tony::hadoop

@@ -1,0 +1,103 @@
+#pragma once
+
+// One Hadoop IPC connection: connect (with retries), authenticate, send the
+// connection context, then carry any number of concurrent calls.
+//
+//   open():   TCP connect ─▶ preamble ─▶ [SASL] ─▶ connection context
+//   call():   frame out under the write lock, wait for the reply by call id
+//   reader:   a thread reads frames and completes calls by call id; it
+//             pings when idle and closes after max_idle without calls
+//
+// A call that runs past its deadline returns timeout and its late reply is
+// dropped; the connection stays usable. A broken connection (EOF, garbage,
+// FATAL) fails every outstanding call and is never reused.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <google/protobuf/message_lite.h>
+
+#include "runtime/hadoop/connection_params.hpp"
+#include "runtime/hadoop/deadline.hpp"
+#include "runtime/hadoop/expected.hpp"
+#include "runtime/hadoop/tcp_socket.hpp"
+
+namespace tony::hadoop {
+
+class ipc_connection {
+public:
+  /// Connects and authenticates before `until`. `client_id` is the 16-byte
+  /// id sent with every call.
+  static expected<std::unique_ptr<ipc_connection>> open(const connection_params& params,
+                                                        const connection_options& opts,
+                                                        std::string client_id,
+                                                        deadline until);
+
+  ~ipc_connection();
+
+  ipc_connection(const ipc_connection&) = delete;
+  ipc_connection& operator=(const ipc_connection&) = delete;
+
+  /// Calls `method` and returns the response body (one delimited message).
+  /// Thread-safe. If `sent` is given it tells whether the request reached
+  /// the socket (a caller may retry an unsent call on a new connection).
+  expected<std::string> call(const std::string& method,
+                             const google::protobuf::MessageLite& request, deadline until,
+                             bool* sent = nullptr);
+
+  /// False once the connection broke or was closed.
+  bool usable() const;
+
+  /// Fails outstanding calls and stops the reader.
+  void close();
+
+  const connection_params& params() const noexcept { return params_; }
+
+  /// "TOKEN" or "SIMPLE": what the handshake settled on.
+  const std::string& auth_method() const noexcept { return auth_method_; }
+
+private:
+  struct pending_call {
+    std::string method;
+    std::optional<expected<std::string>> result;
+  };
+
+  ipc_connection(connection_params params, connection_options opts, std::string client_id,
+                 tcp_socket sock);
+
+  expected<void> handshake(deadline until);
+  expected<void> sasl_handshake(deadline until);
+  expected<std::string> read_frame(deadline until);
+  expected<void> write_frame(const std::string& frame, deadline until);
+
+  void reader_loop();
+  void fail_all(error reason);
+  error remote_error(const std::string& what, const struct rpc_response& rsp) const;
+
+  const connection_params params_;
+  const connection_options opts_;
+  const std::string client_id_;
+  tcp_socket sock_;
+  std::string auth_method_ = "SIMPLE";
+
+  std::mutex write_mtx_;
+  std::atomic<int32_t> next_call_id_{0};
+
+  mutable std::mutex mtx_;
+  std::condition_variable cv_;
+  std::unordered_map<int32_t, std::shared_ptr<pending_call>> pending_;
+  std::optional<error> broken_;
+  clock::time_point last_call_;
+  clock::time_point last_write_;
+  bool closing_ = false;
+
+  std::thread reader_;
+};
+
+} // namespace tony::hadoop

@@ -1,0 +1,195 @@
+#include "runtime/yarn/amrm_client.hpp"
+
+#include <thread>
+
+#include "runtime/yarn/convert.hpp"
+#include "runtime/yarn/protocols.hpp"
+
+namespace tony::yarn {
+
+namespace {
+
+using hadoop::error;
+using hadoop::error_code;
+
+int32_t final_status_code(const std::string& text) {
+  auto x = parse_final_status(text);
+  return x ? static_cast<int32_t>(*x) : -1;
+}
+
+} // namespace
+
+amrm_client::amrm_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                         hadoop::endpoint scheduler, hadoop::token amrm_token,
+                         std::shared_ptr<nm_token_cache> nm_tokens)
+    : ipc_(std::move(ipc))
+    , scheduler_(std::move(scheduler))
+    , nm_tokens_(nm_tokens ? std::move(nm_tokens) : std::make_shared<nm_token_cache>())
+    , token_(std::move(amrm_token)) {
+  // nop
+}
+
+hadoop::expected<hadoop::token>
+amrm_client::find_amrm_token(const hadoop::credentials& creds) {
+  if (auto* tok = creds.find(hadoop::amrm_token_kind))
+    return *tok;
+  return error{error_code::not_found,
+               "no YARN_AM_RM_TOKEN among the " + std::to_string(creds.tokens().size()) +
+                   " tokens of the container's credentials (is this process running "
+                   "as the ApplicationMaster of a YARN application?)"};
+}
+
+hadoop::connection_params amrm_client::target_locked() const {
+  hadoop::connection_params target;
+  target.address = scheduler_;
+  target.protocol = application_master_protocol;
+  target.auth_token = token_;
+  target.server_kind = "ResourceManager scheduler";
+  target.address_key = "yarn.resourcemanager.scheduler.address";
+  return target;
+}
+
+expected<rm_registration>
+amrm_client::register_application_master(const am_registration& reg,
+                                         hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  proto::RegisterApplicationMasterRequestProto req;
+  req.set_host(reg.host);
+  req.set_rpc_port(reg.rpc_port);
+  req.set_tracking_url(reg.tracking_url);
+  hadoop::connection_params target;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    target = target_locked();
+  }
+  auto rsp = ipc_->call<proto::RegisterApplicationMasterResponseProto>(
+      target, "registerApplicationMaster", req, until);
+  if (!rsp)
+    return rsp.error();
+  rm_registration result;
+  result.max_capability = convert::from_proto(rsp->maximumcapability());
+  result.queue = rsp->queue();
+  for (auto& nm : rsp->nm_tokens_from_previous_attempts())
+    nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
+  std::lock_guard<std::mutex> guard{mtx_};
+  response_id_ = 0;
+  last_command_ = am_command::none;
+  previous_.clear();
+  for (auto& c : rsp->containers_from_previous_attempts())
+    previous_.push_back(convert::container_from_proto(c));
+  return result;
+}
+
+expected<allocate_response> amrm_client::allocate(const allocate_request& req,
+                                                  hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  proto::AllocateRequestProto msg;
+  for (auto& ask : req.asks)
+    convert::to_proto(ask, msg.add_ask());
+  for (auto& id : req.releases) {
+    auto cid = parse_container_id(id);
+    if (!cid)
+      return cid.error().with_context("cannot release container");
+    convert::to_proto(*cid, msg.add_release());
+  }
+  msg.set_progress(req.progress);
+  hadoop::connection_params target;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    msg.set_response_id(response_id_);
+    target = target_locked();
+  }
+  auto rsp = ipc_->call<proto::AllocateResponseProto>(target, "allocate", msg, until);
+  if (!rsp)
+    return rsp.error();
+  allocate_response result;
+  result.response_id = rsp->response_id();
+  for (auto& c : rsp->allocated_containers())
+    result.allocated.push_back(convert::container_from_proto(c));
+  for (auto& s : rsp->completed_container_statuses())
+    result.completed.push_back(convert::completion_from_proto(s));
+  result.num_cluster_nodes = rsp->num_cluster_nodes();
+  auto command = am_command::none;
+  if (rsp->has_a_m_command())
+    command = rsp->a_m_command() == 1 ? am_command::resync : am_command::shutdown;
+  result.shutdown = command != am_command::none;
+  for (auto& nm : rsp->nm_tokens())
+    nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
+  std::lock_guard<std::mutex> guard{mtx_};
+  response_id_ = rsp->response_id();
+  last_command_ = command;
+  if (rsp->has_limit())
+    headroom_ = convert::from_proto(rsp->limit());
+  if (rsp->has_am_rm_token()) {
+    auto fresh = convert::from_proto(rsp->am_rm_token());
+    if (fresh.kind.empty())
+      fresh.kind = hadoop::amrm_token_kind;
+    if (fresh.service.empty())
+      fresh.service = token_.service;
+    token_ = std::move(fresh);
+  }
+  return result;
+}
+
+expected<void> amrm_client::finish_application_master(const final_report& report,
+                                                      hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  auto code = final_status_code(report.final_status);
+  if (code < 0)
+    return error{error_code::invalid_input,
+                 "cannot finish with final status '" + report.final_status +
+                     "' (expected SUCCEEDED, FAILED or KILLED)"};
+  proto::FinishApplicationMasterRequestProto req;
+  req.set_final_application_status(code);
+  if (!report.diagnostics.empty())
+    req.set_diagnostics(report.diagnostics);
+  if (!report.tracking_url.empty())
+    req.set_tracking_url(report.tracking_url);
+  for (;;) {
+    hadoop::connection_params target;
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      target = target_locked();
+    }
+    auto rsp = ipc_->call<proto::FinishApplicationMasterResponseProto>(
+        target, "finishApplicationMaster", req, until);
+    if (!rsp)
+      return rsp.error();
+    if (rsp->isunregistered())
+      return {};
+    // The RM unregisters asynchronously; YARN's own client polls likewise.
+    auto pause = std::chrono::milliseconds{100};
+    if (hadoop::remaining(until) <= pause)
+      return error{error_code::timeout,
+                   hadoop::describe_server(target) +
+                       ": the AM was not unregistered before the deadline"};
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+hadoop::token amrm_client::amrm_token() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return token_;
+}
+
+int32_t amrm_client::last_response_id() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return response_id_;
+}
+
+am_command amrm_client::last_command() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return last_command_;
+}
+
+resource amrm_client::last_headroom() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return headroom_;
+}
+
+std::vector<container> amrm_client::containers_from_previous_attempts() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return previous_;
+}
+
+} // namespace tony::yarn

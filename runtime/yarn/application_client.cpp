@@ -1,0 +1,118 @@
+#include "runtime/yarn/application_client.hpp"
+
+#include "runtime/hadoop/user.hpp"
+#include "runtime/yarn/convert.hpp"
+#include "runtime/yarn/protocols.hpp"
+
+namespace tony::yarn {
+
+application_client::application_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                                       hadoop::endpoint rm, std::string user)
+    : ipc_(std::move(ipc)) {
+  target_.address = std::move(rm);
+  target_.protocol = application_client_protocol;
+  target_.user = user.empty() ? hadoop::current_user() : std::move(user);
+  target_.server_kind = "ResourceManager";
+  target_.address_key = "yarn.resourcemanager.address";
+}
+
+hadoop::expected<application_client>
+application_client::from_configuration(std::shared_ptr<hadoop::ipc_client> ipc,
+                                       const hadoop::configuration& conf,
+                                       std::string user) {
+  auto rm = rm_address(conf);
+  if (!rm)
+    return rm.error();
+  return application_client{std::move(ipc), *rm, std::move(user)};
+}
+
+hadoop::expected<new_application>
+application_client::get_new_application(hadoop::deadline until) {
+  proto::GetNewApplicationRequestProto req;
+  auto rsp = ipc_->call<proto::GetNewApplicationResponseProto>(
+      target_, "getNewApplication", req, until);
+  if (!rsp)
+    return rsp.error();
+  if (!rsp->has_application_id())
+    return hadoop::error{hadoop::error_code::protocol,
+                         hadoop::describe_server(target_) +
+                             ": getNewApplication returned no application id"};
+  return new_application{convert::from_proto(rsp->application_id()),
+                         convert::from_proto(rsp->maximumcapability())};
+}
+
+hadoop::expected<void>
+application_client::submit_application(const submission_context& ctx,
+                                       hadoop::deadline until) {
+  proto::SubmitApplicationRequestProto req;
+  if (auto ok = convert::to_proto(ctx, req.mutable_application_submission_context()); !ok)
+    return ok.error().with_context("submitting " + to_string(ctx.id));
+  auto rsp = ipc_->call<proto::SubmitApplicationResponseProto>(
+      target_, "submitApplication", req, until);
+  if (!rsp)
+    return rsp.error();
+  return {};
+}
+
+hadoop::expected<application_report>
+application_client::get_application_report(const application_id& id,
+                                           hadoop::deadline until) {
+  proto::GetApplicationReportRequestProto req;
+  convert::to_proto(id, req.mutable_application_id());
+  auto rsp = ipc_->call<proto::GetApplicationReportResponseProto>(
+      target_, "getApplicationReport", req, until);
+  if (!rsp)
+    return rsp.error();
+  if (!rsp->has_application_report())
+    return hadoop::error{hadoop::error_code::protocol,
+                         hadoop::describe_server(target_) +
+                             ": getApplicationReport returned no report for " +
+                             to_string(id)};
+  return convert::from_proto(rsp->application_report());
+}
+
+hadoop::expected<bool> application_client::force_kill_application(
+    const application_id& id, const std::string& diagnostics, hadoop::deadline until) {
+  proto::KillApplicationRequestProto req;
+  convert::to_proto(id, req.mutable_application_id());
+  if (!diagnostics.empty())
+    req.set_diagnostics(diagnostics);
+  auto rsp = ipc_->call<proto::KillApplicationResponseProto>(
+      target_, "forceKillApplication", req, until);
+  if (!rsp)
+    return rsp.error();
+  return rsp->is_kill_completed();
+}
+
+hadoop::expected<std::vector<node_report>>
+application_client::get_cluster_nodes(hadoop::deadline until) {
+  proto::GetClusterNodesRequestProto req;
+  auto rsp = ipc_->call<proto::GetClusterNodesResponseProto>(target_, "getClusterNodes",
+                                                             req, until);
+  if (!rsp)
+    return rsp.error();
+  std::vector<node_report> result;
+  for (auto& node : rsp->nodereports())
+    result.push_back(convert::from_proto(node));
+  return result;
+}
+
+hadoop::expected<cluster_metrics>
+application_client::get_cluster_metrics(hadoop::deadline until) {
+  proto::GetClusterMetricsRequestProto req;
+  auto rsp = ipc_->call<proto::GetClusterMetricsResponseProto>(
+      target_, "getClusterMetrics", req, until);
+  if (!rsp)
+    return rsp.error();
+  auto& m = rsp->cluster_metrics();
+  cluster_metrics result;
+  result.num_node_managers = m.num_node_managers();
+  result.num_active = m.num_active_nms();
+  result.num_lost = m.num_lost_nms();
+  result.num_unhealthy = m.num_unhealthy_nms();
+  result.num_decommissioned = m.num_decommissioned_nms();
+  result.num_rebooted = m.num_rebooted_nms();
+  return result;
+}
+
+} // namespace tony::yarn

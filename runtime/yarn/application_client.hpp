@@ -1,0 +1,59 @@
+#pragma once
+
+// The client side of YARN's ApplicationClientProtocol: what tony-submit
+// asks the ResourceManager (new application, submit, report, kill, nodes).
+// Blocking and thread-safe; every call takes a deadline. SIMPLE
+// authentication with the user given at construction.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/hadoop/configuration.hpp"
+#include "runtime/hadoop/connection_params.hpp"
+#include "runtime/hadoop/deadline.hpp"
+#include "runtime/hadoop/expected.hpp"
+#include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/yarn/ids.hpp"
+#include "runtime/yarn/records.hpp"
+
+namespace tony::yarn {
+
+class application_client {
+public:
+  application_client(std::shared_ptr<hadoop::ipc_client> ipc, hadoop::endpoint rm,
+                     std::string user);
+
+  /// A client for yarn.resourcemanager.address of `conf`, as `user`
+  /// (default: hadoop::current_user()).
+  static hadoop::expected<application_client>
+  from_configuration(std::shared_ptr<hadoop::ipc_client> ipc,
+                     const hadoop::configuration& conf, std::string user = {});
+
+  hadoop::expected<new_application> get_new_application(hadoop::deadline until);
+
+  hadoop::expected<void> submit_application(const submission_context& ctx,
+                                            hadoop::deadline until);
+
+  hadoop::expected<application_report> get_application_report(const application_id& id,
+                                                              hadoop::deadline until);
+
+  /// True once the RM reports the kill completed (it may take a second
+  /// call; YARN's client polls).
+  hadoop::expected<bool> force_kill_application(const application_id& id,
+                                                const std::string& diagnostics,
+                                                hadoop::deadline until);
+
+  /// Every node the RM knows, whatever its state.
+  hadoop::expected<std::vector<node_report>> get_cluster_nodes(hadoop::deadline until);
+
+  hadoop::expected<cluster_metrics> get_cluster_metrics(hadoop::deadline until);
+
+  const hadoop::connection_params& target() const noexcept { return target_; }
+
+private:
+  std::shared_ptr<hadoop::ipc_client> ipc_;
+  hadoop::connection_params target_;
+};
+
+} // namespace tony::yarn

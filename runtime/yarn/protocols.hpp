@@ -1,0 +1,42 @@
+#pragma once
+
+// The three YARN protocols tony speaks and where their servers are.
+
+#include "runtime/hadoop/configuration.hpp"
+#include "runtime/hadoop/endpoint.hpp"
+#include "runtime/hadoop/expected.hpp"
+
+namespace tony::yarn {
+
+/// Client -> ResourceManager (yarn.resourcemanager.address, port 8032).
+constexpr const char* application_client_protocol =
+    "org.apache.hadoop.yarn.api.ApplicationClientProtocolPB";
+
+/// ApplicationMaster -> ResourceManager scheduler
+/// (yarn.resourcemanager.scheduler.address, port 8030). Always TOKEN auth.
+constexpr const char* application_master_protocol =
+    "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB";
+
+/// ApplicationMaster -> NodeManager (yarn.nodemanager.address). Always
+/// TOKEN auth with the NMToken of that node.
+constexpr const char* container_management_protocol =
+    "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB";
+
+/// The GPU resource name in ResourceProto.resource_value_map.
+constexpr const char* gpu_resource = "yarn.io/gpu";
+
+/// The address in property `key` of `conf`, with errors naming the key and
+/// the file that set it.
+hadoop::expected<hadoop::endpoint> address_of(const hadoop::configuration& conf,
+                                              const char* key);
+
+/// yarn.resourcemanager.address.
+hadoop::expected<hadoop::endpoint> rm_address(const hadoop::configuration& conf);
+
+/// yarn.resourcemanager.scheduler.address.
+hadoop::expected<hadoop::endpoint> scheduler_address(const hadoop::configuration& conf);
+
+/// yarn.resourcemanager.webapp.address.
+hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& conf);
+
+} // namespace tony::yarn

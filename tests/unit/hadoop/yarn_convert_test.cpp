@@ -1,0 +1,190 @@
+// Conversions between tony's structs and the YARN protobuf records: GPUs in
+// resource_value_map, asks, URLs of local resources, launch contexts.
+
+#include <gtest/gtest.h>
+
+#include "runtime/hadoop/token.hpp"
+#include "runtime/yarn/convert.hpp"
+
+namespace tony::yarn {
+namespace {
+
+TEST(yarn_convert, gpus_travel_in_resource_value_map) {
+  proto::ResourceProto p;
+  convert::to_proto(resource{2048, 4, 2}, &p);
+  EXPECT_EQ(p.memory(), 2048);
+  EXPECT_EQ(p.virtual_cores(), 4);
+  ASSERT_EQ(p.resource_value_map_size(), 1);
+  EXPECT_EQ(p.resource_value_map(0).key(), "yarn.io/gpu");
+  EXPECT_EQ(p.resource_value_map(0).value(), 2);
+  EXPECT_EQ(convert::from_proto(p), (resource{2048, 4, 2}));
+
+  proto::ResourceProto no_gpu;
+  convert::to_proto(resource{512, 1, 0}, &no_gpu);
+  EXPECT_EQ(no_gpu.resource_value_map_size(), 0);
+}
+
+TEST(yarn_convert, resource_from_the_rm_ignores_other_resource_types) {
+  proto::ResourceProto p;
+  p.set_memory(8192);
+  p.set_virtual_cores(8);
+  auto* mem = p.add_resource_value_map();
+  mem->set_key("memory-mb");
+  mem->set_value(8192);
+  auto* gpu = p.add_resource_value_map();
+  gpu->set_key("yarn.io/gpu");
+  gpu->set_value(4);
+  EXPECT_EQ(convert::from_proto(p), (resource{8192, 8, 4}));
+}
+
+TEST(yarn_convert, an_ask_becomes_an_any_host_resource_request) {
+  container_ask ask;
+  ask.priority = 3;
+  ask.task_type = "worker";
+  ask.capability = {256, 1, 1};
+  ask.node_label = "gpu";
+  ask.count = 5;
+  proto::ResourceRequestProto p;
+  convert::to_proto(ask, &p);
+  EXPECT_EQ(p.priority().priority(), 3);
+  EXPECT_EQ(p.resource_name(), "*");
+  EXPECT_EQ(p.num_containers(), 5);
+  EXPECT_TRUE(p.has_relax_locality());
+  EXPECT_TRUE(p.relax_locality());
+  EXPECT_EQ(p.node_label_expression(), "gpu");
+  EXPECT_EQ(p.capability().resource_value_map(0).key(), "yarn.io/gpu");
+}
+
+TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
+  proto::URLProto hdfs;
+  ASSERT_TRUE(convert::to_proto("hdfs://nn.example:8020/user/a/job.zip", &hdfs));
+  EXPECT_EQ(hdfs.scheme(), "hdfs");
+  EXPECT_EQ(hdfs.host(), "nn.example");
+  EXPECT_EQ(hdfs.port(), 8020);
+  EXPECT_EQ(hdfs.file(), "/user/a/job.zip");
+
+  proto::URLProto file;
+  ASSERT_TRUE(convert::to_proto("file:///tmp/x y/z", &file));
+  EXPECT_EQ(file.scheme(), "file");
+  EXPECT_FALSE(file.has_host());
+  EXPECT_EQ(file.port(), -1);
+  EXPECT_EQ(file.file(), "/tmp/x y/z");
+
+  proto::URLProto no_port;
+  ASSERT_TRUE(convert::to_proto("hdfs://nn/x", &no_port));
+  EXPECT_EQ(no_port.host(), "nn");
+  EXPECT_EQ(no_port.port(), -1);
+
+  proto::URLProto bad;
+  EXPECT_FALSE(convert::to_proto("/tmp/no-scheme", &bad));
+  EXPECT_FALSE(convert::to_proto("hdfs://nn:8020", &bad));
+  EXPECT_FALSE(convert::to_proto("hdfs://nn:x/y", &bad));
+}
+
+TEST(yarn_convert, launch_context_carries_resources_env_commands_and_tokens) {
+  container_launch launch;
+  local_resource res;
+  res.name = "job.zip";
+  res.url = "hdfs://nn:8020/staging/job.zip";
+  res.size = 1234;
+  res.timestamp = 1700000000123;
+  res.archive = true;
+  launch.resources.push_back(res);
+  launch.env = {{"A", "1"}, {"B", "two"}};
+  launch.commands = {"/bin/sh -c 'exit 3'", "1><LOG_DIR>/stdout"};
+  launch.tokens = std::string("HDTS\0\0\0", 7);
+  proto::ContainerLaunchContextProto p;
+  ASSERT_TRUE(convert::to_proto(launch, &p));
+  ASSERT_EQ(p.localresources_size(), 1);
+  EXPECT_EQ(p.localresources(0).key(), "job.zip");
+  auto& lr = p.localresources(0).value();
+  EXPECT_EQ(lr.size(), 1234);
+  EXPECT_EQ(lr.timestamp(), 1700000000123);
+  EXPECT_EQ(lr.type(), 1);       // ARCHIVE
+  EXPECT_EQ(lr.visibility(), 3); // APPLICATION
+  ASSERT_EQ(p.environment_size(), 2);
+  EXPECT_EQ(p.environment(1).key(), "B");
+  EXPECT_EQ(p.environment(1).value(), "two");
+  ASSERT_EQ(p.command_size(), 2);
+  EXPECT_EQ(p.command(0), "/bin/sh -c 'exit 3'");
+  EXPECT_EQ(p.tokens(), launch.tokens);
+
+  launch.resources[0].visibility = "SECRET";
+  proto::ContainerLaunchContextProto bad;
+  auto err = convert::to_proto(launch, &bad);
+  ASSERT_FALSE(err);
+  EXPECT_NE(err.error().message().find("visibility"), std::string::npos);
+}
+
+TEST(yarn_convert, granted_containers_keep_their_token_opaque) {
+  proto::ContainerProto p;
+  auto* id = p.mutable_id();
+  id->mutable_app_attempt_id()->mutable_application_id()->set_cluster_timestamp(17);
+  id->mutable_app_attempt_id()->mutable_application_id()->set_id(1);
+  id->mutable_app_attempt_id()->set_attemptid(1);
+  id->set_id(2);
+  p.mutable_nodeid()->set_host("node1");
+  p.mutable_nodeid()->set_port(45454);
+  p.set_node_http_address("node1:8042");
+  p.mutable_resource()->set_memory(256);
+  p.mutable_resource()->set_virtual_cores(1);
+  p.mutable_priority()->set_priority(4);
+  auto* tok = p.mutable_container_token();
+  tok->set_identifier("id");
+  tok->set_password("pw");
+  tok->set_kind("ContainerToken");
+  tok->set_service("node1:45454");
+  auto c = convert::container_from_proto(p);
+  EXPECT_EQ(c.id, "container_17_0001_01_000002");
+  EXPECT_EQ(c.host, "node1");
+  EXPECT_EQ(c.port, 45454);
+  EXPECT_EQ(c.http_address, "node1:8042");
+  EXPECT_EQ(c.priority, 4);
+  EXPECT_EQ(c.capability, (resource{256, 1, 0}));
+  auto back = hadoop::parse_token_proto(c.token);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->kind, "ContainerToken");
+  EXPECT_EQ(back->service, "node1:45454");
+}
+
+TEST(yarn_convert, container_ids_set_both_app_fields) {
+  auto id = parse_container_id("container_e03_17_0001_02_000009");
+  ASSERT_TRUE(id);
+  proto::ContainerIdProto p;
+  convert::to_proto(*id, &p);
+  EXPECT_EQ(p.app_id().cluster_timestamp(), 17);
+  EXPECT_EQ(p.app_attempt_id().application_id().id(), 1);
+  EXPECT_EQ(p.app_attempt_id().attemptid(), 2);
+  EXPECT_EQ(p.id(), (int64_t{3} << 40) | 9);
+  EXPECT_EQ(convert::from_proto(p), *id);
+}
+
+TEST(yarn_convert, application_report_states_and_tokens) {
+  proto::ApplicationReportProto p;
+  p.mutable_applicationid()->set_cluster_timestamp(5);
+  p.mutable_applicationid()->set_id(7);
+  p.set_yarn_application_state(6);
+  p.set_final_application_status(1);
+  p.set_diagnostics("done");
+  auto* tok = p.mutable_am_rm_token();
+  tok->set_identifier("i");
+  tok->set_password("p");
+  tok->set_kind("YARN_AM_RM_TOKEN");
+  tok->set_service("");
+  p.mutable_currentapplicationattemptid()->mutable_application_id()->set_id(7);
+  p.mutable_currentapplicationattemptid()->set_attemptid(1);
+  auto r = convert::from_proto(p);
+  EXPECT_EQ(to_string(r.id), "application_5_0007");
+  EXPECT_EQ(r.state, application_state::finished);
+  EXPECT_STREQ(to_string(r.state), "FINISHED");
+  EXPECT_EQ(r.final, final_status::succeeded);
+  ASSERT_TRUE(r.am_rm_token);
+  EXPECT_EQ(r.am_rm_token->kind, "YARN_AM_RM_TOKEN");
+  ASSERT_TRUE(r.current_attempt);
+  EXPECT_EQ(r.current_attempt->attempt, 1);
+  p.set_yarn_application_state(99);
+  EXPECT_EQ(convert::from_proto(p).state, application_state::unknown);
+}
+
+} // namespace
+} // namespace tony::yarn
