@@ -301,6 +301,16 @@ def run(job, args):
         note = " (stopped)" if t.stopped else ""
         print(f"{t.label:>12} {str(t.tracked).lower():>8} {t.exit_code:>6} "
               f"{t.ended - t.started:>8.1f} {t.max_rss_kib / 1024:>13.0f}{note}")
+    if outcome != "SUCCEEDED" and args.quiet:
+        # The output was not echoed: show how the failed tasks ended.
+        for t in tasks:
+            if t.exit_code != 0 and not t.stopped:
+                for suffix in ("stdout", "stderr"):
+                    with open(f"{t.log_prefix}.{suffix}", errors="replace") as f:
+                        tail = f.readlines()[-15:]
+                    if tail:
+                        print(f"--- last lines of {t.label} {suffix}:")
+                        print("".join(tail), end="")
     print(f"logs: {log_dir}", flush=True)
     if not args.log_dir and outcome == "SUCCEEDED" and not args.keep_logs:
         shutil.rmtree(log_dir, ignore_errors=True)

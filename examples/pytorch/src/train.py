@@ -141,7 +141,7 @@ def verify(model, losses, rank, world):
 def main():
     args = parse_args()
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1") or 1))
-    rank = int(os.environ.get("RANK", "0") or 0)
+    rank = os.environ.get("RANK", "0")  # for messages until it is parsed
     started = time.monotonic()
     try:
         rank, world, init = rendezvous()
