@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -157,9 +158,18 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
   in.task = st.cfg.task;
   in.attempt = st.cfg.attempt;
   in.cluster = spec.cluster;
+  in.file_dir = st.cfg.file_dir;
+  auto rendered = render_task_env_files(in);
   auto env = st.cfg.base_env;
-  for (auto& [k, v] : render_task_env(in))
+  for (auto& [k, v] : rendered.vars)
     env[k] = v;
+  // Values over the environment's limits (huge clusters) go into files.
+  for (auto& [path, content] : rendered.files) {
+    std::ofstream out(path, std::ios::trunc);
+    out << content;
+    if (!out)
+      spdlog::error("executor: cannot write {}", path);
+  }
   if (st.cfg.release_port)
     st.cfg.release_port();
   caf::actor me = caf::actor_cast<caf::actor>(self);

@@ -74,6 +74,8 @@ struct executor_config {
   std::string framework;
   std::string command;
   std::string work_dir;
+  /// Where values too large for the environment are written (absolute).
+  std::string file_dir;
   /// Environment the command starts from (the container's, secret removed).
   std::map<std::string, std::string> base_env;
   int64_t stop_grace_ms = 3000;

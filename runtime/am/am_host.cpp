@@ -21,8 +21,8 @@
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/am/backend.hpp"
 #include "runtime/launch_context.hpp"
-#include "runtime/local/local_adapters.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
 #include "runtime/status_json.hpp"
@@ -57,67 +57,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// The local pool: [cluster.local] or this machine.
-resource local_capacity(const job_spec& job) {
-  resource cap;
-  cap.memory_mb = job.cluster.local.memory_mb;
-  cap.vcores = job.cluster.local.vcores;
-  cap.gpus = job.cluster.local.gpus;
-  if (cap.memory_mb <= 0) {
-    struct sysinfo info;
-    if (::sysinfo(&info) == 0)
-      cap.memory_mb = static_cast<int64_t>(info.totalram / (1024 * 1024) * info.mem_unit);
-    else
-      cap.memory_mb = 8192;
-  }
-  if (cap.vcores <= 0)
-    cap.vcores =
-        4 * static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
-  return cap;
-}
-
-// The environment every local container starts from, as YARN's NodeManager
-// whitelist passes through its own environment.
-std::map<std::string, std::string> local_base_env() {
-  static const char* whitelist[] = {"PATH",
-                                    "HOME",
-                                    "USER",
-                                    "LOGNAME",
-                                    "LANG",
-                                    "LC_ALL",
-                                    "TZ",
-                                    "TMPDIR",
-                                    "SHELL",
-                                    "JAVA_HOME",
-                                    "HADOOP_CONF_DIR",
-                                    "HADOOP_USER_NAME"};
-  auto all = process::current_environment();
-  std::map<std::string, std::string> env;
-  for (auto name : whitelist)
-    if (auto i = all.find(name); i != all.end())
-      env.emplace(i->first, i->second);
-  return env;
-}
-
-launch_factory local_launch_factory(const job_spec& job, am_endpoint am,
-                                    std::string executor_path) {
-  return [job, am, executor_path](const task_id& task, int32_t attempt,
-                                  const container& c) {
-    launch_spec spec;
-    spec.target = c;
-    spec.env = executor_env(job, task, attempt, am);
-    spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
-    if (auto wrap = std::getenv("TONY_EXECUTOR_WRAPPER"))
-      spec.command = {"exec", wrap, executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
-    spec.resources.push_back(
-        {"src", "file://" + job.src_dir, 0, 0, false, "APPLICATION"});
-    if (!job.python_venv.empty())
-      spec.resources.push_back(
-          {"venv", "file://" + job.python_venv, 0, 0, true, "APPLICATION"});
-    return spec;
-  };
 }
 
 } // namespace
@@ -171,36 +110,28 @@ int run_am(const am_options& opts) {
   mcfg.app_id = opts.app_id;
   mcfg.am = {opts.host, static_cast<int32_t>(*port), ""};
 
-  std::shared_ptr<local::local_cluster> cluster;
-  rm_client_actor rm;
-  nm_client_actor nm;
-  launch_factory make_launch;
+  auto backend =
+      opts.backend == "local"
+          ? make_local_backend(sys, *job, endpoint, opts.work_dir, opts.executor_path)
+          : make_yarn_backend(sys, *job, endpoint);
+  if (!backend) {
+    spdlog::error("tony-am: cannot set up the {} backend: {}", opts.backend,
+                  describe(backend.error()));
+    caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
+    return 3;
+  }
+  mcfg.log_dir_of = backend->log_dir_of;
   if (opts.backend == "local") {
-    local::local_cluster_config lcfg;
-    lcfg.app_id = opts.app_id;
-    lcfg.job_dir = opts.work_dir;
-    lcfg.capacity = local_capacity(*job);
-    lcfg.base_env = local_base_env();
-    lcfg.stop_grace_ms = job->policy.stop_grace_ms;
-    cluster = std::make_shared<local::local_cluster>(lcfg);
-    rm = local::spawn_local_rm(sys, cluster);
-    nm = local::spawn_local_nm(sys, cluster);
-    make_launch = local_launch_factory(*job, endpoint, opts.executor_path);
-    mcfg.log_dir_of = [cluster](const container& c) {
-      return cluster->container_dir(c.id);
-    };
     nlohmann::json am_info = {{"app_id", opts.app_id},
                               {"host", opts.host},
                               {"port", *port},
                               {"pid", ::getpid()}};
     write_file(opts.work_dir + "/am.json", am_info.dump());
-  } else {
-    spdlog::error("tony-am: backend '{}' is not available in this build", opts.backend);
-    caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
-    return 3;
   }
-
-  auto monitor = spawn_lifecycle_monitor(sys, mcfg, registry, rm, nm, make_launch);
+  auto rm = backend->rm;
+  auto nm = backend->nm;
+  auto monitor =
+      spawn_lifecycle_monitor(sys, mcfg, registry, rm, nm, backend->make_launch);
   signals.start([monitor](int sig) {
     caf::anon_send(monitor, kill_atom_v,
                    std::string{"the ApplicationMaster received "} + ::strsignal(sig));
@@ -221,8 +152,8 @@ int run_am(const am_options& opts) {
   caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(rm, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(nm, caf::exit_reason::user_shutdown);
-  if (cluster)
-    cluster->stop_all();
+  if (backend->on_end)
+    backend->on_end(final_status);
   return final_status.state == "SUCCEEDED" ? 0 : 1;
 }
 

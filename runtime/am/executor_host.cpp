@@ -123,6 +123,7 @@ int run_executor() {
   char cwd[4096];
   std::string here = ::getcwd(cwd, sizeof(cwd)) ? cwd : ".";
   cfg.work_dir = is_dir(here + "/src") ? here + "/src" : here;
+  cfg.file_dir = here;
   auto log_dir = env_or(env, "LOG_DIRS", here);
   if (auto comma = log_dir.find(','); comma != std::string::npos)
     log_dir.resize(comma);

@@ -24,6 +24,7 @@
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
 #include "runtime/status_json.hpp"
+#include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 
@@ -138,10 +139,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
 
   client_config cfg;
   caf::actor_system sys{cfg};
-  caf::scoped_actor self{sys};
   status_printer printer;
   std::optional<process::exit_info> am_exit;
-  registry_actor registry;
+  am_watcher watcher{sys};
   bool kill_sent = false;
   auto kill_deadline = clock_type::time_point::max();
   auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
@@ -169,13 +169,11 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       am_exit = process::wait(am_pid);
       break;
     }
-    if (!registry) {
+    if (!watcher.connected()) {
       auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
       if (info.is_object() && info.contains("port")) {
-        auto r = sys.middleman().remote_actor<registry_actor>(
-            info.value("host", std::string{"127.0.0.1"}), info["port"].get<uint16_t>());
-        if (r)
-          registry = *r;
+        watcher.connect(info.value("host", std::string{"127.0.0.1"}),
+                        info["port"].get<uint16_t>());
       } else if (clock_type::now() > connect_deadline) {
         complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
                  "/am.log");
@@ -184,11 +182,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
         return exit_infra;
       }
     }
-    if (registry) {
-      self->request(registry, std::chrono::seconds(2), status_atom_v)
-          .receive([&](const job_status& st) { print(st); }, [&](caf::error&) {});
-    }
-    std::this_thread::sleep_for(milliseconds(registry ? 200 : 20));
+    if (auto st = watcher.poll(std::chrono::seconds(2)))
+      print(*st);
+    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
   }
   auto text = read_file(job_dir + "/status.json");
   auto final_status = job_status_from_json(text);

@@ -20,12 +20,22 @@ enum submit_exit : int {
 struct submit_options {
   bool detach = false;
   bool quiet = false;
-  std::string hadoop_conf;
+  std::string hadoop_conf; // --hadoop-conf, else HADOOP_CONF_DIR, else [cluster]
   /// The directory holding tony-am and tony-executor (tony-submit's own).
   std::string bin_dir;
 };
 
 /// Runs `job` on the local backend and follows it to the end.
 int submit_local(const job_spec& job, const submit_options& opts);
+
+/// Submits `job` to YARN and follows it to the end (doc/operations.md).
+int submit_yarn(const job_spec& job, const submit_options& opts);
+
+/// tony-submit --kill APP_ID: kills a YARN application.
+int kill_yarn_application(const std::string& app_id, const submit_options& opts);
+
+/// tony-submit --status APP_ID: prints a YARN application's state and, while
+/// it runs, its tasks.
+int status_yarn_application(const std::string& app_id, const submit_options& opts);
 
 } // namespace tony

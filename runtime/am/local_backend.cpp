@@ -1,0 +1,103 @@
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runtime/am/backend.hpp"
+#include "runtime/local/local_adapters.hpp"
+#include "runtime/process/process.hpp"
+
+namespace tony {
+
+namespace {
+
+// The local pool: [cluster.local] or this machine.
+resource local_capacity(const job_spec& job) {
+  resource cap;
+  cap.memory_mb = job.cluster.local.memory_mb;
+  cap.vcores = job.cluster.local.vcores;
+  cap.gpus = job.cluster.local.gpus;
+  if (cap.memory_mb <= 0) {
+    struct sysinfo info;
+    if (::sysinfo(&info) == 0)
+      cap.memory_mb = static_cast<int64_t>(info.totalram / (1024 * 1024) * info.mem_unit);
+    else
+      cap.memory_mb = 8192;
+  }
+  if (cap.vcores <= 0)
+    cap.vcores =
+        4 * static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return cap;
+}
+
+// The environment every local container starts from, as a NodeManager's
+// whitelist passes parts of its own environment through.
+std::map<std::string, std::string> local_base_env() {
+  static const char* whitelist[] = {"PATH",
+                                    "HOME",
+                                    "USER",
+                                    "LOGNAME",
+                                    "LANG",
+                                    "LC_ALL",
+                                    "TZ",
+                                    "TMPDIR",
+                                    "SHELL",
+                                    "JAVA_HOME",
+                                    "HADOOP_CONF_DIR",
+                                    "HADOOP_USER_NAME"};
+  auto all = process::current_environment();
+  std::map<std::string, std::string> env;
+  for (auto name : whitelist)
+    if (auto i = all.find(name); i != all.end())
+      env.emplace(i->first, i->second);
+  return env;
+}
+
+} // namespace
+
+caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
+                                             const am_endpoint& am,
+                                             const std::string& job_dir,
+                                             const std::string& executor_path) {
+  local::local_cluster_config cfg;
+  cfg.app_id = am.app_id;
+  cfg.job_dir = job_dir;
+  cfg.capacity = local_capacity(job);
+  cfg.base_env = local_base_env();
+  cfg.stop_grace_ms = job.policy.stop_grace_ms;
+  auto cluster = std::make_shared<local::local_cluster>(cfg);
+  am_backend result;
+  result.rm = local::spawn_local_rm(sys, cluster);
+  result.nm = local::spawn_local_nm(sys, cluster);
+  // TONY_EXECUTOR_WRAPPER runs executors under a tool (gdb, valgrind, perf).
+  std::string wrapper;
+  if (auto w = std::getenv("TONY_EXECUTOR_WRAPPER"))
+    wrapper = w;
+  result.make_launch = [job, am, executor_path, wrapper](
+                           const task_id& task, int32_t attempt, const container& c) {
+    launch_spec spec;
+    spec.target = c;
+    spec.env = executor_env(job, task, attempt, am);
+    spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
+    if (!wrapper.empty())
+      spec.command.insert(spec.command.begin() + 1, wrapper);
+    spec.resources.push_back(
+        {"src", "file://" + job.src_dir, 0, 0, false, "APPLICATION"});
+    if (!job.python_venv.empty())
+      spec.resources.push_back(
+          {"venv", "file://" + job.python_venv, 0, 0, true, "APPLICATION"});
+    return spec;
+  };
+  result.log_dir_of = [cluster](const container& c) {
+    return cluster->container_dir(c.id);
+  };
+  result.on_end = [cluster](const job_status&) { cluster->stop_all(); };
+  result.keep_alive = cluster;
+  return result;
+}
+
+} // namespace tony

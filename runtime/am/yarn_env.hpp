@@ -1,0 +1,46 @@
+#pragma once
+
+// The environment tony-submit gives the AM's container on YARN (besides what
+// the NodeManager sets: CONTAINER_ID, NM_HOST, LOG_DIRS,
+// HADOOP_TOKEN_FILE_LOCATION, ...).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+
+namespace tony {
+
+namespace yarn_env {
+
+/// yarn.resourcemanager.scheduler.address as the submitter resolved it.
+constexpr const char* scheduler = "TONY_RM_SCHEDULER";
+/// JSON list of the LocalResources every executor container gets.
+constexpr const char* executor_resources = "TONY_EXECUTOR_RESOURCES";
+/// The job's staging dir (file:///... or hdfs://...), removed at the end.
+constexpr const char* staging_uri = "TONY_STAGING_URI";
+/// A directory holding tony-am and tony-executor on every node; when set,
+/// nothing is staged for them.
+constexpr const char* install_dir = "TONY_INSTALL_DIR";
+/// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
+constexpr const char* webhdfs_address = "TONY_WEBHDFS";
+
+} // namespace yarn_env
+
+caf::expected<std::vector<local_resource>> parse_resources(const std::string& text);
+
+/// A NodeManager writes each environment variable into its launch script as
+/// `export NAME="value"` without escaping, so the shell would expand `$`,
+/// backquotes and break on `"`. This escapes them: values arrive literally,
+/// as they do on the local backend.
+std::string escape_env_value(const std::string& value);
+
+/// escape_env_value applied to every value.
+std::map<std::string, std::string> escape_env(std::map<std::string, std::string> env);
+
+std::string resources_to_json(const std::vector<local_resource>& resources);
+
+} // namespace tony

@@ -1,0 +1,58 @@
+#pragma once
+
+// Staging: where tony-submit puts what a job ships (binaries, the resolved
+// job spec, the code archive, the virtualenv) so NodeManagers can localize
+// it. One directory per application on the cluster's default filesystem:
+//
+//   file:///...  a local directory (fs.defaultFS = file:///, one machine or
+//                a shared mount)
+//   hdfs://...   HDFS, written through WebHDFS with libcurl (no JVM)
+//
+// put() returns the LocalResource describing the staged copy: URL, exact
+// size and modification time as the filesystem reports them (the
+// NodeManager refuses a resource whose timestamp differs).
+
+#include <memory>
+#include <string>
+
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+
+namespace tony::staging {
+
+class stager {
+public:
+  virtual ~stager();
+
+  /// Copies the local file `path` into the staging dir as `name`.
+  virtual caf::expected<local_resource> put(const std::string& path,
+                                            const std::string& name, bool archive) = 0;
+
+  /// Deletes the staging dir and everything in it.
+  virtual caf::expected<void> remove_all() = 0;
+
+  /// The staging dir as a URI (file:///..., hdfs://host:port/...).
+  virtual std::string uri() const = 0;
+};
+
+/// Stages into a local directory (created if missing).
+std::unique_ptr<stager> make_file_stager(std::string dir);
+
+/// Stages into `dir` on HDFS through the NameNode's WebHDFS endpoint
+/// `http_address` ("host:port"), as `user`; `fs_uri` is the filesystem's
+/// URI ("hdfs://host:port") the NodeManagers localize from.
+std::unique_ptr<stager> make_webhdfs_stager(std::string http_address, std::string fs_uri,
+                                            std::string dir, std::string user);
+
+/// The stager for a staging URI: file:///dir or hdfs://host:port/dir (then
+/// `webhdfs_address` is the NameNode's HTTP address).
+caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
+                                                   const std::string& webhdfs_address,
+                                                   const std::string& user);
+
+/// Packs the contents of directory `dir` into a gzip'd tar at `out`
+/// (entries relative to `dir`, so it unpacks into the resource's own dir).
+caf::expected<void> make_archive(const std::string& dir, const std::string& out);
+
+} // namespace tony::staging
