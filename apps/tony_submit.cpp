@@ -1,6 +1,7 @@
 // tony-submit: validate, stage, submit and follow a job (doc/job-toml.md,
 // doc/operations.md).
 
+#include <atomic>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -8,9 +9,14 @@
 
 #include "config/job_config.hpp"
 #include "runtime/process/process.hpp"
+#include "runtime/process/signal_watcher.hpp"
 #include "runtime/submit/submit.hpp"
 
 int main(int argc, char** argv) {
+  // Before any thread starts: Ctrl-C becomes a flag the follow loops read.
+  tony::process::signal_watcher signals;
+  std::atomic<int> interrupted{0};
+  signals.start([&interrupted](int sig) { interrupted = sig; });
   CLI::App app{"tony-submit: run a distributed job described by a job.toml"};
   std::string job_file;
   std::vector<std::string> overrides;
@@ -20,7 +26,10 @@ int main(int argc, char** argv) {
   tony::submit_options opts;
   app.add_option("job", job_file, "the job.toml");
   app.add_option("--set", overrides,
-                 "override a job.toml key, e.g. --set tasks.worker.instances=4");
+                 "override a job.toml key, e.g. --set tasks.worker.instances=4 "
+                 "(repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--backend", backend, "local | yarn (overrides [cluster] backend)")
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
@@ -38,6 +47,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
   auto self = tony::process::self_executable();
   opts.bin_dir = self.substr(0, self.rfind('/'));
+  opts.interrupted = &interrupted;
   if (!kill_id.empty() || !status_id.empty()) {
     if (!job_file.empty() || (!kill_id.empty() && !status_id.empty())) {
       std::cerr << "tony-submit: --kill and --status take an application id and "

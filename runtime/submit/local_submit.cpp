@@ -22,7 +22,6 @@
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/process/process.hpp"
-#include "runtime/process/signal_watcher.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/status_printer.hpp"
@@ -86,9 +85,9 @@ std::string new_app_id(const std::string& jobs_dir, int64_t* cluster_ts) {
 } // namespace
 
 int submit_local(const job_spec& job, const submit_options& opts) {
-  process::signal_watcher signals;
-  std::atomic<int> interrupted{0};
-  signals.start([&](int sig) { interrupted = sig; });
+  auto interrupted = [&opts] {
+    return opts.interrupted && opts.interrupted->load() != 0;
+  };
 
   auto jobs_dir =
       expand_home(job.cluster.jobs_dir.empty() ? "~/.tony/jobs" : job.cluster.jobs_dir);
@@ -156,7 +155,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       am_exit = process::try_wait(am_pid);
     if (am_exit)
       break;
-    if (interrupted && !kill_sent) {
+    if (interrupted() && !kill_sent) {
       kill_sent = true;
       say("interrupted: killing " + app_id);
       ::kill(am_pid, SIGTERM);

@@ -3,6 +3,7 @@
 // tony-submit's work after the job is loaded: start the job on its backend,
 // follow it, and turn its outcome into the exit code.
 
+#include <atomic>
 #include <string>
 
 #include "config/job_spec.hpp"
@@ -23,6 +24,9 @@ struct submit_options {
   std::string hadoop_conf; // --hadoop-conf, else HADOOP_CONF_DIR, else [cluster]
   /// The directory holding tony-am and tony-executor (tony-submit's own).
   std::string bin_dir;
+  /// Set (to the signal number) when the user interrupts tony-submit. The
+  /// watcher that sets it must exist before any thread starts (main).
+  const std::atomic<int>* interrupted = nullptr;
 };
 
 /// Runs `job` on the local backend and follows it to the end.

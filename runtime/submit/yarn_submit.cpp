@@ -19,7 +19,6 @@
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
-#include "runtime/process/signal_watcher.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/status_printer.hpp"
@@ -133,10 +132,11 @@ std::pair<std::string, std::string> staging_location(const job_spec& job,
 
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
-           const job_spec* job, bool quiet) {
-  process::signal_watcher signals;
-  std::atomic<int> interrupted{0};
-  signals.start([&](int sig) { interrupted = sig; });
+           const job_spec* job, const submit_options& opts) {
+  auto quiet = opts.quiet;
+  auto interrupted = [&opts] {
+    return opts.interrupted && opts.interrupted->load() != 0;
+  };
   client_config cfg;
   caf::actor_system sys{cfg};
   am_watcher watcher{sys};
@@ -147,7 +147,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   auto last_report_ok = clock_type::now();
   std::optional<job_status> last_status;
   for (;;) {
-    if (interrupted && !kill_sent) {
+    if (interrupted() && !kill_sent) {
       kill_sent = true;
       say("interrupted: killing " + app);
       auto killed = rm.force_kill_application(id, "killed by tony-submit (interrupted)",
@@ -350,7 +350,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts.quiet);
+  return follow(*rm, fresh->id, &job, opts);
 }
 
 int kill_yarn_application(const std::string& app_id, const submit_options& opts) {

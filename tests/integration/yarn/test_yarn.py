@@ -1,0 +1,130 @@
+"""tony on a real YARN: the local ResourceManager + NodeManager (+ HDFS for
+staging) started by scripts/yarn/cluster.sh (ctest fixture `yarn`)."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import yarnlib as y
+
+
+def test_env_check_job_succeeds_on_yarn():
+    code, out, secs = y.submit([y.env_check_job()])
+    assert code == 0, out
+    app = y.app_id_of(out)
+    st = y.app_status(app)
+    assert st["State"] == "FINISHED", st
+    assert st["Final-State"] == "SUCCEEDED", st
+    assert st["Application-Type"] == "TENSORFLOW", st
+    # Every task saw a complete environment and reached every peer.
+    logs = y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+    assert logs.count("CHECK_ENV_SUMMARY") == 4, logs[-3000:]
+    assert '"failed": 0' in logs or "FAILED [" not in logs, logs[-3000:]
+
+
+def test_pytorch_environment_on_yarn():
+    code, out, _ = y.submit([
+        "--set", "framework=pytorch",
+        "--set", 'code.command="python3 check_env.py --expect-framework pytorch '
+                 '--expect-types chief:1,worker:2,ps:1"',
+        y.env_check_job()])
+    assert code == 0, out
+    st = y.app_status(y.app_id_of(out))
+    assert st["Application-Type"] == "PYTORCH", st
+
+
+def test_pytorch_ddp_example_trains_on_yarn():
+    code, out, _ = y.submit([os.path.join(y.ROOT, "examples", "pytorch", "job.toml")],
+                            timeout=600)
+    assert code == 0, out
+    assert y.app_status(y.app_id_of(out))["Final-State"] == "SUCCEEDED"
+
+
+def test_tensorflow_multiworker_example_trains_on_yarn():
+    code, out, _ = y.submit([os.path.join(y.ROOT, "examples", "tensorflow", "job.toml")],
+                            timeout=900)
+    assert code == 0, out
+    assert y.app_status(y.app_id_of(out))["Final-State"] == "SUCCEEDED"
+
+
+def test_failing_worker_fails_the_application_and_leaves_nothing():
+    code, out, secs = y.submit([
+        "--set", 'code.command="sleep 120"',
+        "--set", 'tasks.worker.command="if [ $TASK_INDEX = 1 ]; then echo dying >&2; '
+                 'exit 3; fi; sleep 120"',
+        y.env_check_job()])
+    assert code == 1, out
+    app = y.app_id_of(out)
+    assert secs < 60, f"took {secs:.1f} s to fail:\n{out}"
+    st = y.app_status(app)
+    assert st["State"] == "FINISHED", st
+    assert st["Final-State"] == "FAILED", st
+    assert "worker:1" in st.get("Diagnostics", "") or "worker:1" in out, (st, out)
+    assert "exit" in out and "3" in out, out
+    # No container of the job runs any more, no process of it is left.
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+    containers = y.yarn_cli("container", "-list", app.replace("application_", "appattempt_")
+                            + "_000001")
+    assert "RUNNING" not in containers, containers
+
+
+def test_ctrl_c_kills_the_application_and_leaves_nothing():
+    proc = y.start_submit(["--set", 'code.command="sleep 300"', y.env_check_job()])
+    try:
+        lines = y.read_until(proc, r"RUNNING at", 120)
+        app = y.app_id_of("".join(lines))
+        y.interrupt(proc)
+        rest, _ = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, "".join(lines) + rest
+    st = y.app_status(app)
+    assert st["State"] == "KILLED" or st["Final-State"] == "KILLED", st
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+
+
+def test_asking_for_more_than_the_cluster_maximum_fails_at_once():
+    before = y.yarn_cli("application", "-list", "-appStates", "ALL")
+    code, out, secs = y.submit(["--set", "tasks.worker.memory=\"64g\"", y.env_check_job()])
+    assert code == 2, out
+    assert secs < 30, secs
+    assert "tasks.worker asks for 65536 MiB" in out, out
+    assert "largest container this cluster grants" in out, out
+    after = y.yarn_cli("application", "-list", "-appStates", "ALL")
+    assert after.count("env-check") == before.count("env-check"), "an application was submitted"
+
+
+def test_unreachable_resource_manager_exits_3_quickly():
+    conf = tempfile.mkdtemp(prefix="tony-dead-rm-")
+    try:
+        for name in ("core-site.xml",):
+            shutil.copy(os.path.join(os.environ["HADOOP_CONF_DIR"], name), conf)
+        with open(os.path.join(conf, "yarn-site.xml"), "w") as f:
+            f.write("<configuration><property><name>yarn.resourcemanager.address</name>"
+                    "<value>127.0.0.1:1</value></property></configuration>")
+        code, out, secs = y.submit(["--hadoop-conf", conf, y.env_check_job()], timeout=120)
+    finally:
+        shutil.rmtree(conf, ignore_errors=True)
+    assert code == 3, out
+    assert secs < 45, f"{secs:.1f} s"
+    assert "127.0.0.1:1" in out, out
+    assert "ResourceManager" in out, out
+
+
+def test_kill_and_status_work_on_their_own():
+    code, out, _ = y.submit(["--detach", "--set", 'code.command="sleep 300"',
+                             y.env_check_job()])
+    assert code == 0, out
+    app = y.app_id_of(out)
+    status = subprocess.run([y.SUBMIT, "--status", app], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert status.returncode == 0, status.stdout
+    assert app in status.stdout and "state:" in status.stdout, status.stdout
+    kill = subprocess.run([y.SUBMIT, "--kill", app], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert kill.returncode == 0, kill.stdout
+    assert y.wait_until(lambda: y.app_status(app)["State"] == "KILLED", 30)
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)

@@ -1,0 +1,110 @@
+"""Helpers for the tests that run tony on the real local YARN (the ctest
+fixture `yarn` starts it; HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come
+from ctest)."""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+BIN = os.environ.get("TONY_BIN", os.path.join(ROOT, "build", "bin"))
+SUBMIT = os.path.join(BIN, "tony-submit")
+YARN_SH = os.path.join(ROOT, "scripts", "yarn", "yarn.sh")
+APP_RE = re.compile(r"application_\d+_\d+")
+
+
+def submit(args, timeout=300, env=None):
+    """Runs tony-submit to its end; returns (exit code, stdout+stderr, seconds)."""
+    start = time.monotonic()
+    proc = subprocess.run([SUBMIT, "--backend", "yarn", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout,
+                          env=env or os.environ.copy())
+    return proc.returncode, proc.stdout, time.monotonic() - start
+
+
+def app_id_of(output):
+    m = APP_RE.search(output)
+    assert m, "no application id in:\n" + output
+    return m.group(0)
+
+
+def yarn_cli(*args, timeout=120):
+    """Hadoop's own CLI against the test cluster."""
+    proc = subprocess.run([YARN_SH, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=timeout)
+    return proc.stdout
+
+
+def app_status(app_id):
+    """{'State': ..., 'Final-State': ..., 'Application-Type': ...} from
+    `yarn application -status`."""
+    out = yarn_cli("application", "-status", app_id)
+    fields = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*([A-Za-z-]+)\s*:\s*(.*)$", line)
+        if m:
+            fields[m.group(1)] = m.group(2).strip()
+    assert "State" in fields, "unexpected `yarn application -status` output:\n" + out
+    return fields
+
+
+def job_processes(app_id):
+    """Pids of processes that belong to the application's containers (their
+    environment names one of its containers)."""
+    stem = "container_" + app_id[len("application_"):]
+    pids = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if stem.encode() in env:
+            pids.append(int(pid))
+    return pids
+
+
+def wait_until(pred, timeout, step=0.2):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(step)
+    return pred()
+
+
+def env_check_job():
+    return os.path.join(ROOT, "tests", "integration", "env_check", "job.toml")
+
+
+def start_submit(args):
+    """tony-submit in the background, its output read line by line."""
+    return subprocess.Popen([SUBMIT, "--backend", "yarn", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, bufsize=1)
+
+
+def read_until(proc, pattern, timeout):
+    """Lines of proc's output until one matches; the lines read so far."""
+    lines = []
+    end = time.monotonic() + timeout
+    rx = re.compile(pattern)
+    os.set_blocking(proc.stdout.fileno(), False)
+    while time.monotonic() < end:
+        line = proc.stdout.readline()
+        if line:
+            lines.append(line)
+            if rx.search(line):
+                return lines
+        else:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+    raise AssertionError(f"no line matching {pattern!r} within {timeout} s:\n" + "".join(lines))
+
+
+def interrupt(proc):
+    proc.send_signal(signal.SIGINT)
