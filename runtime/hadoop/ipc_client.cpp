@@ -34,9 +34,12 @@ ipc_client::acquire(const connection_params& target, deadline until, bool* reuse
       entry = std::make_shared<slot>();
     s = entry;
   }
+  // Declared before the lock: a dropped connection joins its reader thread
+  // in its destructor, which must not happen under the slot's lock.
+  std::shared_ptr<ipc_connection> stale;
   // One connect per key at a time; other keys proceed in parallel.
-  std::unique_lock<std::timed_mutex> guard{s->mtx, std::defer_lock};
-  if (!guard.try_lock_until(until))
+  std::unique_lock<std::mutex> guard{s->mtx};
+  if (!s->cv.wait_until(guard, until, [&] { return !s->connecting; }))
     return error{error_code::timeout, "cannot connect to " + describe_server(target) +
                                           ": another connection attempt is still "
                                           "running at the deadline"};
@@ -45,8 +48,13 @@ ipc_client::acquire(const connection_params& target, deadline until, bool* reuse
     return s->conn;
   }
   *reused = false;
-  s->conn.reset();
+  stale.swap(s->conn);
+  s->connecting = true;
+  guard.unlock();
   auto conn = ipc_connection::open(target, opts_, client_id_, until);
+  guard.lock();
+  s->connecting = false;
+  s->cv.notify_all();
   if (!conn)
     return std::move(conn).error();
   s->conn = std::shared_ptr<ipc_connection>{std::move(*conn)};
@@ -75,8 +83,8 @@ size_t ipc_client::connection_count() const {
   std::lock_guard<std::mutex> guard{mtx_};
   size_t n = 0;
   for (auto& [k, s] : slots_) {
-    std::unique_lock<std::timed_mutex> g{s->mtx, std::try_to_lock};
-    if (g.owns_lock() && s->conn && s->conn->usable())
+    std::lock_guard<std::mutex> g{s->mtx};
+    if (s->conn && s->conn->usable())
       ++n;
   }
   return n;
@@ -89,10 +97,13 @@ void ipc_client::close_all() {
     slots.swap(slots_);
   }
   for (auto& [k, s] : slots) {
-    std::lock_guard<std::timed_mutex> g{s->mtx};
-    if (s->conn)
-      s->conn->close();
-    s->conn.reset();
+    std::shared_ptr<ipc_connection> conn;
+    {
+      std::lock_guard<std::mutex> g{s->mtx};
+      conn.swap(s->conn);
+    }
+    if (conn)
+      conn->close();
   }
 }
 

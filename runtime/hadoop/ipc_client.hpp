@@ -5,6 +5,7 @@
 // Share one ipc_client per process; the YARN clients take it by
 // shared_ptr.
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,8 +67,12 @@ private:
   using key = std::tuple<std::string, uint16_t, std::string, std::string, std::string,
                          std::string>;
 
+  // One per key. `connecting` lets a single caller connect while others
+  // for the same key wait (up to their deadlines) instead of racing.
   struct slot {
-    std::timed_mutex mtx;
+    std::mutex mtx;
+    std::condition_variable cv;
+    bool connecting = false;
     std::shared_ptr<ipc_connection> conn;
   };
 

@@ -94,8 +94,8 @@ ipc_connection::open(const connection_params& params, const connection_options& 
       std::string text =
           "cannot connect to " + describe_server(params) + ": " + err.message();
       if (attempts > 1)
-        text += " (" + std::to_string(attempts) + " attempts in " +
-                describe_duration(elapsed) + ")";
+        text += " after " + std::to_string(attempts) + " attempts in " +
+                describe_duration(elapsed);
       text += " (" + hint_for(params) + ")";
       return error{error_code::connect_failed, std::move(text)};
     }
@@ -194,6 +194,14 @@ expected<void> ipc_connection::sasl_handshake(deadline until) {
         return error{error_code::timeout,
                      where + ": no SASL answer before the deadline (is this a Hadoop "
                              "RPC port?)"};
+      if (digest && frame.error().code() == error_code::connection_closed)
+        return error{error_code::auth,
+                     where +
+                         ": the server closed the connection after our DIGEST-MD5 "
+                         "answer: it rejected the " +
+                         describe(*params_.auth_token) +
+                         " (expired, of another application attempt, or of another "
+                         "cluster?)"};
       return frame.error();
     }
     auto rsp = decode_response(*frame);
@@ -445,8 +453,8 @@ void ipc_connection::reader_loop() {
     auto i = pending_.find(rsp->call_id);
     if (rsp->status == rpc_status::fatal) {
       // FATAL closes the connection: every outstanding call gets the error.
-      auto err =
-          remote_error(i != pending_.end() ? i->second->method : "connection", *rsp);
+      auto err = remote_error(
+          i != pending_.end() ? i->second->method : "connection setup", *rsp);
       if (!broken_)
         broken_ = err;
       for (auto& [id, call] : pending_)
