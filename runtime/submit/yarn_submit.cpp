@@ -173,10 +173,16 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
         say("YARN: " + app + " " + state +
             (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
     }
-    if (yarn::is_terminal(report->state)) {
-      if (last_status && !quiet)
-        for (auto& line : printer.update(*last_status))
+    if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
+        !report->host.empty() && report->host != "N/A")
+      watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
+    if (auto st = watcher.poll(seconds(2))) {
+      last_status = *st;
+      if (!quiet)
+        for (auto& line : printer.update(*st))
           say(line);
+    }
+    if (yarn::is_terminal(report->state)) {
       auto final = yarn::to_string(report->final);
       say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " + state +
           "/" + final);
@@ -187,15 +193,6 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
                      report->final == yarn::final_status::succeeded
                  ? exit_succeeded
                  : exit_failed;
-    }
-    if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
-        !report->host.empty() && report->host != "N/A")
-      watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
-    if (auto st = watcher.poll(seconds(2))) {
-      last_status = *st;
-      if (!quiet)
-        for (auto& line : printer.update(*st))
-          say(line);
     }
     std::this_thread::sleep_for(milliseconds(watcher.connected() ? 250 : 100));
   }
