@@ -97,7 +97,9 @@ ipc_connection::open(const connection_params& params, const connection_options& 
         text += " after " + std::to_string(attempts) + " attempts in " +
                 describe_duration(elapsed);
       text += " (" + hint_for(params) + ")";
-      return error{error_code::connect_failed, std::move(text)};
+      return error{err.code() == error_code::timeout ? error_code::timeout
+                                                     : error_code::connect_failed,
+                   std::move(text)};
     }
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, opts.max_backoff);
