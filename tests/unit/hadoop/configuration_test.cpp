@@ -25,7 +25,7 @@ std::string prop(const std::string& name, const std::string& value) {
   return "  <property><name>" + name + "</name><value>" + value + "</value></property>\n";
 }
 
-TEST(configuration, reads_properties_and_trims_values) {
+TEST(hadoop_configuration, reads_properties_and_trims_values) {
   configuration conf;
   ASSERT_TRUE(conf.add_xml(xml(prop("a.b", "  value  \n") + prop("c", "")), "t.xml"));
   EXPECT_EQ(*conf.get("a.b"), "value");
@@ -37,7 +37,7 @@ TEST(configuration, reads_properties_and_trims_values) {
   EXPECT_EQ(conf.get_or("nope", "fallback"), "fallback");
 }
 
-TEST(configuration, expands_references_to_other_properties) {
+TEST(hadoop_configuration, expands_references_to_other_properties) {
   configuration conf;
   ASSERT_TRUE(conf.add_xml(xml(prop("host", "rm.example") + prop("addr", "${host}:8032") +
                                prop("nested", "http://${addr}/x")),
@@ -46,7 +46,7 @@ TEST(configuration, expands_references_to_other_properties) {
   EXPECT_EQ(*conf.get("nested"), "http://rm.example:8032/x");
 }
 
-TEST(configuration, expands_environment_variables_with_fallbacks) {
+TEST(hadoop_configuration, expands_environment_variables_with_fallbacks) {
   ::setenv("TONY_CONF_TEST_VAR", "from-env", 1);
   ::setenv("TONY_CONF_TEST_EMPTY", "", 1);
   ::unsetenv("TONY_CONF_TEST_UNSET");
@@ -61,7 +61,7 @@ TEST(configuration, expands_environment_variables_with_fallbacks) {
   EXPECT_EQ(*conf.get("d"), "[]");
 }
 
-TEST(configuration, leaves_unresolvable_references_alone) {
+TEST(hadoop_configuration, leaves_unresolvable_references_alone) {
   configuration conf;
   conf.set("a", "x-${no.such.property}-y");
   EXPECT_EQ(*conf.get("a"), "x-${no.such.property}-y");
@@ -69,7 +69,7 @@ TEST(configuration, leaves_unresolvable_references_alone) {
   EXPECT_EQ(*conf.get("b"), "${ not a reference }");
 }
 
-TEST(configuration, cycles_hit_the_depth_limit_with_an_error) {
+TEST(hadoop_configuration, cycles_hit_the_depth_limit_with_an_error) {
   configuration conf;
   conf.set("a", "1${b}");
   conf.set("b", "2${a}");
@@ -80,13 +80,13 @@ TEST(configuration, cycles_hit_the_depth_limit_with_an_error) {
   EXPECT_NE(x.error().message().find("a (set())"), std::string::npos);
 }
 
-TEST(configuration, a_self_reference_stays_literal) {
+TEST(hadoop_configuration, a_self_reference_stays_literal) {
   configuration conf;
   conf.set("a", "${a}");
   EXPECT_EQ(*conf.get("a"), "${a}");
 }
 
-TEST(configuration, final_values_win_over_later_files) {
+TEST(hadoop_configuration, final_values_win_over_later_files) {
   configuration conf;
   ASSERT_TRUE(conf.add_xml(xml("<property><name>k</name><value>one</value>"
                                "<final>true</final></property>\n"),
@@ -95,7 +95,7 @@ TEST(configuration, final_values_win_over_later_files) {
   EXPECT_EQ(*conf.get("k"), "one");
 }
 
-TEST(configuration, yarn_address_defaults_follow_the_rm_hostname) {
+TEST(hadoop_configuration, yarn_address_defaults_follow_the_rm_hostname) {
   configuration conf;
   EXPECT_EQ(*conf.get("yarn.resourcemanager.address"), "0.0.0.0:8032");
   EXPECT_EQ(*conf.get("fs.defaultFS"), "file:///");
@@ -109,7 +109,7 @@ TEST(configuration, yarn_address_defaults_follow_the_rm_hostname) {
   EXPECT_EQ(to_string(*yarn::rm_address(conf)), "127.0.0.1:18032");
 }
 
-TEST(configuration, a_bad_address_names_the_key_and_its_file) {
+TEST(hadoop_configuration, a_bad_address_names_the_key_and_its_file) {
   configuration conf;
   ASSERT_TRUE(conf.add_xml(xml(prop("yarn.resourcemanager.address", "rm:notaport")),
                            "yarn-site.xml"));
@@ -120,7 +120,7 @@ TEST(configuration, a_bad_address_names_the_key_and_its_file) {
       << rm.error().message();
 }
 
-TEST(configuration, malformed_xml_reports_file_line_and_column) {
+TEST(hadoop_configuration, malformed_xml_reports_file_line_and_column) {
   configuration conf;
   auto bad =
       conf.add_xml("<configuration>\n  <property><name>x</name>\n  <value>1</valu>\n"
@@ -133,7 +133,7 @@ TEST(configuration, malformed_xml_reports_file_line_and_column) {
   EXPECT_NE(bad.error().message().find("malformed XML"), std::string::npos);
 }
 
-TEST(configuration, rejects_a_wrong_root_and_nameless_properties) {
+TEST(hadoop_configuration, rejects_a_wrong_root_and_nameless_properties) {
   configuration conf;
   auto root = conf.add_xml("<settings/>", "x.xml");
   ASSERT_FALSE(root);
@@ -143,13 +143,13 @@ TEST(configuration, rejects_a_wrong_root_and_nameless_properties) {
   EXPECT_NE(nameless.error().message().find("x.xml:3"), std::string::npos);
 }
 
-TEST(configuration, attribute_style_properties_are_accepted) {
+TEST(hadoop_configuration, attribute_style_properties_are_accepted) {
   configuration conf;
   ASSERT_TRUE(conf.add_xml(xml("<property name=\"k\" value=\"v\"/>\n"), "x.xml"));
   EXPECT_EQ(*conf.get("k"), "v");
 }
 
-TEST(configuration, loads_a_directory_and_the_environment) {
+TEST(hadoop_configuration, loads_a_directory_and_the_environment) {
   char dir[] = "/tmp/tony-conf-XXXXXX";
   ASSERT_NE(::mkdtemp(dir), nullptr);
   std::string d = dir;
@@ -182,7 +182,7 @@ TEST(configuration, loads_a_directory_and_the_environment) {
   ::rmdir(dir);
 }
 
-TEST(endpoint, parses_host_port_forms) {
+TEST(hadoop_endpoint, parses_host_port_forms) {
   auto a = parse_endpoint("127.0.0.1:8032");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->host, "127.0.0.1");

@@ -59,7 +59,7 @@ token sample_token() {
   return token{bytes({1, 2, 3}), bytes({0xAA, 0xBB}), kind, service};
 }
 
-TEST(credentials, reads_the_writable_format) {
+TEST(hadoop_credentials, reads_the_writable_format) {
   auto creds = parse_credentials(writable_golden());
   ASSERT_TRUE(creds) << creds.error().message();
   ASSERT_EQ(creds->tokens().size(), 1u);
@@ -69,7 +69,7 @@ TEST(credentials, reads_the_writable_format) {
   EXPECT_EQ(creds->secrets()[0].second, secret);
 }
 
-TEST(credentials, writes_the_writable_format_byte_for_byte) {
+TEST(hadoop_credentials, writes_the_writable_format_byte_for_byte) {
   credentials creds;
   creds.add_token("amrm", sample_token());
   creds.add_secret("s", secret);
@@ -77,7 +77,7 @@ TEST(credentials, writes_the_writable_format_byte_for_byte) {
             writable_golden());
 }
 
-TEST(credentials, reads_the_protobuf_format) {
+TEST(hadoop_credentials, reads_the_protobuf_format) {
   auto creds = parse_credentials(protobuf_golden());
   ASSERT_TRUE(creds) << creds.error().message();
   ASSERT_EQ(creds->tokens().size(), 1u);
@@ -86,7 +86,7 @@ TEST(credentials, reads_the_protobuf_format) {
   EXPECT_EQ(creds->secrets()[0].second, "xyz");
 }
 
-TEST(credentials, writes_the_protobuf_format_byte_for_byte) {
+TEST(hadoop_credentials, writes_the_protobuf_format_byte_for_byte) {
   credentials creds;
   creds.add_token("amrm", sample_token());
   creds.add_secret("s", "xyz");
@@ -94,7 +94,7 @@ TEST(credentials, writes_the_protobuf_format_byte_for_byte) {
             protobuf_golden());
 }
 
-TEST(credentials, empty_credentials_are_valid_in_both_formats) {
+TEST(hadoop_credentials, empty_credentials_are_valid_in_both_formats) {
   credentials empty;
   EXPECT_EQ(serialize_credentials(empty), "HDTS" + bytes({0x00, 0x00, 0x00}));
   for (auto format : {credentials_format::writable, credentials_format::protobuf}) {
@@ -104,7 +104,7 @@ TEST(credentials, empty_credentials_are_valid_in_both_formats) {
   }
 }
 
-TEST(credentials, selects_tokens_by_kind_and_service) {
+TEST(hadoop_credentials, selects_tokens_by_kind_and_service) {
   credentials creds;
   creds.add_token("a", token{"i1", "p1", "NMToken", "host1:8041"});
   creds.add_token("b", token{"i2", "p2", "NMToken", "host2:8041"});
@@ -120,7 +120,7 @@ TEST(credentials, selects_tokens_by_kind_and_service) {
   EXPECT_EQ(creds.find("NMToken", "host1:8041")->identifier, "i9");
 }
 
-TEST(credentials, every_truncation_is_a_clear_error) {
+TEST(hadoop_credentials, every_truncation_is_a_clear_error) {
   for (auto& golden : {writable_golden(), protobuf_golden()}) {
     for (size_t n = 0; n < golden.size(); ++n) {
       auto creds = parse_credentials(golden.substr(0, n), "token file t");
@@ -130,7 +130,7 @@ TEST(credentials, every_truncation_is_a_clear_error) {
   }
 }
 
-TEST(credentials, corrupt_input_names_what_is_wrong) {
+TEST(hadoop_credentials, corrupt_input_names_what_is_wrong) {
   auto not_hdts = parse_credentials("HDTX\x00\x00\x00", "token file t");
   ASSERT_FALSE(not_hdts);
   EXPECT_NE(not_hdts.error().message().find("HDTS"), std::string::npos);
@@ -152,7 +152,7 @@ TEST(credentials, corrupt_input_names_what_is_wrong) {
   EXPECT_NE(negative.error().message().find("negative"), std::string::npos);
 }
 
-TEST(credentials, token_proto_round_trips) {
+TEST(hadoop_credentials, token_proto_round_trips) {
   auto bytes_ = serialize_token_proto(sample_token());
   auto back = parse_token_proto(bytes_);
   ASSERT_TRUE(back);
@@ -160,7 +160,7 @@ TEST(credentials, token_proto_round_trips) {
   EXPECT_FALSE(parse_token_proto("\xFF\xFF"));
 }
 
-TEST(credentials, reads_files_and_the_environment) {
+TEST(hadoop_credentials, reads_files_and_the_environment) {
   char path[] = "/tmp/tony-credentials-XXXXXX";
   int fd = ::mkstemp(path);
   ASSERT_GE(fd, 0);

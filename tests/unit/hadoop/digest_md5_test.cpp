@@ -122,7 +122,7 @@ TEST(digest_md5, a_random_cnonce_differs_between_clients) {
   EXPECT_EQ(a.params().cnonce.size(), 32u);
 }
 
-TEST(crypto, base64_round_trips_and_matches_known_values) {
+TEST(hadoop_crypto, base64_round_trips_and_matches_known_values) {
   EXPECT_EQ(base64_encode(""), "");
   EXPECT_EQ(base64_encode("f"), "Zg==");
   EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
@@ -134,7 +134,7 @@ TEST(crypto, base64_round_trips_and_matches_known_values) {
   EXPECT_FALSE(base64_decode("Zm9v!"));
 }
 
-TEST(crypto, md5_of_the_empty_string) {
+TEST(hadoop_crypto, md5_of_the_empty_string) {
   EXPECT_EQ(hex_encode(md5("")), "d41d8cd98f00b204e9800998ecf8427e");
 }
 
