@@ -1,0 +1,267 @@
+#include "runtime/history/history_store.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <curl/curl.h>
+#include <nlohmann/json.hpp>
+
+#include "messages/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony::history {
+
+namespace {
+
+caf::error fail(std::string text) {
+  return make_error(errc::infrastructure, std::move(text));
+}
+
+bool is_app_id(const std::string& s) {
+  return s.rfind("application_", 0) == 0 && s.size() > 12;
+}
+
+std::string home_dir() {
+  auto home = std::getenv("HOME");
+  return home ? home : "/tmp";
+}
+
+// application_<ts>_<n> -> (ts, n); (0, 0) when not of that form.
+std::pair<long long, long long> app_key(const std::string& id) {
+  long long ts = 0, n = 0;
+  auto rest = id.substr(std::min<size_t>(id.size(), 12));
+  auto us = rest.find('_');
+  try {
+    ts = std::stoll(rest.substr(0, us));
+    if (us != std::string::npos)
+      n = std::stoll(rest.substr(us + 1));
+  } catch (...) {
+    return {0, 0};
+  }
+  return {ts, n};
+}
+
+void sort_newest_first(std::vector<stored_log>& logs) {
+  std::sort(logs.begin(), logs.end(),
+            [](auto& x, auto& y) { return newer_app(x.app_id, y.app_id); });
+}
+
+// -- local ---------------------------------------------------------------------------
+
+class local_history : public history_dir {
+public:
+  explicit local_history(std::string dir)
+      : dir_(std::move(dir)) {
+    // nop
+  }
+
+  caf::expected<std::vector<stored_log>> list() override {
+    std::vector<stored_log> result;
+    std::error_code ec;
+    if (!fs::is_directory(dir_, ec))
+      return fail("no history directory " + dir_ +
+                  " (no job ran here yet, or pass the right --dir)");
+    for (auto& entry : fs::directory_iterator(dir_, ec)) {
+      auto name = entry.path().filename().string();
+      if (entry.is_directory(ec) && is_app_id(name)) {
+        auto log = entry.path() / "events.jsonl";
+        if (fs::exists(log, ec))
+          result.push_back({name, log.string()});
+      } else if (entry.is_regular_file(ec) && name.size() > 6 &&
+                 name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
+                 is_app_id(name.substr(0, name.size() - 6))) {
+        result.push_back({name.substr(0, name.size() - 6), entry.path().string()});
+      }
+    }
+    if (ec)
+      return fail("cannot list " + dir_ + ": " + ec.message());
+    sort_newest_first(result);
+    return result;
+  }
+
+  caf::expected<std::string> read(const stored_log& log) override {
+    std::ifstream in(log.location, std::ios::binary);
+    if (!in)
+      return fail("cannot read " + log.location);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  std::string uri() const override { return dir_; }
+
+private:
+  std::string dir_;
+};
+
+// -- WebHDFS
+// -----------------------------------------------------------------------------
+
+size_t collect(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// GET with a deadline, following the NameNode's redirect to a DataNode.
+caf::expected<std::pair<long, std::string>> http_get(const std::string& url) {
+  auto curl = curl_easy_init();
+  if (!curl)
+    return fail("cannot initialize libcurl");
+  std::string body;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 60000L);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 3L);
+  auto rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK)
+    return fail("GET " + url + ": " + curl_easy_strerror(rc));
+  return std::make_pair(status, std::move(body));
+}
+
+std::string remote_message(const std::string& body) {
+  auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("RemoteException"))
+    return j["RemoteException"].value("message", body);
+  return body.substr(0, 300);
+}
+
+class webhdfs_history : public history_dir {
+public:
+  webhdfs_history(std::string http_address, std::string fs_uri, std::string dir,
+                  std::string user)
+      : base_("http://" + http_address + "/webhdfs/v1")
+      , fs_uri_(std::move(fs_uri))
+      , dir_(std::move(dir))
+      , user_(std::move(user)) {
+    // nop
+  }
+
+  caf::expected<std::vector<stored_log>> list() override {
+    auto res = http_get(op_url(dir_, "LISTSTATUS"));
+    if (!res)
+      return res.error();
+    if (res->first != 200)
+      return fail("WebHDFS LISTSTATUS " + uri() + " failed (HTTP " +
+                  std::to_string(res->first) + "): " + remote_message(res->second));
+    auto j = nlohmann::json::parse(res->second, nullptr, false);
+    std::vector<stored_log> result;
+    if (!j.is_object() || !j.contains("FileStatuses"))
+      return fail("WebHDFS LISTSTATUS " + uri() + " answered no FileStatuses");
+    for (auto& f : j["FileStatuses"].value("FileStatus", nlohmann::json::array())) {
+      auto name = f.value("pathSuffix", std::string{});
+      auto type = f.value("type", std::string{});
+      if (type == "FILE" && name.size() > 6 &&
+          name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
+          is_app_id(name.substr(0, name.size() - 6)))
+        result.push_back({name.substr(0, name.size() - 6), dir_ + "/" + name});
+      else if (type == "DIRECTORY" && is_app_id(name))
+        result.push_back({name, dir_ + "/" + name + "/events.jsonl"});
+    }
+    sort_newest_first(result);
+    return result;
+  }
+
+  caf::expected<std::string> read(const stored_log& log) override {
+    auto res = http_get(op_url(log.location, "OPEN"));
+    if (!res)
+      return res.error();
+    if (res->first != 200)
+      return fail("WebHDFS OPEN " + fs_uri_ + log.location + " failed (HTTP " +
+                  std::to_string(res->first) + "): " + remote_message(res->second));
+    return std::move(res->second);
+  }
+
+  std::string uri() const override { return fs_uri_ + dir_; }
+
+private:
+  std::string op_url(const std::string& path, const char* op) const {
+    return base_ + path + "?op=" + op + "&user.name=" + user_;
+  }
+
+  std::string base_;
+  std::string fs_uri_;
+  std::string dir_;
+  std::string user_;
+};
+
+} // namespace
+
+history_dir::~history_dir() {
+  // nop
+}
+
+bool newer_app(const std::string& x, const std::string& y) {
+  auto kx = app_key(x);
+  auto ky = app_key(y);
+  if (kx != ky)
+    return kx > ky;
+  return x > y;
+}
+
+std::string history_location(const std::string& configured, const std::string& default_fs,
+                             const std::string& user) {
+  bool on_hdfs = default_fs.rfind("hdfs://", 0) == 0;
+  auto fs_root = default_fs;
+  while (!fs_root.empty() && fs_root.back() == '/')
+    fs_root.pop_back();
+  std::string root = configured;
+  if (root.empty()) {
+    root = on_hdfs ? fs_root + "/user/" + user + "/.tony/history"
+                   : "file://" + home_dir() + "/.tony/history";
+  } else if (root[0] == '~') {
+    root = "file://" + home_dir() + root.substr(1);
+  } else if (root[0] == '/') {
+    root = (on_hdfs ? fs_root : std::string{"file://"}) + root;
+  }
+  while (root.size() > 1 && root.back() == '/')
+    root.pop_back();
+  return root;
+}
+
+std::unique_ptr<history_dir> make_local_history(std::string dir) {
+  return std::make_unique<local_history>(std::move(dir));
+}
+
+std::unique_ptr<history_dir> make_webhdfs_history(std::string http_address,
+                                                  std::string fs_uri, std::string dir,
+                                                  std::string user) {
+  return std::make_unique<webhdfs_history>(std::move(http_address), std::move(fs_uri),
+                                           std::move(dir), std::move(user));
+}
+
+caf::expected<std::unique_ptr<history_dir>>
+open_history(const std::string& uri, const std::string& webhdfs_address,
+             const std::string& user) {
+  if (uri.rfind("file://", 0) == 0)
+    return make_local_history(uri.substr(7));
+  if (uri.rfind("hdfs://", 0) == 0) {
+    auto rest = uri.substr(7);
+    auto slash = rest.find('/');
+    if (slash == std::string::npos)
+      return make_error(errc::invalid_config, "history dir " + uri + " has no path");
+    auto authority = rest.substr(0, slash);
+    auto http = webhdfs_address;
+    if (http.empty())
+      http = authority.substr(0, authority.find(':')) + ":9870";
+    return make_webhdfs_history(http, "hdfs://" + authority, rest.substr(slash), user);
+  }
+  if (!uri.empty() && uri[0] == '~')
+    return make_local_history(home_dir() + uri.substr(1));
+  if (!uri.empty() && uri.find("://") == std::string::npos)
+    return make_local_history(fs::absolute(uri).string());
+  return make_error(errc::invalid_config, "cannot read a history dir at '" + uri +
+                                              "': use a path, file:// or hdfs://");
+}
+
+} // namespace tony::history

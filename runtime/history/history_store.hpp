@@ -1,0 +1,66 @@
+#pragma once
+
+// Where finished jobs' event logs are kept, and how tony-history finds them
+// (doc/tracking.md):
+//
+//   local backend   <jobs_dir>/<app-id>/events.jsonl, written in place
+//   yarn backend    the AM writes <LOG_DIR>/events.jsonl in its container
+//                   (so `yarn logs` has it too) and, at the end, copies it
+//                   to <history_dir>/<app-id>.jsonl: [cluster] history_dir,
+//                   by default /user/<user>/.tony/history on HDFS or
+//                   ~/.tony/history on file://
+//
+// A history dir is a local directory (path or file://) or an HDFS directory
+// read through WebHDFS; both layouts above are recognised in either.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+namespace tony::history {
+
+/// The environment variable that carries the history dir to the AM on YARN.
+constexpr const char* history_uri_env = "TONY_HISTORY_URI";
+
+/// The history dir URI for a job: `configured` ([cluster] history_dir, an
+/// absolute path is on `default_fs`) or the default for `default_fs`.
+std::string history_location(const std::string& configured, const std::string& default_fs,
+                             const std::string& user);
+
+struct stored_log {
+  std::string app_id;
+  std::string location; // path or URI of its event log
+};
+
+class history_dir {
+public:
+  virtual ~history_dir();
+
+  /// Every event log in the directory, newest application first.
+  virtual caf::expected<std::vector<stored_log>> list() = 0;
+
+  /// The text of one event log.
+  virtual caf::expected<std::string> read(const stored_log& log) = 0;
+
+  virtual std::string uri() const = 0;
+};
+
+std::unique_ptr<history_dir> make_local_history(std::string dir);
+
+/// `dir` on HDFS through the NameNode's WebHDFS address ("host:port").
+std::unique_ptr<history_dir> make_webhdfs_history(std::string http_address,
+                                                  std::string fs_uri, std::string dir,
+                                                  std::string user);
+
+/// A path, file:///dir or hdfs://host:port/dir (then `webhdfs_address`, or
+/// the NameNode host on port 9870 when empty).
+caf::expected<std::unique_ptr<history_dir>>
+open_history(const std::string& uri, const std::string& webhdfs_address,
+             const std::string& user);
+
+/// Newest first: application_<cluster-ts>_<n> ordered by both numbers.
+bool newer_app(const std::string& x, const std::string& y);
+
+} // namespace tony::history

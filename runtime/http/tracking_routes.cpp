@@ -1,0 +1,161 @@
+#include "runtime/http/tracking_routes.hpp"
+
+#include <chrono>
+#include <fstream>
+
+#include "messages/error.hpp"
+#include "runtime/http/job_page.hpp"
+#include "runtime/http/reverse_proxy.hpp"
+#include "runtime/status_json.hpp"
+
+namespace tony::http {
+
+namespace {
+
+constexpr const char* text_plain = "text/plain; charset=utf-8";
+
+// Log files a page links to, and how much of their end it shows.
+constexpr const char* log_files[] = {"stdout", "stderr", "executor.log"};
+constexpr std::streamoff log_tail_bytes = 4 << 20;
+
+int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void not_found(httplib::Response& res, const std::string& what) {
+  res.status = 404;
+  res.set_content("tony: " + what + "\n", text_plain);
+}
+
+void serve_log(const job_status& st, const std::string& rest, httplib::Response& res) {
+  // rest: "<container>/<file>"
+  auto slash = rest.find('/');
+  if (slash == std::string::npos)
+    return not_found(res, "no such log; links look like logs/<container>/stdout");
+  auto container = rest.substr(0, slash);
+  auto file = rest.substr(slash + 1);
+  bool known_file = false;
+  for (auto f : log_files)
+    known_file = known_file || file == f;
+  if (!known_file)
+    return not_found(res,
+                     "no log '" + file + "'; there are stdout, stderr, executor.log");
+  const task_status* task = nullptr;
+  for (auto& t : st.tasks)
+    if (!container.empty() && t.container_id == container)
+      task = &t;
+  if (task == nullptr)
+    return not_found(res, "no task of this job ran in container '" + container + "'");
+  if (task->log_dir.empty() || task->log_dir[0] != '/')
+    return not_found(res, "the logs of " + to_string(task->task) +
+                              " are not on this machine" +
+                              (task->log_dir.empty() ? "" : ": see " + task->log_dir));
+  auto path = task->log_dir + "/" + file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return not_found(res, "cannot read " + path);
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<std::streamoff>(in.tellg());
+  std::string prefix;
+  if (size > log_tail_bytes) {
+    in.seekg(size - log_tail_bytes);
+    prefix = "[... the first " + std::to_string(size - log_tail_bytes) +
+             " bytes are left out; the whole file is " + path + "]\n";
+  } else {
+    in.seekg(0);
+  }
+  std::string body = prefix;
+  body.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body, text_plain);
+}
+
+} // namespace
+
+job_source::~job_source() {
+  // nop
+}
+
+std::string target_after(const std::string& target, const std::string& mount) {
+  if (target.compare(0, mount.size(), mount) != 0)
+    return "/";
+  auto rest = target.substr(mount.size());
+  if (rest.empty() || rest[0] == '?')
+    rest.insert(0, "/");
+  return rest;
+}
+
+void handle_job_request(job_source& src, const std::string& path,
+                        const httplib::Request& req, const std::string& body,
+                        httplib::Response& res, const route_options& opts) {
+  bool tensorboard = path == "/tensorboard" || path.rfind("/tensorboard/", 0) == 0;
+  if (!tensorboard && req.method != "GET" && req.method != "HEAD") {
+    res.status = 405;
+    res.set_header("Allow", "GET, HEAD");
+    res.set_content("tony: the tracking page only answers GET\n", text_plain);
+    return;
+  }
+  if (path == "/tensorboard") {
+    // Relative, so it resolves under any proxy prefix.
+    res.set_redirect("tensorboard/", 302);
+    return;
+  }
+  auto st = src.status();
+  if (!st) {
+    res.status = 503;
+    res.set_header("Retry-After", "2");
+    res.set_content("tony: the job's status is not available right now (" +
+                        describe(st.error()) + "); reload in a few seconds\n",
+                    text_plain);
+    return;
+  }
+  if (path.empty() || path == "/" || path == "/index.html") {
+    page_options po;
+    po.live = src.live();
+    po.note = opts.note;
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(render_job_page(*st, wall_ms(), po), "text/html; charset=utf-8");
+    return;
+  }
+  if (path == "/api/job" || path == "/api/job/") {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(to_json(*st, 2) + "\n", "application/json");
+    return;
+  }
+  if (path.rfind("/logs/", 0) == 0)
+    return serve_log(*st, path.substr(6), res);
+  if (tensorboard) {
+    if (!has_tensorboard(*st))
+      return not_found(res, "this job runs no TensorBoard; enable it with [tensorboard] "
+                            "enabled = true and a log_dir in job.toml");
+    if (!src.live())
+      return not_found(res, "TensorBoard ran beside the job and ended with it; run "
+                            "`tensorboard --logdir <log_dir>` to look at the logs now");
+    auto address = tensorboard_address(*st);
+    std::string host;
+    int port = 0;
+    if (address.empty() || !split_host_port(address, host, port)) {
+      std::string state = "not started";
+      for (auto& t : st->tasks)
+        if (t.task.type == "tensorboard")
+          state = t.state;
+      res.status = 503;
+      res.set_header("Retry-After", "2");
+      res.set_content("tony: TensorBoard is not running (its task is " + state +
+                          "); reload in a few seconds\n",
+                      text_plain);
+      return;
+    }
+    proxy_target target;
+    target.host = host;
+    target.port = port;
+    target.public_prefix = opts.public_base + opts.mount + "/tensorboard";
+    forward(target, target_after(req.target, opts.mount + "/tensorboard"), req, body,
+            res);
+    return;
+  }
+  not_found(res, "nothing at '" + path + "'; the job page is at the tracking URL's root");
+}
+
+} // namespace tony::http

@@ -1,0 +1,107 @@
+#include "runtime/submit/status_printer.hpp"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+using namespace tony;
+
+namespace {
+
+job_status two_workers() {
+  job_status st;
+  st.app_id = "application_1_0001";
+  st.name = "mnist";
+  st.state = "RUNNING";
+  st.attempt = 1;
+  st.started_ms = 10'000;
+  for (int i = 0; i < 2; ++i) {
+    task_status t;
+    t.task = {"worker", i};
+    t.attempt = 1;
+    t.state = i == 0 ? "RUNNING" : "SUCCEEDED";
+    t.host = "127.0.0.1";
+    t.port = 4000 + i;
+    t.container_id = "c" + std::to_string(i);
+    t.started_ms = 11'000;
+    t.finished_ms = i == 0 ? 0 : 15'000;
+    st.tasks.push_back(t);
+  }
+  return st;
+}
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (auto pos = text.find(part); pos != std::string::npos;
+       pos = text.find(part, pos + 1))
+    ++n;
+  return n;
+}
+
+} // namespace
+
+TEST(status_table, one_row_per_task_with_state_address_exit_and_time) {
+  auto lines = status_printer::table(two_workers(), 22'300);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "application_1_0001 (mnist) RUNNING  12.3 s");
+  EXPECT_EQ(lines[1].find("  TASK"), 0u);
+  EXPECT_EQ(lines[2], "  worker:0  RUNNING    127.0.0.1:4000        11.3 s");
+  EXPECT_EQ(lines[3], "  worker:1  SUCCEEDED  127.0.0.1:4001  0     4.0 s");
+}
+
+TEST(status_table, many_tasks_collapse_to_one_row_per_type) {
+  auto st = two_workers();
+  for (int i = 2; i < 40; ++i) {
+    auto t = st.tasks[0];
+    t.task.index = i;
+    st.tasks.push_back(t);
+  }
+  auto lines = status_printer::table(st, 22'300, 16);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1], "  worker  x40    RUNNING 39, SUCCEEDED 1");
+}
+
+TEST(status_view, a_terminal_gets_the_table_rewritten_in_place) {
+  std::ostringstream out;
+  status_view view{out, true, false};
+  auto st = two_workers();
+  view.show(st);
+  st.tasks[0].state = "SUCCEEDED";
+  view.show(st);
+  auto text = out.str();
+  EXPECT_EQ(count(text, "\x1b[4F\x1b[J"), 1u); // moved up over the 4 lines once
+  EXPECT_EQ(count(text, "worker:1"), 2u);
+}
+
+TEST(status_view, a_pipe_gets_plain_lines_for_changes_only) {
+  std::ostringstream out;
+  status_view view{out, false, false};
+  auto st = two_workers();
+  st.tracking_url = "http://127.0.0.1:5000/";
+  view.show(st);
+  view.show(st);
+  st.state = "SUCCEEDED";
+  st.finished_ms = 16'000;
+  st.tasks[0].state = "SUCCEEDED";
+  view.finish(st, "/tmp/jobs/x");
+  auto text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(count(text, "tony: tracking URL: http://127.0.0.1:5000/\n"), 1u);
+  EXPECT_EQ(count(text, "tony: worker:0 RUNNING at 127.0.0.1:4000\n"), 1u);
+  EXPECT_EQ(count(text, "tony: worker:0 SUCCEEDED"), 1u);
+  EXPECT_NE(text.find("tony: job application_1_0001 (mnist) SUCCEEDED after 6.0 s"),
+            std::string::npos);
+  EXPECT_NE(text.find("tony: logs: /tmp/jobs/x"), std::string::npos);
+}
+
+TEST(status_view, the_summary_names_where_failed_tasks_logged) {
+  auto st = two_workers();
+  st.state = "FAILED";
+  st.tasks[0].state = "FAILED";
+  st.tasks[0].log_dir = "/tmp/jobs/x/containers/c0";
+  auto lines = status_printer::summary(st, "/tmp/jobs/x");
+  bool found = false;
+  for (auto& l : lines)
+    found = found || l == "worker:0 FAILED: its logs are in /tmp/jobs/x/containers/c0";
+  EXPECT_TRUE(found);
+}
