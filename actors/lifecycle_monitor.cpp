@@ -145,6 +145,18 @@ job_status snapshot(monitor_pointer self) {
   return result;
 }
 
+// Hands the snapshot to the event sink, if any.
+void notify(monitor_pointer self) {
+  if (self->state.cfg.on_change)
+    self->state.cfg.on_change(snapshot(self));
+}
+
+// Notifies the event sink when a handler returns, however it returns.
+struct change_guard {
+  monitor_pointer self;
+  ~change_guard() { notify(self); }
+};
+
 task_rec* find_task(monitor_pointer self, const task_id& id) {
   for (auto& t : self->state.tasks)
     if (t.id == id)
@@ -238,6 +250,7 @@ void complete(monitor_pointer self) {
   st.done = true;
   st.finished_ms = wall_ms();
   spdlog::info("monitor: job {} {}", st.cfg.app_id, st.job_state);
+  notify(self);
   auto status = snapshot(self);
   for (auto& rp : st.waiters)
     rp.deliver(status);
@@ -330,6 +343,7 @@ void job_failure(monitor_pointer self, std::string diag) {
                                  st.cfg.timing.rpc_timeout_ms),
                     stop_all_atom_v, std::move(cs))
           .then([](bool) {}, [](caf::error&) {});
+    notify(self); // the failed attempt's last table, before it is replaced
     ++st.attempt;
     start_attempt(self);
     return;
@@ -509,6 +523,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
       self->delayed_send(self, milliseconds(st.cfg.job.timeout_ms), deadline_atom_v,
                          static_cast<int32_t>(deadline_kind::job), int32_t{0});
     self->set_down_handler([=](const caf::down_msg& msg) {
+      change_guard guard{self};
       auto& st = self->state;
       auto i = st.by_executor.find(msg.source);
       if (i == st.by_executor.end())
@@ -529,6 +544,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
     });
     return {
         [=](rm_ready_atom, const rm_registration& reg) {
+          change_guard guard{self};
           auto& st = self->state;
           if (st.finishing)
             return;
@@ -557,10 +573,12 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           start_attempt(self);
         },
         [=](rm_error_atom, const std::string& what) {
+          change_guard guard{self};
           if (!self->state.finishing)
             finish(self, "FAILED", what);
         },
         [=](allocated_atom, const std::vector<container>& cs) {
+          change_guard guard{self};
           auto& st = self->state;
           std::vector<std::string> excess;
           for (auto& c : cs) {
@@ -597,6 +615,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           }
         },
         [=](completed_atom, const std::vector<container_completion>& done) {
+          change_guard guard{self};
           auto& st = self->state;
           for (auto& cc : done) {
             auto i = st.by_container.find(cc.container_id);
@@ -622,6 +641,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             maybe_stop_containers(self);
         },
         [=](launched_atom, const task_id& id, int32_t attempt, const container&) {
+          change_guard guard{self};
           auto& st = self->state;
           if (attempt != st.attempt || st.finishing)
             return;
@@ -631,6 +651,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         },
         [=](launch_failed_atom, const task_id& id, int32_t attempt, const container& c,
             const std::string& why) {
+          change_guard guard{self};
           auto& st = self->state;
           if (attempt != st.attempt)
             return;
@@ -642,6 +663,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           }
         },
         [=](registered_atom, const executor_hello& hello, const executor_actor& exec) {
+          change_guard guard{self};
           auto& st = self->state;
           if (hello.attempt != st.attempt)
             return;
@@ -665,6 +687,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           }
         },
         [=](barrier_atom, int32_t attempt) {
+          change_guard guard{self};
           auto& st = self->state;
           if (attempt != st.attempt || st.finishing)
             return;
@@ -683,6 +706,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             t->last_heartbeat = self->clock().now();
         },
         [=](exit_atom, const task_exit& x) -> bool {
+          change_guard guard{self};
           auto& st = self->state;
           if (x.attempt != st.attempt)
             return true;
@@ -715,12 +739,15 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           return rp;
         },
         [=](kill_atom, const std::string& reason) {
+          change_guard guard{self};
           finish(self, "KILLED", reason.empty() ? "killed on request" : reason);
         },
         [=](deadline_atom, int32_t kind, int32_t attempt) {
+          change_guard guard{self};
           on_deadline(self, static_cast<deadline_kind>(kind), attempt);
         },
         [=](tick_atom) {
+          change_guard guard{self};
           check_heartbeats(self);
           schedule_tick(self);
         },

@@ -81,6 +81,11 @@ struct monitor_config {
   am_timing timing;
   /// Where a container's logs are (a directory or URL), for the status.
   std::function<std::string(const container&)> log_dir_of;
+  /// Optional: gets the job's snapshot (what status_atom answers) after
+  /// every message that may have changed it; the event log finds what did
+  /// (runtime/history/event_log.hpp). Runs in the monitor's context: it must
+  /// be quick and must not wait for actors.
+  std::function<void(const job_status&)> on_change;
 };
 
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,

@@ -110,6 +110,7 @@ void harness::start() {
   cfg.job = job;
   cfg.app_id = "application_1_0001";
   cfg.am = {"am.test", 4242, "http://am.test:8080"};
+  cfg.on_change = on_change;
   auto j = job;
   launch_factory make_launch = [j](const task_id& t, int32_t attempt,
                                    const container& c) {

@@ -7,6 +7,7 @@
 // advance(); nothing sleeps, no process starts. doc/testing.md explains how
 // to write a scenario.
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -111,6 +112,8 @@ struct harness : test_coordinator_fixture<harness_config> {
   nm_client_actor nm;
   lifecycle_monitor_actor monitor;
   std::map<task_id, executor_actor> executors;
+  /// The monitor's event sink (monitor_config::on_change); set before start().
+  std::function<void(const job_status&)> on_change;
 
   explicit harness(job_spec j = default_job());
   ~harness() override;
