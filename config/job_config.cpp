@@ -908,7 +908,8 @@ private:
   void read_cluster(const toml::table& t) {
     check_keys(
         t, "[cluster]",
-        {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir", "local"});
+        {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir", "history_dir",
+         "local"});
     auto& c = spec_.cluster;
     if (auto backend = read_string(t, "backend")) {
       auto& known = known_backends();
@@ -944,6 +945,8 @@ private:
       c.staging_dir = has_uri_scheme(*dir) ? *dir : absolute_path(*dir, base_dir_);
     if (auto dir = read_string(t, "jobs_dir"); dir && !dir->empty())
       c.jobs_dir = absolute_path(*dir, base_dir_);
+    if (auto dir = read_string(t, "history_dir"); dir && !dir->empty())
+      c.history_dir = has_uri_scheme(*dir) ? *dir : absolute_path(*dir, base_dir_);
     if (auto* local = read_table(t, "local", "'cluster.local'")) {
       check_keys(*local, "[cluster.local]", {"memory", "vcores", "gpus"});
       if (auto mb = read_memory(*local, "memory"))

@@ -171,6 +171,7 @@ std::string to_json(const job_spec& spec, int indent) {
         {"install_dir", spec.cluster.install_dir},
         {"staging_dir", spec.cluster.staging_dir},
         {"jobs_dir", spec.cluster.jobs_dir},
+        {"history_dir", spec.cluster.history_dir},
         {"local",
          {{"memory_mb", spec.cluster.local.memory_mb},
           {"vcores", spec.cluster.local.vcores},
@@ -269,6 +270,7 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
       r.read(*c, "cluster", "install_dir", s.cluster.install_dir);
       r.read(*c, "cluster", "staging_dir", s.cluster.staging_dir);
       r.read(*c, "cluster", "jobs_dir", s.cluster.jobs_dir);
+      r.read(*c, "cluster", "history_dir", s.cluster.history_dir);
       if (auto* l = r.member(*c, "cluster", "local")) {
         r.read_int(*l, "cluster.local", "memory_mb", s.cluster.local.memory_mb, 0,
                    int64_max);

@@ -70,6 +70,8 @@ dl.summary dt{color:#59636e}
 dl.summary dd{margin:0}
 table{border-collapse:collapse;font-size:14px}
 th,td{text-align:left;padding:6px 12px;border-bottom:1px solid #d1d9e0;vertical-align:top}
+td{white-space:nowrap}
+tr.diag td{white-space:normal}
 th{background:#f6f8fa;font-weight:600}
 td.num{text-align:right}
 tr.diag td{border-bottom:1px solid #d1d9e0;padding-top:0}

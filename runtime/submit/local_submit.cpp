@@ -138,18 +138,12 @@ int submit_local(const job_spec& job, const submit_options& opts) {
 
   client_config cfg;
   caf::actor_system sys{cfg};
-  status_printer printer;
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(), opts.quiet};
   std::optional<process::exit_info> am_exit;
   am_watcher watcher{sys};
   bool kill_sent = false;
   auto kill_deadline = clock_type::time_point::max();
   auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
-  auto print = [&](const job_status& st) {
-    if (opts.quiet)
-      return;
-    for (auto& line : printer.update(st))
-      say(line);
-  };
   for (;;) {
     if (!am_exit)
       am_exit = process::try_wait(am_pid);
@@ -157,7 +151,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       break;
     if (interrupted() && !kill_sent) {
       kill_sent = true;
-      say("interrupted: killing " + app_id);
+      view.note("interrupted: killing " + app_id);
       ::kill(am_pid, SIGTERM);
       kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
                       std::chrono::seconds(15);
@@ -182,7 +176,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       }
     }
     if (auto st = watcher.poll(std::chrono::seconds(2)))
-      print(*st);
+      view.show(*st);
     std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
   }
   auto text = read_file(job_dir + "/status.json");
@@ -194,9 +188,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
              process::tail_file(job_dir + "/am.log", 2000));
     return exit_infra;
   }
-  print(*final_status);
-  for (auto& line : status_printer::summary(*final_status, job_dir))
-    say(line);
+  view.finish(*final_status, job_dir);
+  if (!opts.quiet)
+    say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
   return final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
 }
 

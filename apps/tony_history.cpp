@@ -1,0 +1,60 @@
+// tony-history: past jobs from their event logs (doc/tracking.md).
+//
+//   tony-history list
+//   tony-history show APP_ID [--json]
+//   tony-history serve [--port N] [--bind ADDR]
+
+#include <atomic>
+#include <cstdlib>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "runtime/history/history_commands.hpp"
+#include "runtime/process/signal_watcher.hpp"
+
+int main(int argc, char** argv) {
+  tony::process::signal_watcher signals;
+  CLI::App app{
+      "tony-history: list past tony jobs, show their timelines, serve their pages"};
+  tony::history::history_options opts;
+  app.add_option("--dir", opts.dirs,
+                 "a history dir or jobs dir to search: path, file:// or hdfs:// URI "
+                 "(repeatable; default: ~/.tony/jobs and ~/.tony/history)");
+  app.add_flag("--default-dirs", opts.default_dirs,
+               "search ~/.tony/jobs and ~/.tony/history too when --dir is given");
+  app.add_option(
+      "--webhdfs", opts.webhdfs,
+      "the NameNode's HTTP address for hdfs:// dirs (default: its host, port 9870)");
+  if (auto user = std::getenv("HADOOP_USER_NAME"))
+    opts.user = user;
+  else if (auto u = std::getenv("USER"))
+    opts.user = u;
+  app.add_option("--user", opts.user, "the user WebHDFS reads as (default: $USER)");
+  app.require_subcommand(1);
+  auto list = app.add_subcommand("list", "every job found, newest first");
+  auto show = app.add_subcommand("show", "one job's timeline and final task table");
+  std::string app_id;
+  bool as_json = false;
+  show->add_option("app_id", app_id, "the application id")->required();
+  show->add_flag("--json", as_json, "print the replayed status as /api/job does");
+  auto serve = app.add_subcommand("serve", "serve the jobs' pages from their event logs");
+  int port = 0;
+  std::string bind = "127.0.0.1";
+  serve->add_option("--port", port, "port to listen on (default: any free one)");
+  serve->add_option("--bind", bind, "address to listen on (default: 127.0.0.1)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  if (list->parsed())
+    return tony::history::list_jobs(opts, std::cout, std::cerr);
+  if (show->parsed())
+    return tony::history::show_job(opts, app_id, as_json, std::cout, std::cerr);
+  std::atomic<bool> stop{false};
+  signals.start([&stop](int) { stop = true; });
+  return tony::history::serve_history(opts, bind, port, stop, std::cout, std::cerr);
+}
