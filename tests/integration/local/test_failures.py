@@ -1,0 +1,220 @@
+"""Jobs that fail: a task exits non-zero, a process of the job is killed, the
+ApplicationMaster dies, tony-submit is interrupted. Each must end fast, say
+which task failed and why, and leave no process of the job behind."""
+
+import json
+import os
+import re
+import signal
+import time
+
+import tonyjob
+
+SLEEPER = "exec python3 -c 'import time; time.sleep(60)'"
+# Time from a failure to tony-submit's exit: the failure is seen at once, the
+# other tasks get stop_grace (3 s by default) to stop; the rest is slack for a
+# loaded 2-core machine running sanitizer builds.
+FAST = 15
+# Time for every process of an ended job to be gone.
+GONE = 10
+
+
+def sleepers_job(sandbox, worker_command=None, extra=""):
+    """chief + 2 workers that sleep 60 s: anything quicker is the test's doing."""
+    worker = f'command = """{worker_command}"""\n' if worker_command else ""
+    return sandbox.job(f'''name = "sleepers"
+framework = "tensorflow"
+
+[code]
+src_dir = "src"
+command = "{SLEEPER}"
+
+[tasks.chief]
+instances = 1
+memory = "256m"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+{worker}{extra}''')
+
+
+def diagnostics_of(out):
+    m = re.search(r"^tony: diagnostics: (.*?)(?=^tony: logs:|\Z)", out.stdout, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def assert_gone(job_dir, timeout=GONE):
+    left = tonyjob.wait_job_gone(job_dir, timeout)
+    assert not left, f"still running {timeout} s after the job ended: {left}\n" + \
+        tonyjob.describe_job_dir(job_dir)
+
+
+def pid_gone(pid, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = tonyjob.process_state(pid)
+        if state is None or state in ("Z", "X"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_worker_exit_code_fails_job(sandbox):
+    job = sleepers_job(sandbox, worker_command=(
+        'if [ "$TASK_INDEX" = 1 ]; then '
+        "python3 -c 'import sys, time; time.sleep(1); sys.exit(3)'; "
+        "else exec sleep 60; fi"))
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 1, out.describe()
+    assert out.elapsed < FAST, f"took {out.elapsed:.1f} s\n{out.describe()}"
+    diag = diagnostics_of(out)
+    assert "worker:1" in diag and re.search(r"\b(code|status) 3\b", diag), out.describe()
+    st = out.status()
+    assert st["state"] == "FAILED", st
+    failed = out.task("worker:1")
+    assert failed["state"] == "FAILED" and failed["exit_code"] == 3, failed
+    for other in ("chief:0", "worker:0"):
+        assert out.task(other)["state"] == "KILLED", out.task(other)
+    assert re.search(r"worker:1 FAILED.*\(exit 3\)", out.stdout), out.stdout
+    assert_gone(out.job_dir)
+
+
+def test_ctrl_c_kills_job(sandbox):
+    # worker:1 ignores SIGTERM, so stopping it needs the SIGKILL after the
+    # grace period.
+    job = sleepers_job(
+        sandbox, worker_command=f"""if [ "$TASK_INDEX" = 1 ]; then trap '' TERM; fi; {SLEEPER}""",
+        extra='\n[policy]\nstop_grace = "1s"\n')
+    run = sandbox.start(job)
+    run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
+    job_dir = run.job_dir()
+    # Every task's command runs (not just registered).
+    for task in ("chief:0", "worker:0", "worker:1"):
+        tonyjob.find_task_process(job_dir, task, lambda p: "time.sleep" in " ".join(p.cmdline),
+                                  timeout=20)
+    sent = time.monotonic()
+    run.interrupt()
+    out = run.wait(timeout=60)
+    took = time.monotonic() - sent
+    assert out.rc == 1, out.describe()
+    assert took < FAST, f"tony-submit took {took:.1f} s to end after SIGINT\n{out.describe()}"
+    assert "interrupted" in out.stdout, out.describe()
+    st = out.status()
+    assert st is not None and st["state"] == "KILLED", out.describe()
+    for task in ("chief:0", "worker:0", "worker:1"):
+        assert out.task(task)["state"] == "KILLED", out.task(task)
+    assert_gone(job_dir)
+
+
+def test_am_killed_executors_clean_up(sandbox):
+    job = sleepers_job(sandbox)
+    run = sandbox.start(job)
+    run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
+    job_dir = run.job_dir()
+    commands = [tonyjob.find_task_process(job_dir, t, lambda p: "time.sleep" in
+                                          " ".join(p.cmdline), timeout=20)
+                for t in ("chief:0", "worker:0", "worker:1")]
+    am_pid = json.loads((job_dir / "am.json").read_text())["pid"]
+    killed = time.monotonic()
+    os.kill(am_pid, signal.SIGKILL)
+    # The executors see the AM's connection drop and kill their commands.
+    for c in commands:
+        assert pid_gone(c.pid, GONE), f"{c} still runs {GONE} s after the AM was killed"
+    assert_gone(job_dir)
+    gone_after = time.monotonic() - killed
+    out = run.wait(timeout=30)
+    # No final status can exist: an infrastructure failure.
+    assert out.rc == 3, out.describe()
+    assert "ApplicationMaster" in out.stderr, out.describe()
+    assert out.status() is None
+    for log in job_dir.glob("container_*/executor.log"):
+        assert "lost the AM" in log.read_text(), f"{log}:\n{log.read_text()}"
+    print(f"job gone {gone_after:.1f} s after the AM was killed")
+
+
+def test_executor_killed_fails_job(sandbox):
+    job = sleepers_job(sandbox)
+    run = sandbox.start(job)
+    run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
+    job_dir = run.job_dir()
+    command = tonyjob.find_task_process(job_dir, "worker:1",
+                                        lambda p: "time.sleep" in " ".join(p.cmdline), 20)
+    executor = tonyjob.find_task_process(job_dir, "worker:1", tonyjob.is_executor, 5)
+    killed = time.monotonic()
+    os.kill(executor.pid, signal.SIGKILL)
+    out = run.wait(timeout=60)
+    took = time.monotonic() - killed
+    assert out.rc == 1, out.describe()
+    assert took < FAST, f"took {took:.1f} s after the executor was killed\n{out.describe()}"
+    assert out.status()["state"] == "FAILED"
+    assert "worker:1" in diagnostics_of(out), out.describe()
+    assert out.task("worker:1")["state"] in ("FAILED", "LOST"), out.task("worker:1")
+    # The task's command does not outlive its executor.
+    assert pid_gone(command.pid, 5), f"{command} outlived its executor"
+    assert_gone(job_dir)
+
+
+def test_task_command_killed_fails_job(sandbox):
+    job = sleepers_job(sandbox)
+    run = sandbox.start(job)
+    run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
+    job_dir = run.job_dir()
+    command = tonyjob.find_task_process(
+        job_dir, "worker:1",
+        lambda p: not tonyjob.is_executor(p) and "time.sleep" in " ".join(p.cmdline), 20)
+    killed = time.monotonic()
+    os.kill(command.pid, signal.SIGKILL)
+    out = run.wait(timeout=60)
+    took = time.monotonic() - killed
+    assert out.rc == 1, out.describe()
+    assert took < FAST, f"took {took:.1f} s after the command was killed\n{out.describe()}"
+    diag = diagnostics_of(out)
+    assert "worker:1" in diag, out.describe()
+    assert re.search(r"signal 9|SIGKILL|Killed|137", diag), out.describe()
+    failed = out.task("worker:1")
+    assert failed["state"] == "FAILED" and failed["exit_code"] == 137, failed
+    assert out.status()["state"] == "FAILED"
+    assert_gone(job_dir)
+
+
+def test_command_not_found(sandbox):
+    job = sandbox.job('''name = "no-binary"
+[code]
+src_dir = "src"
+command = "no-such-binary --flag"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+''')
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 1, out.describe()
+    assert out.elapsed < FAST, out.describe()
+    assert out.status()["state"] == "FAILED"
+    diag = diagnostics_of(out)
+    assert re.search(r"worker:[01]", diag) and "127" in diag, out.describe()
+    assert "no-such-binary: not found" in diag, out.describe()
+    failed = [t for t in out.status()["tasks"] if t["state"] == "FAILED"]
+    assert failed and all(t["exit_code"] == 127 for t in failed), failed
+    assert_gone(out.job_dir)
+
+
+def test_ctrl_c_while_starting(sandbox):
+    # Interrupted before the tasks run; the AM may still be starting. A
+    # SIGTERM that reaches the AM before it handles signals kills it without
+    # a status.json; tony-submit must still report KILLED (exit 1), not an
+    # infrastructure failure (exit 3).
+    job = sleepers_job(sandbox)
+    run = sandbox.start(job)
+    run.wait_for_line(r"^tony: submitted ", timeout=30)
+    job_dir = run.job_dir()
+    sent = time.monotonic()
+    run.interrupt()
+    out = run.wait(timeout=60)
+    took = time.monotonic() - sent
+    assert out.rc == 1, out.describe()
+    assert took < FAST, f"tony-submit took {took:.1f} s to end after SIGINT\n{out.describe()}"
+    st = out.status()
+    assert st is not None and st["state"] == "KILLED", out.describe()
+    assert_gone(job_dir)
