@@ -22,6 +22,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libpugixml-dev
   openjdk-17-jdk-headless maven procps psmisc curl unzip zip tar
   python3 python3-venv python3-pip python3-torch
+  chromium
 )
 
 missing=()
