@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (tests/fuzz/) and runs each for
+# TONY_FUZZ_SECONDS (default 20) from its seed corpus.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${TONY_FUZZ_BUILD_DIR:-$here/build-fuzz}
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: clang++ not found (scripts/setup.sh installs it)" >&2
+  exit 1
+fi
+CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DTONY_FUZZ=ON \
+  -DTONY_FUZZ_SECONDS="${TONY_FUZZ_SECONDS:-20}" -DTONY_BUILD_BENCH=OFF >/dev/null
+targets=$(cd "$build" && ctest -N -L fuzz | sed -n 's/.*Test *#[0-9]*: fuzz[.:]\{0,1\} *//p' | tr -d ' ')
+cmake --build "$build" -j "$(nproc)" --target fuzz_rpc_frames fuzz_token_file
+(cd "$build" && ctest -L fuzz --output-on-failure)
