@@ -10,6 +10,5 @@ if ! command -v clang++ >/dev/null; then
 fi
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DTONY_FUZZ=ON \
   -DTONY_FUZZ_SECONDS="${TONY_FUZZ_SECONDS:-20}" -DTONY_BUILD_BENCH=OFF >/dev/null
-targets=$(cd "$build" && ctest -N -L fuzz | sed -n 's/.*Test *#[0-9]*: fuzz[.:]\{0,1\} *//p' | tr -d ' ')
 cmake --build "$build" -j "$(nproc)" --target fuzz_rpc_frames fuzz_token_file
 (cd "$build" && ctest -L fuzz --output-on-failure)
