@@ -1,0 +1,197 @@
+"""Helpers for the tracking-URL tests: run tony-submit on a job written into
+a temporary directory, read the AM's HTTP endpoint, render pages in headless
+Chromium, and replay event logs (doc/tracking.md)."""
+
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+BIN = Path(os.environ.get("TONY_BIN", ROOT / "build" / "bin"))
+VENV = Path(os.environ.get("TONY_VENV", ROOT / ".venv"))
+
+
+def environment():
+    env = dict(os.environ)
+    if (VENV / "bin").is_dir():
+        env["PATH"] = f"{VENV / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}"
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Job:
+    """A job directory: job.toml, src/, a jobs_dir, and tony-submit running it."""
+
+    def __init__(self, toml, files, backend="local"):
+        self.dir = Path(tempfile.mkdtemp(prefix="tony-web-"))
+        self.jobs_dir = self.dir / "jobs"
+        self.release_file = self.dir / "release"
+        src = self.dir / "src"
+        src.mkdir()
+        for name, text in files.items():
+            (src / name).write_text(text)
+        text = toml.replace("@DIR@", str(self.dir))
+        (self.dir / "job.toml").write_text(text)
+        self.backend = backend
+        self.proc = None
+        self.output_path = self.dir / "submit.out"
+
+    def submit(self, *extra):
+        out = open(self.output_path, "w")
+        self.proc = subprocess.Popen(
+            [str(BIN / "tony-submit"), "--backend", self.backend, *extra,
+             str(self.dir / "job.toml")],
+            stdout=out, stderr=subprocess.STDOUT, env=environment(), cwd=self.dir,
+            start_new_session=True)
+        return self
+
+    def output(self):
+        return self.output_path.read_text()
+
+    def release(self):
+        self.release_file.write_text("go\n")
+
+    def wait(self, timeout=240):
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"tony-submit did not end in {timeout} s:\n" + self.output())
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGINT)
+                self.proc.wait(timeout=30)
+            except Exception:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def app_dir(self):
+        dirs = list(self.jobs_dir.glob("application_*"))
+        return dirs[0] if dirs else None
+
+    def tracking_url(self, timeout=60):
+        """The local AM's tracking URL, from its am.json."""
+        def found():
+            d = self.app_dir()
+            if d and (d / "am.json").exists():
+                try:
+                    return json.loads((d / "am.json").read_text()).get("tracking_url")
+                except ValueError:
+                    return None
+            return None
+        url = wait_for(found, timeout, "the AM's am.json with a tracking URL", self)
+        return url
+
+    def cleanup(self):
+        self.kill()
+        if os.environ.get("TONY_TEST_KEEP") != "1":
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def wait_for(pred, timeout, what, job=None, step=0.2):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        if job is not None and job.proc is not None and job.proc.poll() is not None:
+            value = pred()
+            if value:
+                return value
+            raise AssertionError(f"tony-submit ended before {what}:\n" + job.output())
+        time.sleep(step)
+    extra = ("\ntony-submit said:\n" + job.output()) if job is not None else ""
+    raise AssertionError(f"no {what} within {timeout} s{extra}")
+
+
+def get(url, timeout=10, data=None):
+    """(status, headers, body) of one HTTP request; errors are answers too."""
+    req = urllib.request.Request(url, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            return res.status, dict(res.headers), res.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as e:
+        return 0, {}, str(e)
+
+
+def api_job(base):
+    status, _, body = get(base + "api/job")
+    if status != 200:
+        return None
+    return json.loads(body)
+
+
+def task_states(status):
+    return {f"{t['type']}:{t['index']}": t["state"] for t in status["tasks"]}
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium_run(url, *mode, size="1200,800", timeout=90):
+    """Runs headless Chromium on `url` in a fresh profile; its stdout."""
+    profile = tempfile.mkdtemp(prefix="tony-chromium-")
+    try:
+        proc = subprocess.run(
+            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+             f"--user-data-dir={profile}", f"--window-size={size}", *mode, url],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+        assert proc.returncode == 0, f"chromium failed ({proc.returncode}):\n{proc.stderr[-3000:]}"
+        return proc.stdout
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def png_size(path):
+    """(width, height) from a PNG's IHDR chunk."""
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def read_events(path):
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def replay_prefixes(events):
+    """The task table after each event: a list of {"type:index": task}."""
+    tables = []
+    tasks = {}
+    for e in events:
+        if e["event"].startswith("task_"):
+            t = e["task"]
+            if any(x["attempt"] < t["attempt"] for x in tasks.values()):
+                tasks = {k: v for k, v in tasks.items() if v["attempt"] >= t["attempt"]}
+            tasks[f"{t['type']}:{t['index']}"] = t
+        tables.append(dict(tasks))
+    return tables
+
+
+def table_of(status):
+    return {f"{t['type']}:{t['index']}": t for t in status["tasks"]}
+
+
+def history(*args, timeout=60):
+    proc = subprocess.run([str(BIN / "tony-history"), *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=timeout,
+                          env=environment())
+    return proc.returncode, proc.stdout, proc.stderr
