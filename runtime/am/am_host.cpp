@@ -243,9 +243,8 @@ int run_am(const am_options& opts) {
                  });
   }
   write_file(opts.work_dir + "/status.json", to_json(final_status, 2));
-  web->stop();
-  if (proxy)
-    caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
+  // The event log first: tony-submit may end as soon as the RM reports the
+  // end, and `tony-history show` should find the log then.
   if (events) {
     if (final_status.finished_ms == 0) { // the monitor itself failed
       history::job_event e;
@@ -266,6 +265,10 @@ int run_am(const am_options& opts) {
     // 250 ms); on the local backend it reads status.json instead.
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
   }
+  // The page stays up through the linger.
+  web->stop();
+  if (proxy)
+    caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(rm, caf::exit_reason::user_shutdown);

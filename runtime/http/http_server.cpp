@@ -11,7 +11,8 @@ http_server::http_server()
   // Bounded waits on every connection; a stuck client cannot hold a thread.
   server_->set_read_timeout(std::chrono::seconds(30));
   server_->set_write_timeout(std::chrono::seconds(60));
-  server_->set_keep_alive_timeout(5);
+  // Short: stop() waits for idle keep-alive connections to time out.
+  server_->set_keep_alive_timeout(1);
   server_->set_payload_max_length(64 << 20);
 }
 

@@ -1,0 +1,158 @@
+"""The tracking URL on the real local YARN: the job page, /api/job and the
+job's TensorBoard through the ResourceManager's web proxy
+(http://<rm>/proxy/<app-id>/), and the event log kept in the history dir
+(doc/tracking.md). Needs the ctest fixture `yarn` (HADOOP_CONF_DIR)."""
+
+import json
+import os
+import re
+import uuid
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from weblib import (VENV, Job, get, history, replay_prefixes, table_of, task_states,
+                    wait_for)
+
+CONF = os.environ.get("HADOOP_CONF_DIR", "")
+
+
+def conf_value(file, name, default=""):
+    path = Path(CONF) / file
+    if not path.exists():
+        return default
+    for prop in ET.parse(path).getroot().iter("property"):
+        if prop.findtext("name") == name:
+            return prop.findtext("value") or default
+    return default
+
+
+TB_JOB = """
+name = "web-yarn-tensorboard"
+framework = "standalone"
+
+[code]
+src_dir = "src"
+command = "python3 write_summaries.py"
+
+[env]
+PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
+RELEASE = "@DIR@/release"
+TB_LOG_DIR = "@DIR@/tb"
+TF_CPP_MIN_LOG_LEVEL = "2"
+TF_ENABLE_ONEDNN_OPTS = "0"
+OMP_NUM_THREADS = "1"
+
+[tasks.worker]
+instances = 1
+memory = "1g"
+
+[tensorboard]
+enabled = true
+log_dir = "@DIR@/tb"
+
+[cluster]
+history_dir = "@HISTORY@"
+"""
+
+WRITER = """
+import os
+import time
+
+import tensorflow as tf
+
+writer = tf.summary.create_file_writer(os.path.join(os.environ["TB_LOG_DIR"], "train"))
+with writer.as_default():
+    for step in range(5):
+        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+writer.flush()
+print("summaries written", flush=True)
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.2)
+"""
+
+
+@pytest.fixture
+def rm_web():
+    if not CONF or not Path(CONF, "yarn-site.xml").exists():
+        pytest.skip("no HADOOP_CONF_DIR: run through ctest (fixture yarn)")
+    address = conf_value("yarn-site.xml", "yarn.resourcemanager.webapp.address",
+                         "127.0.0.1:8088")
+    return "http://" + address.replace("0.0.0.0", "127.0.0.1")
+
+
+def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
+    default_fs = conf_value("core-site.xml", "fs.defaultFS", "file:///")
+    tag = uuid.uuid4().hex[:8]
+    history_args = []
+    if default_fs.startswith("hdfs://"):
+        history_dir = default_fs.rstrip("/") + f"/tmp/tony-web-{tag}/history"
+        webhdfs = conf_value("hdfs-site.xml", "dfs.namenode.http-address", "")
+        if webhdfs:
+            history_args = ["--webhdfs", webhdfs.replace("0.0.0.0", "127.0.0.1")]
+    else:
+        history_dir = None
+    toml = TB_JOB.replace("@VENV@", str(VENV))
+    job = Job(toml, {"write_summaries.py": WRITER}, backend="yarn")
+    if history_dir is None:
+        history_dir = str(job.dir / "history")
+    (job.dir / "job.toml").write_text(
+        (job.dir / "job.toml").read_text().replace("@HISTORY@", history_dir))
+    try:
+        job.submit()
+        app = wait_for(lambda: (re.findall(r"application_\d+_\d+", job.output()) or [None])[0],
+                       120, "the application id", job)
+        proxy = f"{rm_web}/proxy/{app}/"
+
+        def page_with_tasks():
+            status, _, body = get(proxy, timeout=20)
+            return body if status == 200 and 'data-task="worker:0"' in body else None
+        page = wait_for(page_with_tasks, 240, "the job page through the RM's proxy", job,
+                        step=1)
+        assert "<h1 id=\"job-name\">web-yarn-tensorboard</h1>" in page
+
+        def running():
+            status, _, body = get(proxy + "api/job", timeout=20)
+            if status != 200:
+                return None
+            st = json.loads(body)
+            states = task_states(st)
+            ok = states.get("worker:0") == "RUNNING" and states.get("tensorboard:0") == "RUNNING"
+            return st if ok else None
+        midway = wait_for(running, 240, "worker:0 and tensorboard:0 RUNNING on api/job", job,
+                          step=1)
+        assert midway["app_id"] == app
+        assert table_of(midway)["worker:0"]["log_dir"].startswith("http://")
+
+        def tensorboard_page():
+            status, _, body = get(proxy + "tensorboard/", timeout=30)
+            return body if status == 200 and "<title>TensorBoard</title>" in body else None
+        wait_for(tensorboard_page, 240, "TensorBoard's page through the RM's proxy", job,
+                 step=1)
+
+        def runs():
+            status, _, body = get(proxy + "tensorboard/data/runs", timeout=30)
+            return json.loads(body) if status == 200 and "train" in body else None
+        assert "train" in wait_for(runs, 240, "the run 'train' through the RM's proxy", job,
+                                   step=1)
+
+        job.release()
+        assert job.wait(timeout=300) == 0, job.output()
+        out = job.output()
+        assert f"tracking URL: {proxy}" in out or f"/proxy/{app}" in out, out
+
+        # The event log, kept in the history dir, replays what the proxy showed.
+        # The AM copies it right after unregistering, so it may lag a moment.
+        def kept():
+            rc, shown, err = history("--dir", history_dir, *history_args, "show", app,
+                                     "--json")
+            return json.loads(shown) if rc == 0 else None
+        final = wait_for(kept, 60, f"the event log of {app} in {history_dir}")
+        assert final["state"] == "SUCCEEDED"
+        assert task_states(final)["worker:0"] == "SUCCEEDED"
+        assert task_states(final)["tensorboard:0"] == "KILLED"
+        rc, timeline, err = history("--dir", history_dir, *history_args, "show", app)
+        assert rc == 0 and "job_finished" in timeline, timeline + err
+    finally:
+        job.cleanup()
