@@ -19,6 +19,7 @@
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
+#include "runtime/history/history_store.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/status_printer.hpp"
@@ -132,7 +133,8 @@ std::pair<std::string, std::string> staging_location(const job_spec& job,
 
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
-           const job_spec* job, const submit_options& opts) {
+           const job_spec* job, const submit_options& opts,
+           const std::string& history_uri = {}) {
   auto quiet = opts.quiet;
   auto interrupted = [&opts] {
     return opts.interrupted && opts.interrupted->load() != 0;
@@ -140,7 +142,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   client_config cfg;
   caf::actor_system sys{cfg};
   am_watcher watcher{sys};
-  status_printer printer;
+  status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
   bool kill_sent = false;
@@ -149,7 +151,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   for (;;) {
     if (interrupted() && !kill_sent) {
       kill_sent = true;
-      say("interrupted: killing " + app);
+      view.note("interrupted: killing " + app);
       auto killed = rm.force_kill_application(id, "killed by tony-submit (interrupted)",
                                               hadoop::deadline_after(seconds(15)));
       if (!killed)
@@ -169,26 +171,31 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     auto state = yarn::to_string(report->state);
     if (state != last_yarn_state) {
       last_yarn_state = state;
-      if (!quiet)
-        say("YARN: " + app + " " + state +
-            (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
+      view.note("YARN: " + app + " " + state +
+                (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
     }
+    // The RM's web proxy URL: it works wherever the RM's UI does.
+    if (report->state == yarn::application_state::running)
+      view.tracking_url(report->tracking_url);
     if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
         !report->host.empty() && report->host != "N/A")
       watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
     if (auto st = watcher.poll(seconds(2))) {
       last_status = *st;
-      if (!quiet)
-        for (auto& line : printer.update(*st))
-          say(line);
+      view.show(*st);
     }
     if (yarn::is_terminal(report->state)) {
+      if (last_status)
+        view.leave(*last_status);
       auto final = yarn::to_string(report->final);
       say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " + state +
           "/" + final);
       if (!report->diagnostics.empty())
         say("diagnostics: " + report->diagnostics);
       say("logs: yarn logs -applicationId " + app);
+      if (!quiet && !history_uri.empty())
+        say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
+            history_uri + " show " + app + ")");
       return report->state == yarn::application_state::finished &&
                      report->final == yarn::final_status::succeeded
                  ? exit_succeeded
@@ -330,6 +337,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (!install_dir.empty())
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
+  // Where the AM keeps the event log when the job ends (doc/tracking.md).
+  auto history_uri = history::history_location(
+      job.cluster.history_dir, conf.get_or("fs.defaultFS", "file:///"), user);
+  ctx.am_launch.env[history::history_uri_env] = history_uri;
   ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
                             "--job",      "job.json", "--app-id",           app,
                             "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};
@@ -347,7 +358,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts);
+  return follow(*rm, fresh->id, &job, opts, history_uri);
 }
 
 int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
