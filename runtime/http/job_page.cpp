@@ -53,6 +53,15 @@ std::string log_links(const task_status& t) {
   return out;
 }
 
+// A task's time of day; the date is the job's and in the tooltip.
+std::string clock_cell(int64_t ms) {
+  if (ms <= 0)
+    return "<td></td>";
+  auto full = format_time(ms);
+  auto clock = full.size() >= 19 ? full.substr(11, 8) : full;
+  return "<td title=\"" + html_escape(full) + "\">" + html_escape(clock) + "</td>";
+}
+
 const char* style = R"(
 body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px;color:#1f2328;background:#fff}
 h1{font-size:22px;margin:0 0 4px 0;display:inline-block}
@@ -237,8 +246,8 @@ std::string render_job_page(const job_status& st, int64_t now_ms,
          (task_final(t.state) && !t.container_id.empty() ? std::to_string(t.exit_code)
                                                          : std::string{}) +
          "</td>";
-    h += "<td>" + html_escape(format_time(t.started_ms)) + "</td>";
-    h += "<td>" + html_escape(format_time(t.finished_ms)) + "</td>";
+    h += clock_cell(t.started_ms);
+    h += clock_cell(t.finished_ms);
     h += "<td>" + html_escape(t.container_id) + "</td>";
     h += "<td>" + log_links(t) + "</td></tr>\n";
     if (!t.diagnostics.empty())
