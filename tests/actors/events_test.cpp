@@ -102,7 +102,7 @@ CAF_TEST(a succeeded job emits every task state change and replays to its last s
   CAF_CHECK_EQUAL(to_json(history::replay(*parsed)), to_json(final_status));
 }
 
-CAF_TEST(a failed attempt 's table is in the event log before the next attempt' s) {
+CAF_TEST(the table of a failed attempt is logged before the next attempt) {
   job.policy.max_attempts = 2;
   recorder rec;
   on_change = rec.sink();
