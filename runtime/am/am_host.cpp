@@ -115,7 +115,10 @@ void keep_history(const std::string& log_path, const std::string& app_id,
       default_fs = staging.substr(0, staging.find('/', 7));
     uri = history::history_location(job.cluster.history_dir, default_fs, user);
   }
-  auto stager = staging::make_stager(uri, env[yarn_env::webhdfs_address], user);
+  auto webhdfs = env[yarn_env::webhdfs_address];
+  if (webhdfs.empty() && uri.rfind("hdfs://", 0) == 0) // staged elsewhere: guess
+    webhdfs = uri.substr(7, uri.find_first_of(":/", 7) - 7) + ":9870";
+  auto stager = staging::make_stager(uri, webhdfs, user);
   if (!stager) {
     spdlog::warn("tony-am: cannot keep the event log in {}: {}", uri,
                  describe(stager.error()));
