@@ -3,7 +3,9 @@
 namespace tony::testing {
 
 rm_client_actor::behavior_type
-fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self) {
+fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
+        rm_registration registration) {
+  self->state.registration = std::move(registration);
   return {
       [=](register_atom, const am_registration& am) -> caf::result<rm_registration> {
         auto& st = self->state;
@@ -40,7 +42,9 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self) {
 }
 
 nm_client_actor::behavior_type
-fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self) {
+fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self,
+        std::set<std::string> fail_start) {
+  self->state.fail_start = std::move(fail_start);
   return {
       [=](start_atom, const launch_spec& spec) -> caf::result<std::string> {
         auto& st = self->state;
@@ -57,7 +61,8 @@ fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self) {
 }
 
 executor_actor::behavior_type
-fake_executor(executor_actor::stateful_pointer<fake_executor_state> self) {
+fake_executor(executor_actor::stateful_pointer<fake_executor_state> self, task_id task) {
+  self->state.task = std::move(task);
   return {
       [=](spec_atom, const cluster_spec& spec) { self->state.specs.push_back(spec); },
       [=](stop_atom, const std::string& reason) { self->state.stops.push_back(reason); },
@@ -90,8 +95,8 @@ job_spec default_job() {
 harness::harness(job_spec j)
     : job(std::move(j)) {
   registry = spawn_registry(sys, registry_config{"application_1_0001", secret, 1000});
-  rm = sys.spawn(fake_rm);
-  nm = sys.spawn(fake_nm);
+  rm = sys.spawn(fake_rm, rm_registration{{8192, 8, 4}, {0, 0, 0}, "default"});
+  nm = sys.spawn(fake_nm, std::set<std::string>{});
 }
 
 harness::~harness() {
@@ -140,7 +145,7 @@ void harness::advance(caf::timespan d) {
 caf::expected<registration_ack> harness::register_task(const task_id& t, int32_t attempt,
                                                        std::string secret_text,
                                                        std::string host) {
-  auto exec = sys.spawn(fake_executor);
+  auto exec = sys.spawn(fake_executor, t);
   executors[t] = exec;
   executor_hello hello;
   hello.task = t;

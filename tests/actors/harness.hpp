@@ -62,8 +62,12 @@ struct fake_rm_state {
 
 using fake_rm_impl = rm_client_actor::stateful_base<fake_rm_state>;
 
+// Spawn arguments are the fakes' initial script. (CAF 0.17 dereferences a
+// null pointer when a function-based actor is spawned without arguments,
+// which UBSan rejects, so every fake takes at least one.)
 rm_client_actor::behavior_type
-fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self);
+fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
+        rm_registration registration);
 
 // -- fake node managers ------------------------------------------------------------
 
@@ -78,11 +82,13 @@ struct fake_nm_state {
 using fake_nm_impl = nm_client_actor::stateful_base<fake_nm_state>;
 
 nm_client_actor::behavior_type
-fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self);
+fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self,
+        std::set<std::string> fail_start);
 
 // -- fake executor ------------------------------------------------------------------
 
 struct fake_executor_state {
+  task_id task;
   std::vector<cluster_spec> specs;
   std::vector<std::string> stops;
 
@@ -92,7 +98,7 @@ struct fake_executor_state {
 using fake_executor_impl = executor_actor::stateful_base<fake_executor_state>;
 
 executor_actor::behavior_type
-fake_executor(executor_actor::stateful_pointer<fake_executor_state> self);
+fake_executor(executor_actor::stateful_pointer<fake_executor_state> self, task_id task);
 
 // -- the fixture ------------------------------------------------------------------------
 

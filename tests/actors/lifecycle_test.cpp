@@ -174,7 +174,7 @@ CAF_TEST(nobody gets the cluster spec before every task registered) {
   CAF_CHECK_NOT_EQUAL(status().state, "RUNNING");
   // The last registration releases the barrier: every executor gets the
   // same, complete spec.
-  auto exec = sys.spawn(fake_executor);
+  auto exec = sys.spawn(fake_executor, w1);
   executors[w1] = exec;
   executor_hello hello{w1, 1, container_of(w1).id, "h1", 2001, secret, 7};
   self->send(registry, register_atom_v, hello, exec);
