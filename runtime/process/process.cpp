@@ -123,9 +123,14 @@ caf::expected<child> spawn(const spawn_options& opts) {
       [[maybe_unused]] auto n = ::write(status_pipe[1], msg, sizeof(msg));
       ::_exit(127);
     };
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    sigset_t mask;
+    sigemptyset(&mask);
+    if (opts.block_stop_signals) {
+      sigaddset(&mask, SIGTERM);
+      sigaddset(&mask, SIGINT);
+      sigaddset(&mask, SIGHUP);
+    }
+    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
     if (opts.new_session && ::setsid() < 0)
       fail(1);

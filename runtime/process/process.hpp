@@ -42,6 +42,10 @@ struct spawn_options {
   /// Start a guard that kills the child's group when this process dies.
   /// Requires new_process_group.
   bool guard_group = false;
+  /// Start the child with SIGTERM, SIGINT and SIGHUP blocked, for a child
+  /// that takes them with a signal_watcher: one that arrives while the child
+  /// is still starting then waits for the watcher instead of killing it.
+  bool block_stop_signals = false;
 };
 
 struct child {

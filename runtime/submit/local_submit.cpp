@@ -119,6 +119,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   am.env["LOG_DIRS"] = job_dir;
   am.cwd = job_dir;
   am.new_session = true;
+  // A Ctrl-C while the AM is still starting must reach its signal watcher
+  // (and end as KILLED), not kill it before it can record anything.
+  am.block_stop_signals = true;
   am.stdout_path = job_dir + "/am.log";
   am.stderr_path = job_dir + "/am.log";
   auto child = process::spawn(am);
@@ -143,6 +146,10 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   am_watcher watcher{sys};
   bool kill_sent = false;
   auto kill_deadline = clock_type::time_point::max();
+  // Once the AM wrote its final status it has only cleanup left; an AM that
+  // hangs in it must not hang tony-submit.
+  auto exit_deadline = clock_type::time_point::max();
+  auto exit_grace = milliseconds(job.policy.stop_grace_ms) + std::chrono::seconds(15);
   auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
   for (;;) {
     if (!am_exit)
@@ -158,6 +165,17 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     }
     if (clock_type::now() > kill_deadline) {
       complain("the ApplicationMaster did not stop in time; killing it");
+      process::kill_session(am_pid, SIGKILL);
+      am_exit = process::wait(am_pid);
+      break;
+    }
+    if (exit_deadline == clock_type::time_point::max() &&
+        fs::exists(job_dir + "/status.json", ec))
+      exit_deadline = clock_type::now() + exit_grace;
+    if (clock_type::now() > exit_deadline) {
+      complain("the ApplicationMaster wrote its final status but did not exit within " +
+               std::to_string(exit_grace.count() / 1000) + " s; killing it (see " +
+               job_dir + "/am.log)");
       process::kill_session(am_pid, SIGKILL);
       am_exit = process::wait(am_pid);
       break;
@@ -181,6 +199,24 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   }
   auto text = read_file(job_dir + "/status.json");
   auto final_status = job_status_from_json(text);
+  if (!final_status && kill_sent) {
+    // Stopped on request before it recorded a status (e.g. killed by the
+    // SIGKILL above): the job was killed all the same.
+    job_status st;
+    st.app_id = app_id;
+    st.name = job.name;
+    st.state = "KILLED";
+    st.diagnostics = "killed by tony-submit (interrupted); the ApplicationMaster exited "
+                     "with code " +
+                     std::to_string(am_exit ? am_exit->exit_code : -1) +
+                     " without a final status (see " + job_dir + "/am.log)";
+    st.finished_ms = std::chrono::duration_cast<milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    std::ofstream out(job_dir + "/status.json", std::ios::trunc);
+    out << to_json(st, 2);
+    final_status = std::move(st);
+  }
   if (!final_status) {
     complain("the ApplicationMaster ended (exit code " +
              std::to_string(am_exit ? am_exit->exit_code : -1) +
