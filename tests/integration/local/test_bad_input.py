@@ -64,7 +64,7 @@ def test_missing_job_file(sandbox):
 def test_task_larger_than_pool(sandbox):
     # One task of 2 GiB can never fit a pool of 1 GiB.
     job = sandbox.job(GOOD_JOB)
-    out = sandbox.submit(job, "--set", "cluster.local.memory=1g", timeout=60)
+    out = sandbox.submit(job, "--set", "cluster.local.memory=1g", timeout=30)
     assert out.rc == 1, out.describe()
     assert out.elapsed < QUICK, out.describe()
     assert out.status()["state"] == "FAILED"
@@ -75,7 +75,7 @@ def test_gang_larger_than_pool(sandbox):
     # Each task fits, the two together never do: a gang that would wait for
     # allocation_timeout (2 minutes) if nobody checked.
     job = sandbox.job(GOOD_JOB)
-    out = sandbox.submit(job, "--set", "cluster.local.memory=3g", timeout=60)
+    out = sandbox.submit(job, "--set", "cluster.local.memory=3g", timeout=30)
     assert out.rc == 1, out.describe()
     assert out.elapsed < QUICK, out.describe()
     assert out.status()["state"] == "FAILED"

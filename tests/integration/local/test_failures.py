@@ -2,7 +2,6 @@
 ApplicationMaster dies, tony-submit is interrupted. Each must end fast, say
 which task failed and why, and leave no process of the job behind."""
 
-import json
 import os
 import re
 import signal
@@ -115,7 +114,7 @@ def test_am_killed_executors_clean_up(sandbox):
     commands = [tonyjob.find_task_process(job_dir, t, lambda p: "time.sleep" in
                                           " ".join(p.cmdline), timeout=20)
                 for t in ("chief:0", "worker:0", "worker:1")]
-    am_pid = json.loads((job_dir / "am.json").read_text())["pid"]
+    am_pid = tonyjob.am_pid(job_dir)
     killed = time.monotonic()
     os.kill(am_pid, signal.SIGKILL)
     # The executors see the AM's connection drop and kill their commands.
@@ -152,6 +151,35 @@ def test_executor_killed_fails_job(sandbox):
     assert out.task("worker:1")["state"] in ("FAILED", "LOST"), out.task("worker:1")
     # The task's command does not outlive its executor.
     assert pid_gone(command.pid, 5), f"{command} outlived its executor"
+    assert_gone(job_dir)
+
+
+def test_executor_killed_guard_kills_command(sandbox):
+    # The executors run in sessions of their own (TONY_EXECUTOR_WRAPPER), out
+    # of reach of the local backend's cleanup of the container's session: a
+    # command outliving its killed executor would stay. Only the executor's
+    # guard process can end it.
+    wrapper = sandbox.root / "own_session.sh"
+    wrapper.write_text('#!/bin/sh\nsetsid "$@" &\nwait $!\n')
+    wrapper.chmod(0o755)
+    job = sleepers_job(sandbox)
+    run = sandbox.start(job, env={"TONY_EXECUTOR_WRAPPER": str(wrapper)})
+    run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
+    job_dir = run.job_dir()
+    command = tonyjob.find_task_process(
+        job_dir, "worker:1",
+        lambda p: not tonyjob.is_executor(p) and "time.sleep" in " ".join(p.cmdline), 20)
+    executor = tonyjob.find_task_process(job_dir, "worker:1", tonyjob.is_executor, 5)
+    assert tonyjob.session_of(executor.pid) == executor.pid, "the wrapper did not take effect"
+    assert tonyjob.session_of(command.pid) == executor.pid
+    killed = time.monotonic()
+    os.kill(executor.pid, signal.SIGKILL)
+    assert pid_gone(command.pid, 5), f"{command} outlived its executor: the guard did not fire"
+    out = run.wait(timeout=60)
+    took = time.monotonic() - killed
+    assert out.rc == 1, out.describe()
+    assert took < FAST, f"took {took:.1f} s after the executor was killed\n{out.describe()}"
+    assert "worker:1" in diagnostics_of(out), out.describe()
     assert_gone(job_dir)
 
 

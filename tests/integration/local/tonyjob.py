@@ -9,6 +9,7 @@ through PATH, so the checkout's .venv/bin is put first.
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -115,6 +116,33 @@ def describe_job_dir(job_dir):
     return "\n".join(parts)
 
 
+def am_pid(job_dir):
+    """The AM's pid from <job_dir>/am.json, or None if it is not (yet) there."""
+    try:
+        return json.loads((Path(job_dir) / "am.json").read_text())["pid"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def thread_stacks(pid, what):
+    """Every thread's stack of a live process (gdb), for hang reports."""
+    if process_state(pid) in (None, "Z", "X"):
+        return f"--- {what} (pid {pid}) is not running ---"
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        return f"--- {what} (pid {pid}) hangs; install gdb to see its threads ---"
+    try:
+        r = subprocess.run([gdb, "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return f"--- {what} (pid {pid}): gdb timed out ---"
+    # Thread headers and frames, without the sanitizer runtime's.
+    lines = [l for l in r.stdout.splitlines()
+             if (l.startswith("Thread ") or l.startswith("#")) and "sanitizer" not in l
+             and "libasan" not in l]
+    return f"--- threads of {what} (pid {pid}) ---\n" + "\n".join(l[:300] for l in lines[:400])
+
+
 class Running:
     """A tony-submit that runs in the background; its output is collected
     line by line so a test can wait for a line."""
@@ -191,12 +219,17 @@ class Running:
         try:
             rc = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            # Where it hangs, before anything is killed.
+            stacks = [thread_stacks(self.proc.pid, "tony-submit")]
+            if self.job_dir() is not None:
+                am = am_pid(self.job_dir())
+                if am is not None:
+                    stacks.append(thread_stacks(am, "tony-am"))
+            self.kill()
             for r in self.readers:
                 r.join(5)
             raise AssertionError(f"tony-submit did not end within {timeout} s (killed)\n"
-                                 f"{self.describe()}")
+                                 f"{self.describe()}\n" + "\n".join(stacks))
         for r in self.readers:
             r.join(5)
         out = Outcome(self.sandbox, rc, self.stdout(), "".join(self.err_lines),
@@ -242,12 +275,15 @@ class Sandbox:
         return [str(bin_dir() / "tony-submit"), str(job),
                 "--set", f'cluster.jobs_dir="{self.jobs_dir}"', *args]
 
-    def submit(self, job, *args, timeout):
-        """Runs tony-submit to the end; a run longer than `timeout` fails."""
-        return self.start(job, *args).wait(timeout)
+    def submit(self, job, *args, timeout, env=None):
+        """Runs tony-submit to the end; a run longer than `timeout` fails.
+        `env` adds variables to tony-submit's environment."""
+        return self.start(job, *args, env=env).wait(timeout)
 
-    def start(self, job, *args):
-        r = Running(self, self.argv(job, *args), task_environment())
+    def start(self, job, *args, env=None):
+        full_env = task_environment()
+        full_env.update(env or {})
+        r = Running(self, self.argv(job, *args), full_env)
         self.running.append(r)
         return r
 
@@ -300,6 +336,14 @@ def process_state(pid):
     if stat is None:
         return None
     return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3].decode()
+
+
+def session_of(pid):
+    """The session id of `pid`, or None."""
+    stat = _read(f"/proc/{pid}/stat")
+    if stat is None:
+        return None
+    return int(stat[stat.rfind(b")") + 2:].split()[3])
 
 
 def all_processes():
