@@ -1,0 +1,49 @@
+"""Submits the benchmark's trivial job (2 workers + 1 ps) with tf-yarn.
+
+    tfyarn_job.py --command CMD [--pyenv PEX]    run the job, exit 0 on success
+    tfyarn_job.py --package PEX_PATH             pack bench/.venv once
+
+tf-yarn ships the Python environment as an archive; packing bench/.venv takes
+minutes, so run.sh does it once (--package, which prints the archive's path)
+and every run reuses it, as tf-yarn's docs advise (pyenv_zip_path).
+"""
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--command")
+    ap.add_argument("--pyenv", default=os.environ.get("TONY_BENCH_TFYARN_PYENV"))
+    ap.add_argument("--package", metavar="PEX_PATH",
+                    help="pack bench/.venv to this absolute path")
+    args = ap.parse_args()
+    import cluster_pack
+    if args.package:
+        print(cluster_pack.upload_env(package_path="file://" + args.package)[0])
+        return 0
+    from tf_yarn import client, topologies
+    command = args.command
+
+    def experiment_fn():
+        return command
+
+    specs = {
+        "worker": topologies.TaskSpec(memory="1 GiB", vcores=1, instances=2),
+        "ps": topologies.TaskSpec(memory="1 GiB", vcores=1, instances=1),
+    }
+    client.run_on_yarn(
+        experiment_fn, specs,
+        pyenv_zip_path=args.pyenv,
+        custom_task_module="tony_bench_task",
+        files={"tony_bench_task.py": os.path.join(HERE, "tony_bench_task.py")},
+        name="bench")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

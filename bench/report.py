@@ -1,0 +1,301 @@
+#!/usr/bin/env python3
+"""Renders bench/RESULTS.md from bench/out/*.jsonl (written by run.sh) and the
+hand-written analysis in bench/notes.md."""
+
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "out")
+
+TITLES = {
+    "tony": "tony",
+    "tonyj": "TonY 0.4.7",
+    "tfyarn": "tf-yarn 0.7.0",
+    "tony-local": "tony, local backend",
+    "shell": "plain shell script (floor)",
+}
+
+
+def load(kind):
+    path = os.path.join(OUT, kind + ".jsonl")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def stats(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    return statistics.median(values), min(values), max(values), len(values)
+
+
+def cell(s, unit="s", digits=2):
+    if s is None:
+        return "n/a"
+    med, lo, hi, n = s
+    f = "%%.%df" % digits
+    return (f + " (%s–%s)") % (med, f % lo, f % hi) + ("" if n >= 5 else " n=%d" % n)
+
+
+def run(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine():
+    cpu = run("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem = run("awk '/MemTotal/ {printf \"%.1f GiB\", $2/1048576}' /proc/meminfo")
+    commit = ""
+    try:
+        with open(os.path.join(HERE, ".cache", "src", "COMMIT")) as f:
+            commit = f.read().strip()[:12]
+    except OSError:
+        pass
+    java = run("java -version 2>&1 | head -1")
+    pip = os.path.join(HERE, ".venv", "bin", "pip")
+    peers = run("%s list 2>/dev/null | grep -iE '^(tf-yarn|skein|cluster-pack) '" % pip)
+    lines = [
+        "- machine: %s, %s cores, %s RAM, %s %s" % (cpu, os.cpu_count(), mem, platform.system(),
+                                                  platform.release()),
+        "- tony: commit %s, RelWithDebInfo (-O2 -g), CAF 0.17.6 (Debian)" % commit,
+        "- YARN: Apache Hadoop 3.4.2 (scripts/yarn/cluster.sh, one RM + one NM on 127.0.0.1), %s" % java,
+        "- TonY: com.linkedin.tony:tony-core:0.4.7 (Maven Central) on the Hadoop 2.10.0 client jars",
+        "- tf-yarn: " + ", ".join(" ".join(l.split()) for l in peers.splitlines()),
+    ]
+    return "\n".join(lines)
+
+
+def launch_section():
+    rows = load("launch")
+    if not rows:
+        return "_not run_\n"
+    phases = [("am_launched", "AM container launched"), ("am_running", "AM running"),
+              ("tasks_running", "all tasks running"), ("finished", "application finished"),
+              ("client_exit", "client returned")]
+    fws = [f for f in ("tony", "tonyj", "tfyarn") if any(r["framework"] == f for r in rows)]
+    out = ["Seconds from submit, median (min–max) over the runs; each run alternates the frameworks.\n",
+           "| phase | " + " | ".join(TITLES[f] for f in fws) + " |",
+           "|---|" + "---|" * len(fws)]
+    med = {}
+    for key, title in phases:
+        cells = []
+        for f in fws:
+            ok = [r for r in rows if r["framework"] == f and r.get("final_status") == "SUCCEEDED"]
+            s = stats([r.get(key) for r in ok])
+            med[(f, key)] = s[0] if s else None
+            cells.append(cell(s))
+        out.append("| %s | %s |" % (title, " | ".join(cells)))
+    fails = {f: sum(1 for r in rows if r["framework"] == f and r.get("final_status") != "SUCCEEDED")
+             for f in fws}
+    out.append("")
+    out.append("Runs: " + ", ".join("%s %d ok / %d failed" % (
+        TITLES[f], sum(1 for r in rows if r["framework"] == f) - fails[f], fails[f]) for f in fws))
+    out.append("")
+    if "tony" in fws:
+        for f in fws:
+            if f == "tony":
+                continue
+            parts = []
+            for key, title in phases[1:4]:
+                a, b = med.get(("tony", key)), med.get((f, key))
+                if a and b:
+                    parts.append("%s %.1f×" % (title, b / a))
+            out.append("- %s / tony (medians): %s" % (TITLES[f], ", ".join(parts)))
+        a, b = med.get(("tony", "tasks_running")), med.get(("tonyj", "tasks_running"))
+        if a and b:
+            ratio = b / a
+            verdict = "met" if ratio >= 5 else "missed: %.1f× instead of 5×" % ratio
+            out.append("- goal tony ≥ 5× faster than TonY to all tasks running: **%s**" % verdict)
+    return "\n".join(out) + "\n"
+
+
+def footprint_section():
+    rows = load("footprint")
+    if not rows:
+        return "_not run_\n"
+    out = ["Peak memory (MiB) sampled from /proc every 200 ms during an 8 s job, summed per container over "
+           "its processes of each role: *framework* is everything in the container but YARN's launch wrapper "
+           "and the user's command (for tony: tony-am; tony-executor and its guard process). RSS counts shared "
+           "pages (libraries, a forked guard's pages) in every process; PSS splits them.\n",
+           "| | AM container: framework RSS (PSS) | per task: framework RSS (PSS) | YARN wrapper, per container | "
+           "user command, per task | framework processes (peak RSS each) |",
+           "|---|---|---|---|---|---|"]
+    goal = None
+    for r in rows:
+        cs = r.get("containers") or {}
+        am = [c for c in cs.values() if c.get("am")]
+        tasks = [c for c in cs.values() if not c.get("am")]
+
+        def med(cs_, role, key):
+            vals = [c[role][key] / 1024 for c in cs_ if role in c]
+            return statistics.median(vals) if vals else None
+
+        def pair(cs_, role):
+            a, b = med(cs_, role, "rss_kb"), med(cs_, role, "pss_kb")
+            return "n/a" if a is None else "%.1f (%.1f)" % (a, b)
+
+        procs = {}
+        for p in r.get("processes") or []:
+            if p["role"] != "framework" or p["rss_kb"] == 0:
+                continue
+            name = short_cmd(p["cmd"])
+            procs.setdefault(name, []).append(p["rss_kb"] / 1024)
+        names = ", ".join("%s %s" % (n, "/".join("%.1f" % v for v in sorted(set(round(x, 1) for x in vs))))
+                          for n, vs in sorted(procs.items()))
+        y = med(list(cs.values()), "yarn", "rss_kb")
+        u = med(tasks, "user", "rss_kb")
+        out.append("| %s | %s | %s | %s | %s | %s |" % (
+            TITLES[r["framework"]], pair(am, "framework"), pair(tasks, "framework"),
+            "n/a" if y is None else "%.1f" % y, "n/a" if u is None else "%.1f" % u, names))
+        if r["framework"] == "tony":
+            goal = (med(am, "framework", "rss_kb"), med(tasks, "framework", "rss_kb"),
+                    med(tasks, "framework", "pss_kb"))
+    if goal and goal[0] is not None and goal[1] is not None:
+        am, task, task_pss = goal
+        out.append("")
+        out.append("- goal tony AM RSS ≤ 30 MB: **%s** (%.1f MiB)" % ("met" if am <= 30 else "missed", am))
+        out.append("- goal per-task overhead ≤ 10 MB: **%s** (RSS %.1f MiB, PSS %.1f MiB)" % (
+            "met" if task <= 10 else "missed by %.1f MiB in RSS, met in PSS" % (task - 10)
+            if task_pss <= 10 else "missed", task, task_pss))
+    return "\n".join(out) + "\n"
+
+
+def short_cmd(cmd):
+    parts = cmd.split()
+    if not parts:
+        return "?"
+    exe = os.path.basename(parts[0])
+    for key, name in (("com.linkedin.tony.ApplicationMaster", "TonY AM JVM"),
+                      ("com.linkedin.tony.TaskExecutor", "TaskExecutor JVM"),
+                      ("com.anaconda.skein.ApplicationMaster", "skein AM JVM"),
+                      ("tony_bench_task", "tf-yarn task python"),
+                      ("pex", "pex bootstrap python"),
+                      (".skein.sh", "skein wrapper bash"),
+                      ("bash -c", "bash")):
+        if key in cmd:
+            if key in ("com.anaconda.skein.ApplicationMaster", "com.linkedin.tony.ApplicationMaster",
+                       "com.linkedin.tony.TaskExecutor") and exe in ("bash", "sh"):
+                return exe + " (JVM launcher)"
+            return name
+    return exe
+
+
+def registry_section():
+    rows = load("registry")
+    if not rows:
+        return "_not run_\n"
+    out = ["One run per line. Times in ms from the moment every connection is up (`go`); bytes are the AM's "
+           "socket-layer count (TCP_INFO bytes_acked summed over its sockets) between go and the last spec.\n",
+           "| executors | variant | clients | connect | go → barrier | go → every spec in | AM RSS after (HWM) MiB "
+           "| AM bytes sent | per executor | spec frame | ok |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        n = r["executors"]
+        out.append("| %d | %s | %d | %.0f | %.0f | %.0f | %.1f (%.1f) | %s | %s | %s | %s |" % (
+            n, r["variant"], r["clients"], r["connect_ms"], r["go_to_barrier_ms"],
+            r["go_to_all_specs_ms"], r["am_rss_after_kb"] / 1024, r["am_hwm_kb"] / 1024,
+            human(r["am_bytes_sent"]), human(r["am_bytes_sent"] / n), human(r["spec_frame_bytes"]),
+            "yes" if r["failures"] == 0 and r["spec_entries_checked"] == n else "no"))
+    big = [r for r in rows if r["executors"] == 10000 and r["variant"] == "tony"]
+    if big:
+        t = big[-1]["go_to_all_specs_ms"] / 1000
+        out.append("")
+        out.append("- goal 10,000 executors through the barrier in ≤ 2 s (today's registry, to every spec in): "
+                   "**%s** (%.2f s)" % ("met" if t <= 2 else "missed by %.2f s" % (t - 2), t))
+    return "\n".join(out) + "\n"
+
+
+def human(b):
+    b = float(b)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(b) < 1024 or unit == "GiB":
+            return ("%.0f %s" if unit == "B" else "%.1f %s") % (b, unit)
+        b /= 1024
+
+
+def failure_section():
+    rows = load("failure")
+    if not rows:
+        return "_not run_\n"
+    out = ["Seconds from `kill -9` to the application's end at the RM (finishedTime) and to the last process of "
+           "its containers gone; median (min–max).\n",
+           "| framework | killed | → application ended | → every container process gone | final status |",
+           "|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        k = (r["framework"], r.get("mode"))
+        if k not in keys:
+            keys.append(k)
+    for f, mode in keys:
+        rs = [r for r in rows if r["framework"] == f and r.get("mode") == mode]
+        statuses = sorted(set(str(r.get("final_status")) for r in rs))
+        what = "the worker's command" if mode == "command" else "the worker's executor"
+        out.append("| %s | %s | %s | %s | %s |" % (TITLES[f], what, cell(stats([r.get("kill_to_final") for r in rs])),
+                                               cell(stats([r.get("kill_to_clean") for r in rs])),
+                                               "/".join(statuses)))
+    worst = max([r.get("kill_to_clean") or 1e9 for r in rows if r["framework"] == "tony"] or [0])
+    if worst:
+        out.append("")
+        out.append("- goal tony failure → FAILED with every container stopped in ≤ 2 s: **%s** (worst %.2f s)" % (
+            "met" if worst <= 2 else "missed", worst))
+    return "\n".join(out) + "\n"
+
+
+def local_section():
+    rows = load("local")
+    if not rows:
+        return "_not run_\n"
+    out = ["Seconds from start, median (min–max).\n",
+           "| | first task running | all tasks running | command returned |",
+           "|---|---|---|---|"]
+    for f in ("tony-local", "shell"):
+        rs = [r for r in rows if r["framework"] == f and r.get("exit_code") == 0]
+        out.append("| %s | %s | %s | %s |" % (TITLES[f], cell(stats([r.get("first_task") for r in rs])),
+                                             cell(stats([r.get("tasks_running") for r in rs])),
+                                             cell(stats([r.get("client_exit") for r in rs]))))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    loads = [r.get("load1") for k in ("launch", "failure", "local") for r in load(k) if r.get("load1") is not None]
+    notes = ""
+    if os.path.exists(os.path.join(HERE, "notes.md")):
+        with open(os.path.join(HERE, "notes.md")) as f:
+            notes = f.read()
+    print("# Benchmarks: tony beside TonY and tf-yarn\n")
+    print("Reproduce: `bench/run.sh` (everything, about an hour; `--only registry,local` needs no YARN). "
+          "It builds tony from the committed tree, installs the peers (Maven, pip into bench/.venv), "
+          "starts its own YARN and writes this file from bench/out/.\n")
+    print("## Machine and versions\n")
+    print(machine())
+    if loads:
+        print("- load average (1 min) at the start of the runs: median %.1f, min %.1f, max %.1f "
+              "(the machine is shared; other builds and tests ran alongside)" % (
+                  statistics.median(loads), min(loads), max(loads)))
+    print()
+    print("## 1. Launch latency on the single-machine YARN\n")
+    print("Job: 2 workers + 1 ps, each `echo $(date +%s.%N) ... >> stamps; exec sleep 1`.\n")
+    print(launch_section())
+    print("## 2. Footprint\n")
+    print(footprint_section())
+    print("## 3. Registry scale\n")
+    print(registry_section())
+    print("## 4. Failure detection\n")
+    print(failure_section())
+    print("## 5. Local backend\n")
+    print(local_section())
+    if notes:
+        print(notes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Reruns every benchmark and writes bench/RESULTS.md (see bench/README.md).
+#
+#   bench/run.sh [--only LIST] [--runs N] [--keep-out]
+#
+# LIST is a comma list of: registry, local, launch, footprint, failure
+# (default: all). N is the number of runs per framework (default 5).
+#
+# It installs what it needs: builds tony from the committed tree (HEAD,
+# exported to bench/.cache/src, plus the working tree's bench/) in
+# build-bench (RelWithDebInfo, no sanitizers); resolves TonY 0.4.7 and the
+# Hadoop 2.10 client jars with Maven (bench/java); creates bench/.venv with
+# tf-yarn 0.7.0 and packs it once for tf-yarn's containers. The YARN parts
+# start their own single-machine cluster (scripts/yarn/cluster.sh, state in
+# /tmp/tony-yarn-bench), wait while another cluster holds the ports, and
+# always stop theirs.
+set -euo pipefail
+
+bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$bench")
+cache="$bench/.cache"
+out="$bench/out"
+build="$root/build-bench"
+yarn_dir=/tmp/tony-yarn-bench
+only="registry,local,launch,footprint,failure"
+runs=5
+keep_out=0
+while (($#)); do
+  case "$1" in
+    --only) only=$2; shift ;;
+    --runs) runs=$2; shift ;;
+    --keep-out) keep_out=1 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+wants() { [[ ",$only," == *",$1,"* ]]; }
+say() { echo "[run.sh] $*" >&2; }
+
+mkdir -p "$cache" "$out"
+((keep_out)) || rm -f "$out"/*.jsonl
+rm -rf "$out/runs"
+
+# -- build ----------------------------------------------------------------------
+say "building tony $(git -C "$root" rev-parse --short HEAD) in $build"
+rm -rf "$cache/src"
+mkdir -p "$cache/src"
+git -C "$root" archive HEAD | tar -x -C "$cache/src"
+mkdir -p "$cache/src/bench"
+cp "$bench/CMakeLists.txt" "$bench"/*.cpp "$cache/src/bench/"
+git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
+cmake -S "$cache/src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF >/dev/null
+ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-bench-registry >&2
+# What a release ships: the binaries without their debug sections (77 MB of
+# RelWithDebInfo binaries would otherwise be staged with every job).
+mkdir -p "$build/dist"
+for b in tony-submit tony-am tony-executor; do
+  objcopy --strip-debug "$build/bin/$b" "$build/dist/$b"
+done
+export TONY_BENCH_BIN="$build/dist"
+
+# -- peers -----------------------------------------------------------------------
+if wants launch || wants footprint || wants failure; then
+  say "resolving TonY 0.4.7 and the Hadoop 2.10 client jars (Maven)"
+  rm -rf "$cache/tony-java"
+  mvn -q -B -f "$bench/java/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$cache/tony-java" >&2
+  mvn -q -B -f "$bench/java/hadoop2/pom.xml" dependency:build-classpath \
+    -Dmdep.outputFile="$cache/hadoop2-classpath.txt" >&2
+  export TONY_BENCH_TONY_JARS="$cache/tony-java" TONY_BENCH_HADOOP2_CP="$cache/hadoop2-classpath.txt"
+
+  if [[ ! -x "$bench/.venv/bin/python" ]]; then
+    say "creating bench/.venv with tf-yarn 0.7.0"
+    python3 -m venv "$bench/.venv"
+  fi
+  "$bench/.venv/bin/pip" install -q tf-yarn==0.7.0 >&2
+  export TONY_BENCH_VENV="$bench/.venv"
+fi
+
+# -- no cluster needed ------------------------------------------------------------
+if wants registry; then
+  say "registry scale"
+  for n in 100 1000 10000; do
+    for variant in tony shared compact slim; do
+      say "  $n executors, $variant"
+      "$build/bin/tony-bench-registry" --executors "$n" --variant "$variant" --json \
+        >>"$out/registry.jsonl" || say "  failed (exit $?)"
+    done
+  done
+fi
+if wants local; then
+  say "local backend"
+  python3 "$bench/bench.py" local --runs "$runs"
+fi
+
+# -- YARN ----------------------------------------------------------------------------
+if wants launch || wants footprint || wants failure; then
+  while ss -ltn | grep -qE '127\.0\.0\.1:(8032|8088|45454)\b'; do
+    say "another YARN holds the ports; waiting 30 s"
+    sleep 30
+  done
+  stop_cluster() { "$root/scripts/yarn/cluster.sh" stop --dir "$yarn_dir" >&2 || true; }
+  trap stop_cluster EXIT
+  # With HDFS: skein (tf-yarn) cannot stage to file:/// (its Utils.equalFs
+  # dereferences the null host of a file:/// URI).
+  say "starting YARN and HDFS in $yarn_dir"
+  PATH="$root/.venv/bin:$PATH" "$root/scripts/yarn/cluster.sh" start --hdfs --dir "$yarn_dir" >/dev/null
+  export TONY_BENCH_YARN_DIR="$yarn_dir"
+
+  pex="$cache/envs/bench.pex"
+  if [[ ! -s "$pex" ]]; then
+    say "packing bench/.venv for tf-yarn (once; minutes)"
+    mkdir -p "$cache/envs"
+    HADOOP_CONF_DIR="$yarn_dir/conf" PATH="$bench/peers/bin:$bench/.venv/bin:$PATH" \
+      "$bench/.venv/bin/python" "$bench/peers/tfyarn_job.py" --package "$pex" >&2
+  fi
+  # Uploaded once per cluster, as tf-yarn's upload_env does on a real one.
+  "$root/scripts/yarn/yarn.sh" --dir "$yarn_dir" dfs -mkdir -p "/user/$(id -un)/envs"
+  "$root/scripts/yarn/yarn.sh" --dir "$yarn_dir" dfs -put -f "$pex" "/user/$(id -un)/envs/bench.pex"
+  export TONY_BENCH_TFYARN_PYENV="hdfs://127.0.0.1:9000/user/$(id -un)/envs/bench.pex"
+
+  wants launch && python3 "$bench/bench.py" launch --runs "$runs"
+  wants footprint && python3 "$bench/bench.py" footprint
+  wants failure && python3 "$bench/bench.py" failure --runs 3
+  stop_cluster
+  trap - EXIT
+fi
+
+python3 "$bench/report.py" >"$bench/RESULTS.md"
+say "wrote $bench/RESULTS.md"
