@@ -44,11 +44,31 @@ rm -rf "$out/runs"
 
 # -- build ----------------------------------------------------------------------
 say "building tony $(git -C "$root" rev-parse --short HEAD) in $build"
-rm -rf "$cache/src"
-mkdir -p "$cache/src"
-git -C "$root" archive HEAD | tar -x -C "$cache/src"
-mkdir -p "$cache/src/bench"
-cp "$bench/CMakeLists.txt" "$bench"/*.cpp "$cache/src/bench/"
+# Only files whose content changed are rewritten, so ninja rebuilds only
+# what changed since the last run.
+rm -rf "$cache/src.new"
+mkdir -p "$cache/src.new/bench" "$cache/src"
+git -C "$root" archive HEAD | tar -x -C "$cache/src.new"
+cp "$bench/CMakeLists.txt" "$bench"/*.cpp "$cache/src.new/bench/"
+python3 - "$cache/src.new" "$cache/src" <<'PY'
+import filecmp, os, shutil, sys
+new, old = sys.argv[1], sys.argv[2]
+keep = set()
+for d, _, files in os.walk(new):
+    for f in files:
+        rel = os.path.relpath(os.path.join(d, f), new)
+        keep.add(rel)
+        dst = os.path.join(old, rel)
+        if not os.path.exists(dst) or not filecmp.cmp(os.path.join(d, f), dst, shallow=False):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy(os.path.join(d, f), dst)
+for d, _, files in os.walk(old):
+    for f in files:
+        rel = os.path.relpath(os.path.join(d, f), old)
+        if rel not in keep and rel != "COMMIT":
+            os.remove(os.path.join(d, f))
+PY
+rm -rf "$cache/src.new"
 git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
 cmake -S "$cache/src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF >/dev/null
