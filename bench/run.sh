@@ -99,25 +99,9 @@ if wants launch || wants footprint || wants failure; then
   export TONY_BENCH_VENV="$bench/.venv"
 fi
 
-# -- no cluster needed ------------------------------------------------------------
-if wants registry; then
-  say "registry scale"
-  for n in 100 1000 10000; do
-    for variant in tony shared compact slim; do
-      say "  $n executors, $variant"
-      "$build/bin/tony-bench-registry" --executors "$n" --variant "$variant" --json \
-        >>"$out/registry.jsonl" || say "  failed (exit $?)"
-    done
-  done
-fi
-if wants local; then
-  say "local backend"
-  python3 "$bench/bench.py" local --runs "$runs"
-fi
-
 # -- YARN ----------------------------------------------------------------------------
 if wants launch || wants footprint || wants failure; then
-  while ss -ltn | grep -qE '127\.0\.0\.1:(8032|8088|45454)\b'; do
+  while ss -tan | grep -qE '127\.0\.0\.1:(8030|8031|8032|8033|8088|45454|8040|8042|9000|9870)\b'; do
     say "another YARN holds the ports; waiting 30 s"
     sleep 30
   done
@@ -146,6 +130,24 @@ if wants launch || wants footprint || wants failure; then
   wants failure && python3 "$bench/bench.py" failure --runs 3
   stop_cluster
   trap - EXIT
+fi
+
+# -- no cluster needed ------------------------------------------------------------
+# After YARN: 10,000 loopback connections leave ephemeral ports in TIME_WAIT
+# for a minute, and one of them can be a port the cluster binds (45454).
+if wants registry; then
+  say "registry scale"
+  for n in 100 1000 10000; do
+    for variant in tony shared compact slim; do
+      say "  $n executors, $variant"
+      "$build/bin/tony-bench-registry" --executors "$n" --variant "$variant" --json \
+        >>"$out/registry.jsonl" || say "  failed (exit $?)"
+    done
+  done
+fi
+if wants local; then
+  say "local backend"
+  python3 "$bench/bench.py" local --runs "$runs"
 fi
 
 python3 "$bench/report.py" >"$bench/RESULTS.md"
