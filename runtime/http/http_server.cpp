@@ -66,7 +66,18 @@ void http_server::start(handler h) {
         res.status = 500;
         res.set_content("tony: internal error: " + what + "\n", "text/plain");
       });
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  listening_done_ = false;
+  thread_ = std::thread([this] {
+    server_->listen_after_bind();
+    listening_done_ = true;
+  });
+  // cpp-httplib 0.11's stop() is a no-op until the listen loop runs: a stop
+  // right after start would leave the thread blocked in accept() forever.
+  // Return only once the loop runs (or has already ended).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!server_->is_running() && !listening_done_ &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 void http_server::stop() {

@@ -6,6 +6,7 @@
 // handler until stop(). Handlers run on the server's threads and must not
 // touch actor state (reach actors through a facade).
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,7 @@ public:
 private:
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> listening_done_{false};
   int port_ = 0;
 };
 
