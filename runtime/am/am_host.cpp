@@ -92,8 +92,10 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
   e.job.started_ms = e.time_ms;
   auto env = process::current_environment();
   auto user = env.count("HADOOP_USER_NAME") ? env["HADOOP_USER_NAME"] : env["USER"];
-  e.info = {{"user", user},           {"backend", opts.backend},
-            {"framework", job.framework}, {"queue", job.queue},
+  e.info = {{"user", user},
+            {"backend", opts.backend},
+            {"framework", job.framework},
+            {"queue", job.queue},
             {"job_file", job.job_file}};
   for (auto& t : job.tasks)
     e.task_counts[t.name] = t.instances;
@@ -125,7 +127,8 @@ void keep_history(const std::string& log_path, const std::string& app_id,
     return;
   }
   if (auto ok = (*stager)->put(log_path, app_id + ".jsonl", false); !ok)
-    spdlog::warn("tony-am: cannot copy the event log to {}: {}", uri, describe(ok.error()));
+    spdlog::warn("tony-am: cannot copy the event log to {}: {}", uri,
+                 describe(ok.error()));
   else
     spdlog::info("tony-am: event log kept as {}/{}.jsonl", uri, app_id);
 }
@@ -232,7 +235,11 @@ int run_am(const am_options& opts) {
   }
   signals.start([monitor](int sig) {
     caf::anon_send(monitor, kill_atom_v,
-                   std::string{"the ApplicationMaster received "} + ::strsignal(sig));
+                   sig == SIGINT
+                       ? std::string{"killed by the user (tony-submit was interrupted)"}
+                       : std::string{"the ApplicationMaster received "} +
+                             ::strsignal(sig) +
+                             " (stopped by its NodeManager or by hand)");
   });
   job_status final_status;
   {
@@ -251,9 +258,10 @@ int run_am(const am_options& opts) {
   if (events) {
     if (final_status.finished_ms == 0) { // the monitor itself failed
       history::job_event e;
-      e.time_ms = final_status.finished_ms = std::chrono::duration_cast<
-          std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+      e.time_ms = final_status.finished_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::system_clock::now().time_since_epoch())
+              .count();
       e.kind = "job_finished";
       e.job = final_status;
       e.job.tasks.clear();

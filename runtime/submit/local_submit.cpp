@@ -141,7 +141,8 @@ int submit_local(const job_spec& job, const submit_options& opts) {
 
   client_config cfg;
   caf::actor_system sys{cfg};
-  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(), opts.quiet};
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
+                   opts.quiet};
   std::optional<process::exit_info> am_exit;
   am_watcher watcher{sys};
   bool kill_sent = false;
@@ -159,7 +160,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     if (interrupted() && !kill_sent) {
       kill_sent = true;
       view.note("interrupted: killing " + app_id);
-      ::kill(am_pid, SIGTERM);
+      ::kill(am_pid, SIGINT); // the AM reports a user's kill on SIGINT
       kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
                       std::chrono::seconds(15);
     }

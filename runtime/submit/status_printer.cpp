@@ -56,6 +56,14 @@ int64_t wall_ms() {
 
 std::vector<std::string> status_printer::update(const job_status& st) {
   std::vector<std::string> lines;
+  if (st.attempt > attempt_) {
+    // A new attempt restarts every task: say why, then list them afresh.
+    if (attempt_ > 0)
+      lines.push_back("attempt " + std::to_string(st.attempt) + " starts" +
+                      (st.diagnostics.empty() ? "" : " (" + st.diagnostics + ")"));
+    attempt_ = st.attempt;
+    task_states_.clear();
+  }
   if (st.state != job_state_) {
     job_state_ = st.state;
     lines.push_back("job " + st.app_id + " " + st.state);

@@ -33,6 +33,7 @@ public:
 
 private:
   std::string job_state_;
+  int32_t attempt_ = 0;
   std::map<std::string, std::string> task_states_; // "worker:0" -> state
 };
 

@@ -101,6 +101,7 @@ def test_ctrl_c_kills_job(sandbox):
     assert "interrupted" in out.stdout, out.describe()
     st = out.status()
     assert st is not None and st["state"] == "KILLED", out.describe()
+    assert "killed by the user" in st["diagnostics"], st["diagnostics"]
     for task in ("chief:0", "worker:0", "worker:1"):
         assert out.task(task)["state"] == "KILLED", out.task(task)
     assert_gone(job_dir)

@@ -105,3 +105,25 @@ TEST(status_view, the_summary_names_where_failed_tasks_logged) {
     found = found || l == "worker:0 FAILED: its logs are in /tmp/jobs/x/containers/c0";
   EXPECT_TRUE(found);
 }
+
+TEST(status_view, a_new_attempt_is_announced_with_the_reason_and_tasks_listed_again) {
+  std::ostringstream out;
+  status_view view{out, false, false};
+  auto st = two_workers();
+  view.show(st);
+  st.attempt = 2;
+  st.state = "ALLOCATING";
+  st.diagnostics = "attempt 1 failed: worker:1 exited with code 3";
+  for (auto& t : st.tasks) {
+    t.attempt = 2;
+    t.state = "RUNNING";
+  }
+  view.show(st);
+  auto text = out.str();
+  EXPECT_NE(
+      text.find("tony: attempt 2 starts (attempt 1 failed: worker:1 exited with code 3)"),
+      std::string::npos)
+      << text;
+  // worker:0 was RUNNING before and is RUNNING again: still printed, it is a new task.
+  EXPECT_EQ(count(text, "tony: worker:0 RUNNING"), 2u) << text;
+}
