@@ -6,10 +6,10 @@
 #include <fstream>
 #include <sstream>
 
-#include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
 #include "messages/error.hpp"
+#include "runtime/staging/webhdfs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -98,49 +98,13 @@ private:
   std::string dir_;
 };
 
-// -- WebHDFS
-// -----------------------------------------------------------------------------
-
-size_t collect(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-// GET with a deadline, following the NameNode's redirect to a DataNode.
-caf::expected<std::pair<long, std::string>> http_get(const std::string& url) {
-  auto curl = curl_easy_init();
-  if (!curl)
-    return fail("cannot initialize libcurl");
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 60000L);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 3L);
-  auto rc = curl_easy_perform(curl);
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  curl_easy_cleanup(curl);
-  if (rc != CURLE_OK)
-    return fail("GET " + url + ": " + curl_easy_strerror(rc));
-  return std::make_pair(status, std::move(body));
-}
-
-std::string remote_message(const std::string& body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("RemoteException"))
-    return j["RemoteException"].value("message", body);
-  return body.substr(0, 300);
-}
+// -- WebHDFS ---------------------------------------------------------------------------
 
 class webhdfs_history : public history_dir {
 public:
   webhdfs_history(std::string http_address, std::string fs_uri, std::string dir,
                   std::string user)
-      : base_("http://" + http_address + "/webhdfs/v1")
+      : http_address_(std::move(http_address))
       , fs_uri_(std::move(fs_uri))
       , dir_(std::move(dir))
       , user_(std::move(user)) {
@@ -148,13 +112,14 @@ public:
   }
 
   caf::expected<std::vector<stored_log>> list() override {
-    auto res = http_get(op_url(dir_, "LISTSTATUS"));
+    auto res = webhdfs::call("GET", op_url(dir_, "LISTSTATUS"), {}, true);
     if (!res)
       return res.error();
-    if (res->first != 200)
+    if (res->status != 200)
       return fail("WebHDFS LISTSTATUS " + uri() + " failed (HTTP " +
-                  std::to_string(res->first) + "): " + remote_message(res->second));
-    auto j = nlohmann::json::parse(res->second, nullptr, false);
+                  std::to_string(res->status) +
+                  "): " + webhdfs::remote_message(res->body));
+    auto j = nlohmann::json::parse(res->body, nullptr, false);
     std::vector<stored_log> result;
     if (!j.is_object() || !j.contains("FileStatuses"))
       return fail("WebHDFS LISTSTATUS " + uri() + " answered no FileStatuses");
@@ -173,23 +138,24 @@ public:
   }
 
   caf::expected<std::string> read(const stored_log& log) override {
-    auto res = http_get(op_url(log.location, "OPEN"));
+    auto res = webhdfs::call("GET", op_url(log.location, "OPEN"), {}, true);
     if (!res)
       return res.error();
-    if (res->first != 200)
+    if (res->status != 200)
       return fail("WebHDFS OPEN " + fs_uri_ + log.location + " failed (HTTP " +
-                  std::to_string(res->first) + "): " + remote_message(res->second));
-    return std::move(res->second);
+                  std::to_string(res->status) +
+                  "): " + webhdfs::remote_message(res->body));
+    return std::move(res->body);
   }
 
   std::string uri() const override { return fs_uri_ + dir_; }
 
 private:
   std::string op_url(const std::string& path, const char* op) const {
-    return base_ + path + "?op=" + op + "&user.name=" + user_;
+    return webhdfs::op_url(http_address_, path, op, user_);
   }
 
-  std::string base_;
+  std::string http_address_;
   std::string fs_uri_;
   std::string dir_;
   std::string user_;

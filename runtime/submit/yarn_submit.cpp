@@ -361,7 +361,17 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   return follow(*rm, fresh->id, &job, opts, history_uri);
 }
 
-int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
+namespace {
+
+// What --kill and --status work with: the application and a client of its
+// ResourceManager; or tony-submit's exit code when either cannot be had.
+struct rm_target {
+  yarn::application_id id;
+  yarn::application_client rm;
+};
+
+std::variant<rm_target, int> rm_for_application(const std::string& app_id,
+                                                const submit_options& opts) {
   auto id = yarn::parse_application_id(app_id);
   if (!id) {
     complain(id.error().message());
@@ -377,10 +387,20 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
     complain(rm.error().message());
     return exit_usage;
   }
+  return rm_target{*id, std::move(*rm)};
+}
+
+} // namespace
+
+int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
+    return *code;
+  auto& [id, rm] = std::get<rm_target>(target);
   auto deadline = clock_type::now() + seconds(30);
   for (;;) {
-    auto done = rm->force_kill_application(*id, "killed by tony-submit --kill",
-                                           hadoop::deadline_after(seconds(10)));
+    auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
+                                          hadoop::deadline_after(seconds(10)));
     if (!done) {
       complain("cannot kill " + app_id + ": " + done.error().message());
       return exit_infra;
@@ -398,22 +418,11 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
 }
 
 int status_yarn_application(const std::string& app_id, const submit_options& opts) {
-  auto id = yarn::parse_application_id(app_id);
-  if (!id) {
-    complain(id.error().message());
-    return exit_usage;
-  }
-  auto setup = load_hadoop(opts.hadoop_conf, {});
-  if (auto code = std::get_if<int>(&setup))
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
     return *code;
-  auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto rm = yarn::application_client::from_configuration(
-      ipc, std::get<hadoop_setup>(setup).conf);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
-  auto report = rm->get_application_report(*id, hadoop::deadline_after(seconds(10)));
+  auto& [id, rm] = std::get<rm_target>(target);
+  auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(10)));
   if (!report) {
     complain("cannot get the report of " + app_id + ": " + report.error().message());
     return report.error().is_remote("ApplicationNotFoundException") ? exit_usage
