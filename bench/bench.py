@@ -84,6 +84,16 @@ def rm_get(path):
         return json.load(r)
 
 
+def rm_kill(app):
+    req = urllib.request.Request(RM + "/ws/v1/cluster/apps/%s/state" % app, method="PUT",
+                                 data=b'{"state":"KILLED"}',
+                                 headers={"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(req, timeout=10).read()
+    except Exception as e:
+        log("could not kill %s: %s" % (app, e))
+
+
 def rm_apps_since(ms):
     data = rm_get("/ws/v1/cluster/apps?startedTimeBegin=%d" % ms)
     return (data.get("apps") or {}).get("app") or []
@@ -211,6 +221,16 @@ def proc_pss_kb(pid):
     except OSError:
         pass
     return 0
+
+
+def describe_cmd(cmd):
+    """The command line, with a JVM's main class brought to the front."""
+    line = " ".join(cmd)
+    if cmd and os.path.basename(cmd[0]) == "java":
+        mains = [a for a in cmd[1:] if re.match(r"^[a-z]+(\.[A-Za-z0-9_]+){2,}$", a)]
+        if mains:
+            return "java " + mains[0]
+    return line[:200]
 
 
 def classify(framework, cmd):
@@ -415,8 +435,10 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300):
         if proc.poll() is None:
             client_gone = time.time()
         if time.time() > deadline:
-            log("%s: no end after %d s, killing the client" % (run_id, timeout))
+            log("%s: no end after %d s, killing the client and %s" % (run_id, timeout, watch.app))
             os.killpg(proc.pid, signal.SIGKILL)
+            if watch.app:
+                rm_kill(watch.app)
             result["error"] = "timeout"
             break
         time.sleep(0.02)
@@ -456,9 +478,9 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300):
             c = containers.setdefault(cid, {"am": cid.endswith("_000001")})
             c[role] = {"rss_kb": rss, "pss_kb": pss}
         result["containers"] = containers
-        result["processes"] = [{"container": cid, "role": role, "rss_kb": rss, "cmd": " ".join(cmd)[:200]}
+        result["processes"] = [{"container": cid, "role": role, "rss_kb": rss, "cmd": describe_cmd(cmd)}
                                for pid, (cid, role, rss, cmd) in sorted(smp.procs.items())]
-    if not rows or (kind == "launch" and len(rows) < 3) or rep.get("finalStatus") != "SUCCEEDED":
+    if not rows or (kind.startswith("launch") and len(rows) < 3) or rep.get("finalStatus") != "SUCCEEDED":
         if kind != "failure":
             tail = "\n".join(l for _, l in lines[-15:])
             log("%s: %s/%s, %d stamps; client output ends:\n%s" % (
@@ -480,13 +502,34 @@ def summarize(values):
         statistics.median(values), min(values), max(values), len(values))
 
 
+def set_max_offswitch(n):
+    """Lets the CapacityScheduler hand out `n` off-switch containers per node
+    heartbeat (default 1) on the bench cluster, to show what YARN's own pace
+    costs each framework."""
+    path = os.path.join(CONF, "capacity-scheduler.xml")
+    key = "yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments"
+    with open(path) as f:
+        xml = f.read()
+    xml = re.sub(r"\s*<property><name>%s</name><value>\d+</value></property>" % re.escape(key), "", xml)
+    xml = xml.replace("</configuration>",
+                      "  <property><name>%s</name><value>%d</value></property>\n</configuration>" % (key, n))
+    with open(path, "w") as f:
+        f.write(xml)
+    subprocess.run([os.path.join(ROOT, "scripts", "yarn", "yarn.sh"), "--dir", STATE, "rmadmin",
+                    "-refreshQueues"], check=True)
+
+
 def cmd_launch(args):
+    kind = "launch"
+    if args.max_offswitch:
+        set_max_offswitch(args.max_offswitch)
+        kind = "launch-offswitch"
     fws = [FRAMEWORKS[n]() for n in args.frameworks.split(",")]
     results = {fw.name: [] for fw in fws}
     for i in range(args.runs):
         for fw in fws:
-            r = one_run(fw, "launch")
-            append("launch", r)
+            r = one_run(fw, kind)
+            append(kind, r)
             results[fw.name].append(r)
             log("%s run %d: AM running %s, tasks running %s, finished %s (%s)" % (
                 fw.name, i + 1, fmt(r["am_running"]), fmt(r["tasks_running"]),
@@ -608,6 +651,8 @@ def main():
     p = sub.add_parser("launch")
     p.add_argument("--frameworks", default="tony,tonyj,tfyarn")
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--max-offswitch", type=int, default=0,
+                   help="first set the scheduler's off-switch assignments per node heartbeat")
     p = sub.add_parser("footprint")
     p.add_argument("--frameworks", default="tony,tonyj,tfyarn")
     p.add_argument("--seconds", type=int, default=8)

@@ -74,8 +74,8 @@ def machine():
     return "\n".join(lines)
 
 
-def launch_section():
-    rows = load("launch")
+def launch_section(kind="launch"):
+    rows = load(kind)
     if not rows:
         return "_not run_\n"
     phases = [("am_launched", "AM container launched"), ("am_running", "AM running"),
@@ -114,7 +114,8 @@ def launch_section():
         if a and b:
             ratio = b / a
             verdict = "met" if ratio >= 5 else "missed: %.1f× instead of 5×" % ratio
-            out.append("- goal tony ≥ 5× faster than TonY to all tasks running: **%s**" % verdict)
+            where = "" if kind == "launch" else " (with YARN's pace lifted)"
+            out.append("- goal tony ≥ 5× faster than TonY to all tasks running%s: **%s**" % (where, verdict))
     return "\n".join(out) + "\n"
 
 
@@ -174,6 +175,10 @@ def short_cmd(cmd):
     if not parts:
         return "?"
     exe = os.path.basename(parts[0])
+    if exe == "java" and len(parts) == 2:
+        return {"com.linkedin.tony.ApplicationMaster": "TonY AM JVM",
+                "com.linkedin.tony.TaskExecutor": "TaskExecutor JVM",
+                "com.anaconda.skein.ApplicationMaster": "skein AM JVM"}.get(parts[1], parts[1])
     for key, name in (("com.linkedin.tony.ApplicationMaster", "TonY AM JVM"),
                       ("com.linkedin.tony.TaskExecutor", "TaskExecutor JVM"),
                       ("com.anaconda.skein.ApplicationMaster", "skein AM JVM"),
@@ -285,6 +290,12 @@ def main():
     print("## 1. Launch latency on the single-machine YARN\n")
     print("Job: 2 workers + 1 ps, each `echo $(date +%s.%N) ... >> stamps; exec sleep 1`.\n")
     print(launch_section())
+    if load("launch-offswitch"):
+        print("### 1b. The same, with YARN's pace lifted\n")
+        print("The bench cluster's CapacityScheduler set to hand out up to 100 off-switch containers per node "
+              "heartbeat (`yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments`, default 1, "
+              "then `rmadmin -refreshQueues`), so a framework's own start-up shows.\n")
+        print(launch_section("launch-offswitch"))
     print("## 2. Footprint\n")
     print(footprint_section())
     print("## 3. Registry scale\n")

@@ -3,8 +3,8 @@
 #
 #   bench/run.sh [--only LIST] [--runs N] [--keep-out]
 #
-# LIST is a comma list of: registry, local, launch, footprint, failure
-# (default: all). N is the number of runs per framework (default 5).
+# LIST is a comma list of: registry, local, launch, footprint, failure,
+# offswitch (default: all). N is the number of runs per framework (default 5).
 #
 # It installs what it needs: builds tony from the committed tree (HEAD,
 # exported to bench/.cache/src, plus the working tree's bench/) in
@@ -22,7 +22,7 @@ cache="$bench/.cache"
 out="$bench/out"
 build="$root/build-bench"
 yarn_dir=/tmp/tony-yarn-bench
-only="registry,local,launch,footprint,failure"
+only="registry,local,launch,footprint,failure,offswitch"
 runs=5
 keep_out=0
 while (($#)); do
@@ -82,7 +82,7 @@ done
 export TONY_BENCH_BIN="$build/dist"
 
 # -- peers -----------------------------------------------------------------------
-if wants launch || wants footprint || wants failure; then
+if wants launch || wants footprint || wants failure || wants offswitch; then
   say "resolving TonY 0.4.7 and the Hadoop 2.10 client jars (Maven)"
   rm -rf "$cache/tony-java"
   mvn -q -B -f "$bench/java/pom.xml" dependency:copy-dependencies \
@@ -100,7 +100,7 @@ if wants launch || wants footprint || wants failure; then
 fi
 
 # -- YARN ----------------------------------------------------------------------------
-if wants launch || wants footprint || wants failure; then
+if wants launch || wants footprint || wants failure || wants offswitch; then
   while ss -tan | grep -qE '127\.0\.0\.1:(8030|8031|8032|8033|8088|45454|8040|8042|9000|9870)\b'; do
     say "another YARN holds the ports; waiting 30 s"
     sleep 30
@@ -128,6 +128,8 @@ if wants launch || wants footprint || wants failure; then
   wants launch && python3 "$bench/bench.py" launch --runs "$runs"
   wants footprint && python3 "$bench/bench.py" footprint
   wants failure && python3 "$bench/bench.py" failure --runs 3
+  # Last: it changes the cluster's scheduler settings.
+  wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj --runs 3
   stop_cluster
   trap - EXIT
 fi
