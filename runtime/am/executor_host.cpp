@@ -33,6 +33,9 @@ struct executor_system_config : caf::actor_system_config {
     load<caf::io::middleman>();
     tony::add_all_types(*this);
     set("logger.verbosity", caf::atom("quiet"));
+    // One actor and the middleman: two workers are plenty, whatever the
+    // node's core count (CAF would start max(4, cores)).
+    set("scheduler.max-threads", size_t{2});
   }
 };
 
