@@ -199,7 +199,7 @@ def registry_section():
     if not rows:
         return "_not run_\n"
     out = ["One run per line. Times in ms from the moment every connection is up (`go`); bytes are the AM's "
-           "socket-layer count (TCP_INFO bytes_acked summed over its sockets) between go and the last spec.\n",
+           "socket-layer count (TCP_INFO bytes_sent summed over its sockets) between go and the last spec.\n",
            "| executors | variant | clients | connect | go → barrier | go → every spec in | AM RSS after (HWM) MiB "
            "| AM bytes sent | per executor | spec frame | ok |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
