@@ -150,14 +150,30 @@ void report_exit(executor_pointer self, int32_t code, int32_t sig) {
             });
 }
 
+// The command never ran: report exit 127 with the reason as its stderr.
+void fail_start(executor_pointer self, const std::string& why) {
+  auto& st = self->state;
+  spdlog::error("executor: {}", why);
+  st.ph = phase::reporting;
+  task_exit x{st.cfg.task, st.cfg.attempt, 127, 0, "tony-executor: " + why};
+  self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
+                exit_atom_v, std::move(x))
+      .then([=](bool) { done(self, 127); }, [=](caf::error&) { done(self, 127); });
+}
+
 void start_command(executor_pointer self, const cluster_spec& spec) {
   auto& st = self->state;
+  auto cluster = decode_cluster(spec.encoded);
+  if (!cluster) {
+    fail_start(self, "the AM sent a malformed cluster spec");
+    return;
+  }
   task_env_input in;
   in.framework = st.cfg.framework;
   in.app_id = st.cfg.app_id;
   in.task = st.cfg.task;
   in.attempt = st.cfg.attempt;
-  in.cluster = spec.cluster;
+  in.cluster = std::move(*cluster);
   in.file_dir = st.cfg.file_dir;
   auto rendered = render_task_env_files(in);
   auto env = st.cfg.base_env;
@@ -178,13 +194,7 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
         caf::anon_send(me, cmd_exited_atom::value, x.exit_code, x.signal);
       });
   if (!started) {
-    spdlog::error("executor: cannot start the command: {}", describe(started.error()));
-    st.ph = phase::reporting;
-    task_exit x{st.cfg.task, st.cfg.attempt, 127, 0,
-                "tony-executor: cannot start the command: " + describe(started.error())};
-    self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
-                  exit_atom_v, std::move(x))
-        .then([=](bool) { done(self, 127); }, [=](caf::error&) { done(self, 127); });
+    fail_start(self, "cannot start the command: " + describe(started.error()));
     return;
   }
   st.ph = phase::running;

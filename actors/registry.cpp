@@ -49,14 +49,19 @@ void release_barrier(registry_pointer self) {
   hellos.reserve(st.registered.size());
   for (auto& [task, entry] : st.registered)
     hellos.push_back(entry.first);
-  cluster_spec spec{st.attempt, make_cluster_map(hellos)};
   st.barrier_done = true;
   spdlog::info(
       "registry: all {} tasks registered for attempt {}, sending the cluster spec",
       st.registered.size(), st.attempt);
-  for (auto& [task, entry] : st.registered)
-    self->send(entry.second, spec_atom_v, spec);
+  // The monitor first: the job is RUNNING before thousands of specs queue up.
   self->send(st.monitor, barrier_atom_v, st.attempt);
+  // One message for everyone: CAF messages are copy-on-write, so every
+  // executor's mailbox element shares this one encoded spec.
+  auto msg = caf::make_message(
+      spec_atom_v, cluster_spec{st.attempt, encode_cluster(make_cluster_map(hellos))});
+  for (auto& [task, entry] : st.registered)
+    caf::actor_cast<caf::actor>(entry.second)
+        ->eq_impl(caf::make_message_id(), self->ctrl(), self->context(), msg);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,9 @@ struct task_id {
 inline bool operator==(const task_id& x, const task_id& y) {
   return x.index == y.index && x.type == y.type;
 }
-inline bool operator!=(const task_id& x, const task_id& y) { return !(x == y); }
+inline bool operator!=(const task_id& x, const task_id& y) {
+  return !(x == y);
+}
 inline bool operator<(const task_id& x, const task_id& y) {
   return x.type != y.type ? x.type < y.type : x.index < y.index;
 }
@@ -53,8 +56,8 @@ inline bool operator==(const resource& x, const resource& y) {
 
 /// True if `x` fits into `limit` in every dimension.
 inline bool fits(const resource& x, const resource& limit) {
-  return x.memory_mb <= limit.memory_mb && x.vcores <= limit.vcores
-         && x.gpus <= limit.gpus;
+  return x.memory_mb <= limit.memory_mb && x.vcores <= limit.vcores &&
+         x.gpus <= limit.gpus;
 }
 
 std::string to_string(const resource& x);
@@ -76,25 +79,25 @@ struct container_ask {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, container_ask& x) {
-  return f(caf::meta::type_name("container_ask"), x.priority, x.task_type,
-           x.capability, x.node_label, x.count);
+  return f(caf::meta::type_name("container_ask"), x.priority, x.task_type, x.capability,
+           x.node_label, x.count);
 }
 
 /// A container granted by the resource manager.
 struct container {
   std::string id;
-  std::string host;          // NodeManager host
-  int32_t port = 0;          // NodeManager RPC port (0 on the local backend)
-  std::string http_address;  // NodeManager web address, for log links
+  std::string host;         // NodeManager host
+  int32_t port = 0;         // NodeManager RPC port (0 on the local backend)
+  std::string http_address; // NodeManager web address, for log links
   resource capability;
   int32_t priority = 0;
-  std::string token;         // serialized container token (opaque; YARN only)
+  std::string token; // serialized container token (opaque; YARN only)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, container& x) {
-  return f(caf::meta::type_name("container"), x.id, x.host, x.port,
-           x.http_address, x.capability, x.priority, x.token);
+  return f(caf::meta::type_name("container"), x.id, x.host, x.port, x.http_address,
+           x.capability, x.priority, x.token);
 }
 
 /// A container that ended, as the resource manager reports it. exit_status
@@ -107,8 +110,8 @@ struct container_completion {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, container_completion& x) {
-  return f(caf::meta::type_name("container_completion"), x.container_id,
-           x.exit_status, x.diagnostics);
+  return f(caf::meta::type_name("container_completion"), x.container_id, x.exit_status,
+           x.diagnostics);
 }
 
 // -- resource manager protocol ------------------------------------------------
@@ -122,21 +125,20 @@ struct am_registration {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, am_registration& x) {
-  return f(caf::meta::type_name("am_registration"), x.host, x.rpc_port,
-           x.tracking_url);
+  return f(caf::meta::type_name("am_registration"), x.host, x.rpc_port, x.tracking_url);
 }
 
 /// What the resource manager answers to the registration.
 struct rm_registration {
-  resource max_capability;    // largest single container
-  resource cluster_capacity;  // total, or all zero when unknown
+  resource max_capability;   // largest single container
+  resource cluster_capacity; // total, or all zero when unknown
   std::string queue;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rm_registration& x) {
-  return f(caf::meta::type_name("rm_registration"), x.max_capability,
-           x.cluster_capacity, x.queue);
+  return f(caf::meta::type_name("rm_registration"), x.max_capability, x.cluster_capacity,
+           x.queue);
 }
 
 /// One allocate call. `asks` carry absolute outstanding counts per priority
@@ -150,8 +152,8 @@ struct allocate_request {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, allocate_request& x) {
-  return f(caf::meta::type_name("allocate_request"), x.response_id, x.progress,
-           x.asks, x.releases);
+  return f(caf::meta::type_name("allocate_request"), x.response_id, x.progress, x.asks,
+           x.releases);
 }
 
 struct allocate_response {
@@ -165,13 +167,13 @@ struct allocate_response {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, allocate_response& x) {
-  return f(caf::meta::type_name("allocate_response"), x.response_id,
-           x.allocated, x.completed, x.num_cluster_nodes, x.shutdown);
+  return f(caf::meta::type_name("allocate_response"), x.response_id, x.allocated,
+           x.completed, x.num_cluster_nodes, x.shutdown);
 }
 
 /// The job's end as reported to the resource manager.
 struct final_report {
-  std::string final_status;  // SUCCEEDED | FAILED | KILLED
+  std::string final_status; // SUCCEEDED | FAILED | KILLED
   std::string diagnostics;
   std::string tracking_url;
 };
@@ -188,17 +190,17 @@ typename Inspector::result_type inspect(Inspector& f, final_report& x) {
 /// work dir under `name`.
 struct local_resource {
   std::string name;
-  std::string url;  // scheme://host:port/path
+  std::string url; // scheme://host:port/path
   int64_t size = 0;
-  int64_t timestamp = 0;  // source mtime in ms
+  int64_t timestamp = 0; // source mtime in ms
   bool archive = false;
   std::string visibility = "APPLICATION";
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, local_resource& x) {
-  return f(caf::meta::type_name("local_resource"), x.name, x.url, x.size,
-           x.timestamp, x.archive, x.visibility);
+  return f(caf::meta::type_name("local_resource"), x.name, x.url, x.size, x.timestamp,
+           x.archive, x.visibility);
 }
 
 /// Everything needed to start one container.
@@ -207,13 +209,13 @@ struct launch_spec {
   std::map<std::string, std::string> env;
   std::vector<std::string> command;
   std::vector<local_resource> resources;
-  std::string tokens;  // credentials (HDTS) for the container, may be empty
+  std::string tokens; // credentials (HDTS) for the container, may be empty
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_spec& x) {
-  return f(caf::meta::type_name("launch_spec"), x.target, x.env, x.command,
-           x.resources, x.tokens);
+  return f(caf::meta::type_name("launch_spec"), x.target, x.env, x.command, x.resources,
+           x.tokens);
 }
 
 // -- executor protocol --------------------------------------------------------
@@ -232,8 +234,8 @@ struct executor_hello {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
-  return f(caf::meta::type_name("executor_hello"), x.task, x.attempt,
-           x.container_id, x.host, x.port, x.secret, x.pid);
+  return f(caf::meta::type_name("executor_hello"), x.task, x.attempt, x.container_id,
+           x.host, x.port, x.secret, x.pid);
 }
 
 /// The registry's answer to an accepted registration.
@@ -244,23 +246,36 @@ struct registration_ack {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, registration_ack& x) {
-  return f(caf::meta::type_name("registration_ack"), x.app_id,
-           x.heartbeat_interval_ms);
+  return f(caf::meta::type_name("registration_ack"), x.app_id, x.heartbeat_interval_ms);
 }
 
 /// Task type -> "host:port" per index, in index order.
 using cluster_map = std::map<std::string, std::vector<std::string>>;
 
-/// Sent to every executor once the barrier is reached.
+/// Sent to every executor once the barrier is reached. The map travels
+/// encoded (encode_cluster): the registry builds one message for all
+/// executors, each host name appears once, and the whole spec serializes as
+/// one string copy per executor.
 struct cluster_spec {
   int32_t attempt = 0;
-  cluster_map cluster;
+  std::string encoded;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, cluster_spec& x) {
-  return f(caf::meta::type_name("cluster_spec"), x.attempt, x.cluster);
+  return f(caf::meta::type_name("cluster_spec"), x.attempt, x.encoded);
 }
+
+/// The compact text form of a cluster map:
+///
+///   <host 0> <host 1> ...\n
+///   <type> <host index>:<port> <host index>:<port> ...\n    (one line per type)
+///
+/// Addresses are split at their last ':'; an empty slot is "-".
+std::string encode_cluster(const cluster_map& x);
+
+/// The map encode_cluster encoded; nothing if `text` is not such an encoding.
+std::optional<cluster_map> decode_cluster(const std::string& text);
 
 /// How a task's command ended. exit_code is the command's exit status, or
 /// 128 + signal when it was killed by `signal` (non-zero).
@@ -274,8 +289,8 @@ struct task_exit {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_exit& x) {
-  return f(caf::meta::type_name("task_exit"), x.task, x.attempt, x.exit_code,
-           x.signal, x.stderr_tail);
+  return f(caf::meta::type_name("task_exit"), x.task, x.attempt, x.exit_code, x.signal,
+           x.stderr_tail);
 }
 
 // -- job status (clients, tracking page) --------------------------------------
@@ -283,7 +298,7 @@ typename Inspector::result_type inspect(Inspector& f, task_exit& x) {
 struct task_status {
   task_id task;
   int32_t attempt = 0;
-  std::string state;  // see doc/lifecycle.md
+  std::string state; // see doc/lifecycle.md
   std::string host;
   int32_t port = 0;
   std::string container_id;
@@ -292,20 +307,20 @@ struct task_status {
   std::string diagnostics;
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
-  std::string log_dir;  // where stdout/stderr of the task live
+  std::string log_dir; // where stdout/stderr of the task live
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_status& x) {
-  return f(caf::meta::type_name("task_status"), x.task, x.attempt, x.state,
-           x.host, x.port, x.container_id, x.exit_code, x.tracked,
-           x.diagnostics, x.started_ms, x.finished_ms, x.log_dir);
+  return f(caf::meta::type_name("task_status"), x.task, x.attempt, x.state, x.host,
+           x.port, x.container_id, x.exit_code, x.tracked, x.diagnostics, x.started_ms,
+           x.finished_ms, x.log_dir);
 }
 
 struct job_status {
   std::string app_id;
   std::string name;
-  std::string state;  // NEW ALLOCATING RUNNING SUCCEEDED FAILED KILLED
+  std::string state; // NEW ALLOCATING RUNNING SUCCEEDED FAILED KILLED
   std::string diagnostics;
   int32_t attempt = 0;
   int64_t started_ms = 0;
@@ -319,9 +334,8 @@ bool is_final(const job_status& x);
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {
-  return f(caf::meta::type_name("job_status"), x.app_id, x.name, x.state,
-           x.diagnostics, x.attempt, x.started_ms, x.finished_ms,
-           x.tracking_url, x.tasks);
+  return f(caf::meta::type_name("job_status"), x.app_id, x.name, x.state, x.diagnostics,
+           x.attempt, x.started_ms, x.finished_ms, x.tracking_url, x.tasks);
 }
 
 } // namespace tony

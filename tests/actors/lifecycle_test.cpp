@@ -186,10 +186,11 @@ CAF_TEST(nobody gets the cluster spec before every task registered) {
   expect((spec_atom, cluster_spec), from(registry).to(executors[ps0]).with(_, _));
   expect((spec_atom, cluster_spec), from(registry).to(exec).with(_, _));
   settle();
-  auto& spec = exec_state(w0).specs.at(0);
-  CAF_CHECK_EQUAL(spec.cluster.at("worker").size(), 2u);
-  CAF_CHECK_EQUAL(spec.cluster.at("worker")[1], "h1:2001");
-  CAF_CHECK_EQUAL(spec.cluster.at("ps").size(), 1u);
+  auto spec = decode_cluster(exec_state(w0).specs.at(0).encoded);
+  CAF_REQUIRE(spec);
+  CAF_CHECK_EQUAL(spec->at("worker").size(), 2u);
+  CAF_CHECK_EQUAL(spec->at("worker")[1], "h1:2001");
+  CAF_CHECK_EQUAL(spec->at("ps").size(), 1u);
   CAF_CHECK_EQUAL(status().state, "RUNNING");
 }
 
@@ -322,7 +323,10 @@ CAF_TEST(a duplicate registration is rejected and the first one stays) {
   executors[w0] = first;
   CAF_REQUIRE(register_task(w1));
   CAF_REQUIRE(register_task(ps0));
-  CAF_CHECK_EQUAL(exec_state(w0).specs.at(0).cluster.at("worker")[0], "first.test:2000");
+  CAF_REQUIRE_EQUAL(exec_state(w0).specs.size(), 1u);
+  auto spec = decode_cluster(exec_state(w0).specs[0].encoded);
+  CAF_REQUIRE(spec);
+  CAF_CHECK_EQUAL(spec->at("worker")[0], "first.test:2000");
   CAF_CHECK_EQUAL(status().state, "RUNNING");
 }
 

@@ -46,13 +46,41 @@ TEST(messages, job_status_survives_serialization) {
 TEST(messages, cluster_spec_keeps_order_per_type) {
   config cfg;
   caf::actor_system sys{cfg};
-  tony::cluster_spec spec;
-  spec.attempt = 2;
-  spec.cluster["worker"] = {"h1:1", "h2:2"};
-  spec.cluster["ps"] = {"h3:3"};
+  tony::cluster_map cluster;
+  cluster["worker"] = {"h1:1", "h2:2", "h1:3"};
+  cluster["ps"] = {"h3:3"};
+  tony::cluster_spec spec{2, tony::encode_cluster(cluster)};
   auto back = roundtrip(sys, spec);
   EXPECT_EQ(back.attempt, 2);
-  EXPECT_EQ(back.cluster, spec.cluster);
+  auto decoded = tony::decode_cluster(back.encoded);
+  ASSERT_TRUE(decoded);
+  EXPECT_EQ(*decoded, cluster);
+}
+
+TEST(messages, the_encoded_cluster_names_each_host_once) {
+  tony::cluster_map cluster;
+  for (int i = 0; i < 100; ++i)
+    cluster["worker"].push_back("node-with-a-long-name.example.com:" +
+                                std::to_string(4000 + i));
+  auto text = tony::encode_cluster(cluster);
+  EXPECT_EQ(text.find("node-with-a-long-name"), text.rfind("node-with-a-long-name"));
+  EXPECT_LT(text.size(), 1000u);
+  EXPECT_EQ(*tony::decode_cluster(text), cluster);
+}
+
+TEST(messages, ipv6_hosts_and_empty_slots_survive_encoding) {
+  tony::cluster_map cluster;
+  cluster["chief"] = {"[::1]:2222"};
+  cluster["worker"] = {"", "10.0.0.2:80"};
+  EXPECT_EQ(*tony::decode_cluster(tony::encode_cluster(cluster)), cluster);
+  EXPECT_EQ(*tony::decode_cluster(tony::encode_cluster({})), tony::cluster_map{});
+}
+
+TEST(messages, garbage_is_no_cluster) {
+  for (std::string bad : {"", "h0", "h0\nworker 1:80\n", "h0\nworker 0:\n",
+                          "h0\nworker x:80\n", "h0\nworker 0:8a\n", "h0\n 0:80\n",
+                          "h0\nworker 0:80\nworker 0:81\n", "\nworker :80\n"})
+    EXPECT_FALSE(tony::decode_cluster(bad)) << bad;
 }
 
 TEST(messages, errors_carry_their_context_text) {
