@@ -45,6 +45,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto ipc = std::make_shared<hadoop::ipc_client>();
   auto tokens = std::make_shared<yarn::nm_token_cache>();
   auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, tokens);
+  amrm->set_places(parse_nodes(get(yarn_env::nodes)));
   auto nm = std::make_shared<yarn::nm_client>(ipc, tokens);
   std::chrono::milliseconds call_timeout{8000};
   am_backend result;
@@ -104,6 +105,22 @@ caf::expected<std::vector<local_resource>> parse_resources(const std::string& te
     res.archive = r.value("archive", false);
     res.visibility = r.value("visibility", std::string{"APPLICATION"});
     result.push_back(std::move(res));
+  }
+  return result;
+}
+
+std::vector<yarn::node_place> parse_nodes(const std::string& text) {
+  std::vector<yarn::node_place> result;
+  size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(',', start);
+    if (end == std::string::npos)
+      end = text.size();
+    auto item = text.substr(start, end - start);
+    auto eq = item.find('=');
+    if (eq != std::string::npos && eq > 0)
+      result.push_back({item.substr(0, eq), item.substr(eq + 1)});
+    start = end + 1;
   }
   return result;
 }

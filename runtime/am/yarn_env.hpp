@@ -11,6 +11,7 @@
 #include <caf/expected.hpp>
 
 #include "messages/types.hpp"
+#include "runtime/yarn/records.hpp"
 
 namespace tony {
 
@@ -25,12 +26,20 @@ constexpr const char* staging_uri = "TONY_STAGING_URI";
 /// A directory holding tony-am and tony-executor on every node; when set,
 /// nothing is staged for them.
 constexpr const char* install_dir = "TONY_INSTALL_DIR";
+/// The cluster's RUNNING nodes as "host=rack,host=rack": asks name them so
+/// the scheduler places a gang several containers per node heartbeat.
+/// Unset on clusters of more than nodes_in_asks_limit nodes.
+constexpr const char* nodes = "TONY_NODES";
+constexpr size_t nodes_in_asks_limit = 100;
 /// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
 constexpr const char* webhdfs_address = "TONY_WEBHDFS";
 
 } // namespace yarn_env
 
 caf::expected<std::vector<local_resource>> parse_resources(const std::string& text);
+
+/// TONY_NODES' value as node places (malformed items are skipped).
+std::vector<yarn::node_place> parse_nodes(const std::string& text);
 
 /// A NodeManager writes each environment variable into its launch script as
 /// `export NAME="value"` without escaping, so the shell would expand `$`,

@@ -1,12 +1,15 @@
 #include "runtime/staging/stager.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <openssl/evp.h>
 
 #include "messages/error.hpp"
 #include "runtime/process/process.hpp"
@@ -41,13 +44,25 @@ public:
     fs::create_directories(dir_, ec);
     if (ec)
       return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    // Copy, then rename: a concurrent reader sees the whole file or none.
     auto target = dir_ + "/" + name;
-    fs::copy_file(path, target, fs::copy_options::overwrite_existing, ec);
-    if (ec)
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec)
+      fs::rename(partial, target, ec);
+    if (ec) {
+      std::error_code ignored;
+      fs::remove(partial, ignored);
       return fail("cannot stage " + path + " to " + target + ": " + ec.message());
+    }
+    return stat(name, archive);
+  }
+
+  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+    auto target = dir_ + "/" + name;
     struct stat st;
     if (::stat(target.c_str(), &st) != 0)
-      return fail("cannot stat staged file " + target);
+      return make_error(errc::unsatisfiable, "no staged file " + target);
     local_resource res;
     res.name = name;
     res.url = "file://" + target;
@@ -90,24 +105,49 @@ public:
   caf::expected<local_resource> put(const std::string& path, const std::string& name,
                                     bool archive) override {
     auto target = dir_ + "/" + name;
-    // CREATE answers 307 with the DataNode to send the bytes to.
-    auto first = webhdfs::call("PUT", op_url(target, "CREATE") + "&overwrite=true");
+    // Upload under a temporary name, then rename: a concurrent reader sees
+    // the whole file or none. CREATE answers 307 with the DataNode to send
+    // the bytes to.
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    auto first = webhdfs::call("PUT", op_url(partial, "CREATE") + "&overwrite=true");
     if (!first)
       return first.error();
     if (first->status != 307 || first->location.empty())
-      return fail("WebHDFS CREATE " + target + " failed (HTTP " +
+      return fail("WebHDFS CREATE " + partial + " failed (HTTP " +
                   std::to_string(first->status) +
                   "): " + webhdfs::remote_message(first->body));
     auto second = webhdfs::call("PUT", first->location, path);
     if (!second)
       return second.error();
     if (second->status != 201)
-      return fail("WebHDFS upload of " + path + " to " + target + " failed (HTTP " +
+      return fail("WebHDFS upload of " + path + " to " + partial + " failed (HTTP " +
                   std::to_string(second->status) +
                   "): " + webhdfs::remote_message(second->body));
+    for (int round = 0; round < 2; ++round) {
+      auto moved =
+          webhdfs::call("PUT", op_url(partial, "RENAME") + "&destination=" + target);
+      if (!moved)
+        return moved.error();
+      auto j = nlohmann::json::parse(moved->body, nullptr, false);
+      if (moved->status == 200 && j.is_object() && j.value("boolean", false))
+        break;
+      if (round == 1)
+        return fail("WebHDFS RENAME " + partial + " to " + target + " failed (HTTP " +
+                    std::to_string(moved->status) +
+                    "): " + webhdfs::remote_message(moved->body));
+      // The target exists (an older copy): replace it.
+      webhdfs::call("DELETE", op_url(target, "DELETE"));
+    }
+    return stat(name, archive);
+  }
+
+  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+    auto target = dir_ + "/" + name;
     auto status = webhdfs::call("GET", op_url(target, "GETFILESTATUS"));
     if (!status)
       return status.error();
+    if (status->status == 404)
+      return make_error(errc::unsatisfiable, "no staged file " + fs_uri_ + target);
     auto j = nlohmann::json::parse(status->body, nullptr, false);
     if (status->status != 200 || !j.is_object() || !j.contains("FileStatus"))
       return fail("WebHDFS GETFILESTATUS " + target + " failed (HTTP " +
@@ -179,6 +219,31 @@ caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
       errc::invalid_config,
       "cannot stage to '" + uri +
           "': tony stages to file:// or hdfs:// (set [cluster] staging_dir)");
+}
+
+std::string content_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return {};
+  auto* ctx = EVP_MD_CTX_new();
+  if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(ctx);
+    return {};
+  }
+  char buf[1 << 16];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0)
+    EVP_DigestUpdate(ctx, buf, static_cast<size_t>(in.gcount()));
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx, digest, &len);
+  EVP_MD_CTX_free(ctx);
+  static const char* hex = "0123456789abcdef";
+  std::string result;
+  for (int i = 0; i < 8; ++i) {
+    result += hex[digest[i] >> 4];
+    result += hex[digest[i] & 0xF];
+  }
+  return result;
 }
 
 caf::expected<void> make_archive(const std::string& dir, const std::string& out) {

@@ -29,6 +29,10 @@ public:
   virtual caf::expected<local_resource> put(const std::string& path,
                                             const std::string& name, bool archive) = 0;
 
+  /// The LocalResource of a file already staged as `name`, or an error
+  /// when there is none.
+  virtual caf::expected<local_resource> stat(const std::string& name, bool archive) = 0;
+
   /// Deletes the staging dir and everything in it.
   virtual caf::expected<void> remove_all() = 0;
 
@@ -50,6 +54,10 @@ std::unique_ptr<stager> make_webhdfs_stager(std::string http_address, std::strin
 caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
                                                    const std::string& webhdfs_address,
                                                    const std::string& user);
+
+/// The first 16 hex digits of the SHA-256 of a file's content (empty on a
+/// read error): binaries are staged once per content under the staging root.
+std::string content_hash(const std::string& path);
 
 /// Packs the contents of directory `dir` into a gzip'd tar at `out`
 /// (entries relative to `dir`, so it unpacks into the resource's own dir).

@@ -285,10 +285,27 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   std::string am_program = "./tony-am";
   std::string install_dir = job.cluster.install_dir;
   if (install_dir.empty()) {
+    // Binaries are staged once per content under <root>/bin/<hash>/ and
+    // reused by every later job: most submissions upload only the job.
+    auto root = staging_uri.substr(0, staging_uri.rfind('/'));
     for (auto [bin, for_am] :
-         {std::pair{"tony-am", true}, std::pair{"tony-executor", false}})
-      if (auto ok = stage(opts.bin_dir + "/" + bin, bin, false, for_am, !for_am); !ok)
-        return fail_staging(ok.error());
+         {std::pair{"tony-am", true}, std::pair{"tony-executor", false}}) {
+      auto path = opts.bin_dir + "/" + bin;
+      auto hash = staging::content_hash(path);
+      if (hash.empty())
+        return fail_staging(make_error(errc::infrastructure, "cannot read " + path));
+      auto cache = staging::make_stager(root + "/bin/" + hash, webhdfs, user);
+      if (!cache)
+        return fail_staging(cache.error());
+      std::error_code size_ec;
+      auto size = static_cast<int64_t>(fs::file_size(path, size_ec));
+      auto res = (*cache)->stat(bin, false);
+      if (!res || res->size != size)
+        res = (*cache)->put(path, bin, false);
+      if (!res)
+        return fail_staging(res.error());
+      (for_am ? am_resources : executor_resources).push_back(*res);
+    }
   } else {
     am_program = install_dir + "/tony-am";
   }
@@ -332,6 +349,17 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_launch.env[yarn_env::scheduler] = hadoop::to_string(*scheduler);
   ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
+  if (auto nodes = rm->get_cluster_nodes(hadoop::deadline_after(seconds(10)))) {
+    std::string places;
+    size_t running = 0;
+    for (auto& node : *nodes)
+      if (node.state == "RUNNING") {
+        places += (places.empty() ? "" : ",") + node.host + "=" + node.rack;
+        ++running;
+      }
+    if (running > 0 && running <= yarn_env::nodes_in_asks_limit)
+      ctx.am_launch.env[yarn_env::nodes] = places;
+  }
   if (!webhdfs.empty())
     ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs;
   if (!install_dir.empty())

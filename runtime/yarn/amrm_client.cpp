@@ -84,8 +84,13 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
                                                   hadoop::deadline until) {
   std::lock_guard<std::mutex> call_guard{call_mtx_};
   proto::AllocateRequestProto msg;
+  std::vector<node_place> places;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    places = places_;
+  }
   for (auto& ask : req.asks)
-    convert::to_proto(ask, msg.add_ask());
+    convert::add_asks(ask, places, &msg);
   for (auto& id : req.releases) {
     auto cid = parse_container_id(id);
     if (!cid)
@@ -175,6 +180,11 @@ hadoop::token amrm_client::amrm_token() const {
 int32_t amrm_client::last_response_id() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return response_id_;
+}
+
+void amrm_client::set_places(std::vector<node_place> places) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  places_ = std::move(places);
 }
 
 am_command amrm_client::last_command() const {

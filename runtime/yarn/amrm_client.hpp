@@ -52,6 +52,9 @@ public:
   expected<void> finish_application_master(const final_report& report,
                                            hadoop::deadline until);
 
+  /// Names these nodes in every ask from now on (see convert::add_asks).
+  void set_places(std::vector<node_place> places);
+
   /// The AMRMToken in use (the newest one the RM sent).
   hadoop::token amrm_token() const;
 
@@ -84,6 +87,7 @@ private:
   am_command last_command_ = am_command::none;
   resource headroom_;
   std::vector<container> previous_;
+  std::vector<node_place> places_;
 };
 
 } // namespace tony::yarn

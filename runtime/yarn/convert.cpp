@@ -1,5 +1,7 @@
 #include "runtime/yarn/convert.hpp"
 
+#include <algorithm>
+
 #include "runtime/yarn/protocols.hpp"
 
 namespace tony::yarn::convert {
@@ -171,6 +173,27 @@ void to_proto(const container_ask& x, proto::ResourceRequestProto* out) {
   out->set_relax_locality(true);
   if (!x.node_label.empty())
     out->set_node_label_expression(x.node_label);
+}
+
+void add_asks(const container_ask& x, const std::vector<node_place>& places,
+              proto::AllocateRequestProto* out) {
+  to_proto(x, out->add_ask());
+  if (!x.node_label.empty())
+    return;
+  std::vector<std::string> racks;
+  for (auto& place : places) {
+    auto* node = out->add_ask();
+    to_proto(x, node);
+    node->set_resource_name(place.host);
+    if (!place.rack.empty() &&
+        std::find(racks.begin(), racks.end(), place.rack) == racks.end())
+      racks.push_back(place.rack);
+  }
+  for (auto& rack : racks) {
+    auto* req = out->add_ask();
+    to_proto(x, req);
+    req->set_resource_name(rack);
+  }
 }
 
 container container_from_proto(const proto::ContainerProto& x) {

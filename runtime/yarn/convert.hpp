@@ -4,6 +4,7 @@
 // runtime/yarn (and its tests): nothing outside sees the protobuf types.
 
 #include <string>
+#include <vector>
 
 #include "messages/types.hpp"
 #include "runtime/hadoop/expected.hpp"
@@ -42,6 +43,15 @@ expected<void> to_proto(const container_launch& x,
 
 /// One ask at priority `x.priority` for resource name "*".
 void to_proto(const container_ask& x, proto::ResourceRequestProto* out);
+
+/// Appends the ResourceRequests of one ask to `out`: the ANY ("*") request,
+/// and with `places` a request per node and per rack too, each for the
+/// ask's whole count (as YARN's own AMRMClient does). Named nodes let the
+/// CapacityScheduler place several containers per node heartbeat
+/// (node-local) instead of one off-switch container per heartbeat. Asks with
+/// a node label stay ANY-only (YARN ignores labels below ANY).
+void add_asks(const container_ask& x, const std::vector<node_place>& places,
+              proto::AllocateRequestProto* out);
 
 /// A granted container; token is the serialized container TokenProto.
 container container_from_proto(const proto::ContainerProto& x);

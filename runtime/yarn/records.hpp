@@ -73,6 +73,13 @@ struct node_report {
   std::vector<std::string> labels;
 };
 
+/// A node named in asks so the scheduler can place containers node-local:
+/// its host as the RM names it (NodeId host) and its rack.
+struct node_place {
+  std::string host;
+  std::string rack;
+};
+
 /// What getApplicationReport returns.
 struct application_report {
   application_id id;

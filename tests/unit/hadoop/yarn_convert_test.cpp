@@ -55,6 +55,35 @@ TEST(yarn_convert, an_ask_becomes_an_any_host_resource_request) {
   EXPECT_EQ(p.capability().resource_value_map(0).key(), "yarn.io/gpu");
 }
 
+TEST(yarn_convert, an_ask_with_places_names_every_node_and_rack_for_its_count) {
+  proto::AllocateRequestProto req;
+  container_ask ask{3, "worker", {1024, 1, 0}, "", 4};
+  convert::add_asks(ask, {{"n1", "/r1"}, {"n2", "/r1"}, {"n3", "/r2"}}, &req);
+  ASSERT_EQ(req.ask_size(), 6); // ANY, 3 nodes, 2 racks
+  std::vector<std::string> names;
+  for (auto& r : req.ask()) {
+    names.push_back(r.resource_name());
+    EXPECT_EQ(r.num_containers(), 4);
+    EXPECT_EQ(r.priority().priority(), 3);
+    EXPECT_TRUE(r.relax_locality());
+    EXPECT_EQ(r.capability().memory(), 1024);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"*", "n1", "n2", "n3", "/r1", "/r2"}));
+}
+
+TEST(yarn_convert, a_labelled_ask_or_no_places_stays_any_only) {
+  proto::AllocateRequestProto labelled;
+  convert::add_asks(container_ask{1, "worker", {1024, 1, 1}, "gpu", 2}, {{"n1", "/r1"}},
+                    &labelled);
+  ASSERT_EQ(labelled.ask_size(), 1);
+  EXPECT_EQ(labelled.ask(0).resource_name(), "*");
+  EXPECT_EQ(labelled.ask(0).node_label_expression(), "gpu");
+  proto::AllocateRequestProto plain;
+  convert::add_asks(container_ask{1, "worker", {1024, 1, 0}, "", 2}, {}, &plain);
+  ASSERT_EQ(plain.ask_size(), 1);
+  EXPECT_EQ(plain.ask(0).resource_name(), "*");
+}
+
 TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
   proto::URLProto hdfs;
   ASSERT_TRUE(convert::to_proto("hdfs://nn.example:8020/user/a/job.zip", &hdfs));
