@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "runtime/hadoop/user.hpp"
 #include "runtime/history/history_commands.hpp"
 #include "runtime/process/signal_watcher.hpp"
 
@@ -27,11 +28,12 @@ int main(int argc, char** argv) {
   app.add_option(
       "--webhdfs", opts.webhdfs,
       "the NameNode's HTTP address for hdfs:// dirs (default: its host, port 9870)");
-  if (auto user = std::getenv("HADOOP_USER_NAME"))
-    opts.user = user;
-  else if (auto u = std::getenv("USER"))
-    opts.user = u;
-  app.add_option("--user", opts.user, "the user WebHDFS reads as (default: $USER)");
+  // HADOOP_USER_NAME, else USER, else the account running tony-history: a
+  // shell without USER (cron, containers, CI) must still name a user to WebHDFS.
+  opts.user = tony::hadoop::current_user();
+  app.add_option("--user", opts.user,
+                 "the user WebHDFS reads as (default: $HADOOP_USER_NAME, $USER or "
+                 "this process's account)");
   app.require_subcommand(1);
   auto list = app.add_subcommand("list", "every job found, newest first");
   auto show = app.add_subcommand("show", "one job's timeline and final task table");

@@ -24,6 +24,7 @@
 #include "messages/type_ids.hpp"
 #include "runtime/am/backend.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
 #include "runtime/http/http_server.hpp"
@@ -90,9 +91,7 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
   e.job.attempt = 1;
   e.job.tracking_url = tracking_url;
   e.job.started_ms = e.time_ms;
-  auto env = process::current_environment();
-  auto user = env.count("HADOOP_USER_NAME") ? env["HADOOP_USER_NAME"] : env["USER"];
-  e.info = {{"user", user},
+  e.info = {{"user", hadoop::current_user()},
             {"backend", opts.backend},
             {"framework", job.framework},
             {"queue", job.queue},
@@ -108,7 +107,7 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
 void keep_history(const std::string& log_path, const std::string& app_id,
                   const job_spec& job) {
   auto env = process::current_environment();
-  auto user = env.count("HADOOP_USER_NAME") ? env["HADOOP_USER_NAME"] : env["USER"];
+  auto user = hadoop::current_user();
   auto uri = env[history::history_uri_env];
   if (uri.empty()) {
     auto staging = env[yarn_env::staging_uri];

@@ -143,12 +143,20 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
         assert f"tracking URL: {proxy}" in out or f"/proxy/{app}" in out, out
 
         # The event log, kept in the history dir, replays what the proxy showed.
-        # The AM copies it right after unregistering, so it may lag a moment.
+        # The AM copies it before it unregisters. tony-history runs without USER
+        # and HADOOP_USER_NAME (as under cron or in a container): WebHDFS must
+        # still be told a user, the account running it.
+        said = []
+
         def kept():
             rc, shown, err = history("--dir", history_dir, *history_args, "show", app,
-                                     "--json")
+                                     "--json", unset=("USER", "HADOOP_USER_NAME"))
+            said[:] = [err]
             return json.loads(shown) if rc == 0 else None
-        final = wait_for(kept, 60, f"the event log of {app} in {history_dir}")
+        try:
+            final = wait_for(kept, 30, f"the event log of {app} in {history_dir}")
+        except AssertionError as e:
+            raise AssertionError(f"{e}\ntony-history said: {said}") from None
         assert final["state"] == "SUCCEEDED"
         assert task_states(final)["worker:0"] == "SUCCEEDED"
         assert task_states(final)["tensorboard:0"] == "KILLED"

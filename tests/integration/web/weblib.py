@@ -190,8 +190,11 @@ def table_of(status):
     return {f"{t['type']}:{t['index']}": t for t in status["tasks"]}
 
 
-def history(*args, timeout=60):
+def history(*args, timeout=60, unset=()):
+    """Runs tony-history; `unset` names environment variables it must do without."""
+    env = environment()
+    for name in unset:
+        env.pop(name, None)
     proc = subprocess.run([str(BIN / "tony-history"), *args], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=timeout,
-                          env=environment())
+                          stderr=subprocess.PIPE, text=True, timeout=timeout, env=env)
     return proc.returncode, proc.stdout, proc.stderr
