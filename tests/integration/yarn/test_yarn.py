@@ -19,7 +19,14 @@ def test_env_check_job_succeeds_on_yarn():
     assert st["Final-State"] == "SUCCEEDED", st
     assert st["Application-Type"] == "TENSORFLOW", st
     # Every task saw a complete environment and reached every peer.
-    logs = y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+    # The NodeManager aggregates the logs a moment after the application ends.
+    said = []
+
+    def aggregated():
+        said[:] = [y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")]
+        return said[0].count("CHECK_ENV_SUMMARY") == 4
+    y.wait_until(aggregated, 60)
+    logs = said[0]
     assert logs.count("CHECK_ENV_SUMMARY") == 4, logs[-3000:]
     assert '"failed": 0' in logs or "FAILED [" not in logs, logs[-3000:]
 
