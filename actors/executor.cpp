@@ -30,9 +30,10 @@ namespace {
 
 class process_runner : public command_runner {
 public:
-  process_runner(std::string out, std::string err)
+  process_runner(std::string out, std::string err, std::string guard_program)
       : stdout_path_(std::move(out))
-      , stderr_path_(std::move(err)) {
+      , stderr_path_(std::move(err))
+      , guard_program_(std::move(guard_program)) {
     // nop
   }
 
@@ -55,6 +56,7 @@ public:
     opts.stderr_path = stderr_path_;
     opts.new_process_group = true;
     opts.guard_group = true;
+    opts.guard_program = guard_program_;
     auto child = process::spawn(opts);
     if (!child)
       return child.error();
@@ -83,6 +85,7 @@ public:
 private:
   std::string stdout_path_;
   std::string stderr_path_;
+  std::string guard_program_;
   process::child child_;
   std::atomic<bool> ended_{false};
   std::thread waiter_;
@@ -91,8 +94,10 @@ private:
 } // namespace
 
 std::unique_ptr<command_runner> make_process_runner(std::string stdout_path,
-                                                    std::string stderr_path) {
-  return std::make_unique<process_runner>(std::move(stdout_path), std::move(stderr_path));
+                                                    std::string stderr_path,
+                                                    std::string guard_program) {
+  return std::make_unique<process_runner>(std::move(stdout_path), std::move(stderr_path),
+                                          std::move(guard_program));
 }
 
 // -- the executor actor ---------------------------------------------------------

@@ -59,9 +59,11 @@ public:
 };
 
 /// The process-based runner: stdout/stderr to files, own process group, a
-/// guard that kills the group if the executor dies.
+/// guard that kills the group if the executor dies. `guard_program` is
+/// tony-guard's path; empty or missing falls back to a shell.
 std::unique_ptr<command_runner> make_process_runner(std::string stdout_path,
-                                                    std::string stderr_path);
+                                                    std::string stderr_path,
+                                                    std::string guard_program = {});
 
 struct executor_config {
   task_id task;

@@ -1,12 +1,38 @@
 // tony-executor: runs in every task container; configured entirely by its
 // container environment (doc/task-environment.md).
 
+#include <unistd.h>
+
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
 #include "runtime/am/executor_host.hpp"
+
+namespace {
+
+// tony-guard lies beside tony-executor as it was started: in a YARN container
+// both are localized links in the working directory (./tony-executor), with
+// [cluster] install_dir both are in that dir, locally both are in tony's bin
+// dir. Not there (an older install): empty, and a shell guards the command.
+std::string guard_beside(const char* argv0) {
+  std::string self = argv0 == nullptr ? "" : argv0;
+  auto slash = self.rfind('/');
+  if (slash == std::string::npos)
+    return {};
+  auto guard = self.substr(0, slash + 1) + "tony-guard";
+  if (guard[0] != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof(cwd)) == nullptr)
+      return {};
+    guard = std::string{cwd} + "/" + guard;
+  }
+  return ::access(guard.c_str(), X_OK) == 0 ? guard : std::string{};
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 &&
@@ -21,5 +47,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-  return tony::run_executor();
+  return tony::run_executor(guard_beside(argv[0]));
 }

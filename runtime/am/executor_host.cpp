@@ -84,7 +84,7 @@ bool is_dir(const std::string& path) {
 
 } // namespace
 
-int run_executor() {
+int run_executor(const std::string& guard_program) {
   process::signal_watcher signals;
   auto env = process::current_environment();
   auto missing = std::string{};
@@ -165,7 +165,8 @@ int run_executor() {
   }
   std::promise<int> result;
   cfg.on_done = [&result](int code) { result.set_value(code); };
-  auto runner = make_process_runner(log_dir + "/stdout", log_dir + "/stderr");
+  auto runner =
+      make_process_runner(log_dir + "/stdout", log_dir + "/stderr", guard_program);
   auto exec = spawn_executor(sys, caf::actor_cast<caf::actor>(*registry),
                              std::move(runner), std::move(cfg));
   signals.start([exec](int sig) {

@@ -42,6 +42,9 @@ struct spawn_options {
   /// Start a guard that kills the child's group when this process dies.
   /// Requires new_process_group.
   bool guard_group = false;
+  /// The guard's program (tony-guard, run with no arguments); empty, or one
+  /// that cannot be started, falls back to /bin/sh.
+  std::string guard_program;
   /// Start the child with SIGTERM, SIGINT and SIGHUP blocked, for a child
   /// that takes them with a signal_watcher: one that arrives while the child
   /// is still starting then waits for the watcher instead of killing it.

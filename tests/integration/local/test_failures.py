@@ -173,6 +173,10 @@ def test_executor_killed_guard_kills_command(sandbox):
     executor = tonyjob.find_task_process(job_dir, "worker:1", tonyjob.is_executor, 5)
     assert tonyjob.session_of(executor.pid) == executor.pid, "the wrapper did not take effect"
     assert tonyjob.session_of(command.pid) == executor.pid
+    # The guard is tony-guard (beside tony-executor), in the command's group.
+    guard = tonyjob.find_task_process(
+        job_dir, "worker:1", lambda p: p.cmdline[:1] == ["tony-guard"], 5)
+    assert tonyjob.group_of(guard.pid) == tonyjob.group_of(command.pid), guard
     killed = time.monotonic()
     os.kill(executor.pid, signal.SIGKILL)
     assert pid_gone(command.pid, 5), f"{command} outlived its executor: the guard did not fire"

@@ -346,6 +346,14 @@ def session_of(pid):
     return int(stat[stat.rfind(b")") + 2:].split()[3])
 
 
+def group_of(pid):
+    """The process group id of `pid`, or None."""
+    stat = _read(f"/proc/{pid}/stat")
+    if stat is None:
+        return None
+    return int(stat[stat.rfind(b")") + 2:].split()[2])
+
+
 def all_processes():
     """Every live (not zombie) process but this one: Proc with environment."""
     me = os.getpid()

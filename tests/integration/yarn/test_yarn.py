@@ -82,6 +82,9 @@ def test_ctrl_c_kills_the_application_and_leaves_nothing():
     try:
         lines = y.read_until(proc, r"RUNNING at", 120)
         app = y.app_id_of("".join(lines))
+        # Each running task is guarded by tony-guard, shipped beside tony-executor.
+        assert y.wait_until(lambda: "tony-guard" in y.commands_of(y.job_processes(app)), 10), \
+            y.commands_of(y.job_processes(app))
         y.interrupt(proc)
         rest, _ = proc.communicate(timeout=90)
     finally:

@@ -68,6 +68,20 @@ def job_processes(app_id):
     return pids
 
 
+def commands_of(pids):
+    """The program names (argv[0]) of `pids` that are still alive."""
+    names = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0]:
+            names.append(os.path.basename(argv[0].decode(errors="replace")))
+    return names
+
+
 def wait_until(pred, timeout, step=0.2):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
