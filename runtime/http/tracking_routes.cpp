@@ -57,16 +57,21 @@ void serve_log(const job_status& st, const std::string& rest, httplib::Response&
     return not_found(res, "cannot read " + path);
   in.seekg(0, std::ios::end);
   auto size = static_cast<std::streamoff>(in.tellg());
-  std::string prefix;
+  if (size < 0)
+    return not_found(res, "cannot read " + path);
+  std::string body;
+  std::streamoff from = 0;
   if (size > log_tail_bytes) {
-    in.seekg(size - log_tail_bytes);
-    prefix = "[... the first " + std::to_string(size - log_tail_bytes) +
-             " bytes are left out; the whole file is " + path + "]\n";
-  } else {
-    in.seekg(0);
+    from = size - log_tail_bytes;
+    body = "[... the first " + std::to_string(from) +
+           " bytes are left out; the whole file is " + path + "]\n";
   }
-  std::string body = prefix;
-  body.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  // Read what the file held when asked (it may grow meanwhile).
+  auto prefix_len = body.size();
+  body.resize(prefix_len + static_cast<size_t>(size - from));
+  in.seekg(from);
+  in.read(body.data() + prefix_len, size - from);
+  body.resize(prefix_len + static_cast<size_t>(in.gcount()));
   res.set_header("Cache-Control", "no-store");
   res.set_content(body, text_plain);
 }

@@ -158,6 +158,24 @@ TEST_F(routes_test, logs_of_a_local_task_are_served_and_nothing_else) {
   EXPECT_EQ(unknown->status, 404);
 }
 
+TEST_F(routes_test, a_long_log_is_served_as_its_last_4_mib) {
+  {
+    std::ofstream out(logs / "stderr", std::ios::binary);
+    out << std::string(1000, 'a') << std::string((4 << 20) - 4, 'b') << "end\n";
+  }
+  auto cli = serve();
+  auto res = cli.Get("/logs/container_1_0001_01_000002/stderr");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  auto head = std::string{"[... the first 1000 bytes are left out; the whole file is "};
+  EXPECT_EQ(res->body.rfind(head, 0), 0u) << res->body.substr(0, 200);
+  auto nl = res->body.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  EXPECT_EQ(res->body.size() - nl - 1, size_t{4 << 20});
+  EXPECT_EQ(res->body.substr(nl + 1, 1), "b");
+  EXPECT_EQ(res->body.substr(res->body.size() - 4), "end\n");
+}
+
 TEST_F(routes_test, a_job_without_tensorboard_says_how_to_enable_it) {
   auto cli = serve();
   auto res = cli.Get("/tensorboard/");
