@@ -72,11 +72,11 @@ rm -rf "$cache/src.new"
 git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
 cmake -S "$cache/src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF >/dev/null
-ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-bench-registry >&2
+ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-guard tony-bench-registry >&2
 # What a release ships: the binaries without their debug sections (77 MB of
 # RelWithDebInfo binaries would otherwise be staged with every job).
 mkdir -p "$build/dist"
-for b in tony-submit tony-am tony-executor; do
+for b in tony-submit tony-am tony-executor tony-guard; do
   objcopy --strip-debug "$build/bin/$b" "$build/dist/$b"
 done
 export TONY_BENCH_BIN="$build/dist"
