@@ -125,8 +125,8 @@ def footprint_section():
         return "_not run_\n"
     out = ["Peak memory (MiB) sampled from /proc every 200 ms during an 8 s job, summed per container over "
            "its processes of each role: *framework* is everything in the container but YARN's launch wrapper "
-           "and the user's command (for tony: tony-am; tony-executor and its guard process). RSS counts shared "
-           "pages (libraries, a forked guard's pages) in every process; PSS splits them.\n",
+           "and the user's command (for tony: tony-am; tony-executor and tony-guard). RSS counts shared "
+           "pages (libraries) in every process; PSS splits them.\n",
            "| | AM container: framework RSS (PSS) | per task: framework RSS (PSS) | YARN wrapper, per container | "
            "user command, per task | framework processes (peak RSS each) |",
            "|---|---|---|---|---|---|"]
