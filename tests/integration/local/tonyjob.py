@@ -338,20 +338,23 @@ def process_state(pid):
     return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3].decode()
 
 
-def session_of(pid):
-    """The session id of `pid`, or None."""
+def _stat_field(pid, n):
+    """Field n of /proc/<pid>/stat after the command name (0: state,
+    2: process group, 3: session), or None."""
     stat = _read(f"/proc/{pid}/stat")
     if stat is None:
         return None
-    return int(stat[stat.rfind(b")") + 2:].split()[3])
+    return int(stat[stat.rfind(b")") + 2:].split()[n])
+
+
+def session_of(pid):
+    """The session id of `pid`, or None."""
+    return _stat_field(pid, 3)
 
 
 def group_of(pid):
     """The process group id of `pid`, or None."""
-    stat = _read(f"/proc/{pid}/stat")
-    if stat is None:
-        return None
-    return int(stat[stat.rfind(b")") + 2:].split()[2])
+    return _stat_field(pid, 2)
 
 
 def all_processes():
