@@ -59,6 +59,13 @@ def pid_gone(pid, timeout):
     return False
 
 
+def sleeper_of(job_dir, task, timeout=20):
+    """The running `python3 -c '...time.sleep...'` command of `task`."""
+    return tonyjob.find_task_process(
+        job_dir, task,
+        lambda p: not tonyjob.is_executor(p) and "time.sleep" in " ".join(p.cmdline), timeout)
+
+
 def test_worker_exit_code_fails_job(sandbox):
     job = sleepers_job(sandbox, worker_command=(
         'if [ "$TASK_INDEX" = 1 ]; then '
@@ -90,8 +97,7 @@ def test_ctrl_c_kills_job(sandbox):
     job_dir = run.job_dir()
     # Every task's command runs (not just registered).
     for task in ("chief:0", "worker:0", "worker:1"):
-        tonyjob.find_task_process(job_dir, task, lambda p: "time.sleep" in " ".join(p.cmdline),
-                                  timeout=20)
+        sleeper_of(job_dir, task)
     sent = time.monotonic()
     run.interrupt()
     out = run.wait(timeout=60)
@@ -112,9 +118,7 @@ def test_am_killed_executors_clean_up(sandbox):
     run = sandbox.start(job)
     run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
     job_dir = run.job_dir()
-    commands = [tonyjob.find_task_process(job_dir, t, lambda p: "time.sleep" in
-                                          " ".join(p.cmdline), timeout=20)
-                for t in ("chief:0", "worker:0", "worker:1")]
+    commands = [sleeper_of(job_dir, t) for t in ("chief:0", "worker:0", "worker:1")]
     am_pid = tonyjob.am_pid(job_dir)
     killed = time.monotonic()
     os.kill(am_pid, signal.SIGKILL)
@@ -138,8 +142,7 @@ def test_executor_killed_fails_job(sandbox):
     run = sandbox.start(job)
     run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
     job_dir = run.job_dir()
-    command = tonyjob.find_task_process(job_dir, "worker:1",
-                                        lambda p: "time.sleep" in " ".join(p.cmdline), 20)
+    command = sleeper_of(job_dir, "worker:1")
     executor = tonyjob.find_task_process(job_dir, "worker:1", tonyjob.is_executor, 5)
     killed = time.monotonic()
     os.kill(executor.pid, signal.SIGKILL)
@@ -167,9 +170,7 @@ def test_executor_killed_guard_kills_command(sandbox):
     run = sandbox.start(job, env={"TONY_EXECUTOR_WRAPPER": str(wrapper)})
     run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
     job_dir = run.job_dir()
-    command = tonyjob.find_task_process(
-        job_dir, "worker:1",
-        lambda p: not tonyjob.is_executor(p) and "time.sleep" in " ".join(p.cmdline), 20)
+    command = sleeper_of(job_dir, "worker:1")
     executor = tonyjob.find_task_process(job_dir, "worker:1", tonyjob.is_executor, 5)
     assert tonyjob.session_of(executor.pid) == executor.pid, "the wrapper did not take effect"
     assert tonyjob.session_of(command.pid) == executor.pid
@@ -193,9 +194,7 @@ def test_task_command_killed_fails_job(sandbox):
     run = sandbox.start(job)
     run.wait_for_line(r"^tony: job \S+ RUNNING", timeout=60)
     job_dir = run.job_dir()
-    command = tonyjob.find_task_process(
-        job_dir, "worker:1",
-        lambda p: not tonyjob.is_executor(p) and "time.sleep" in " ".join(p.cmdline), 20)
+    command = sleeper_of(job_dir, "worker:1")
     killed = time.monotonic()
     os.kill(command.pid, signal.SIGKILL)
     out = run.wait(timeout=60)
