@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from weblib import (BIN, Job, api_job, chromium, chromium_run, environment, get, history,
-                    png_size, read_events, replay_prefixes, table_of, task_states, wait_for)
+from weblib import (BIN, SUMMARY_WRITER, Job, api_job, chromium, chromium_run, environment, get,
+                    history, png_size, read_events, replay_prefixes, table_of, task_states,
+                    wait_for)
 
 PAGE_JOB = """
 name = "web-page"
@@ -265,23 +266,7 @@ log_dir = "@DIR@/tb"
 jobs_dir = "@DIR@/jobs"
 """
 
-TB_FILES = {
-    "write_summaries.py": """
-import os
-import time
-
-import tensorflow as tf
-
-writer = tf.summary.create_file_writer(os.path.join(os.environ["TB_LOG_DIR"], "train"))
-with writer.as_default():
-    for step in range(5):
-        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
-writer.flush()
-print("summaries written", flush=True)
-while not os.path.exists(os.environ["RELEASE"]):
-    time.sleep(0.2)
-""",
-}
+TB_FILES = {"write_summaries.py": SUMMARY_WRITER}
 
 
 def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from weblib import (VENV, Job, get, history, replay_prefixes, table_of, task_states,
-                    wait_for)
+from weblib import (SUMMARY_WRITER, VENV, Job, get, history, replay_prefixes, table_of,
+                    task_states, wait_for)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
 
@@ -56,22 +56,6 @@ log_dir = "@DIR@/tb"
 history_dir = "@HISTORY@"
 """
 
-WRITER = """
-import os
-import time
-
-import tensorflow as tf
-
-writer = tf.summary.create_file_writer(os.path.join(os.environ["TB_LOG_DIR"], "train"))
-with writer.as_default():
-    for step in range(5):
-        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
-writer.flush()
-print("summaries written", flush=True)
-while not os.path.exists(os.environ["RELEASE"]):
-    time.sleep(0.2)
-"""
-
 
 @pytest.fixture
 def rm_web():
@@ -94,7 +78,7 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
     else:
         history_dir = None
     toml = TB_JOB.replace("@VENV@", str(VENV))
-    job = Job(toml, {"write_summaries.py": WRITER}, backend="yarn")
+    job = Job(toml, {"write_summaries.py": SUMMARY_WRITER}, backend="yarn")
     if history_dir is None:
         history_dir = str(job.dir / "history")
     (job.dir / "job.toml").write_text(

@@ -19,6 +19,25 @@ BIN = Path(os.environ.get("TONY_BIN", ROOT / "build" / "bin"))
 VENV = Path(os.environ.get("TONY_VENV", ROOT / ".venv"))
 
 
+# A task that writes a few TensorBoard summaries under $TB_LOG_DIR/train, then
+# waits until the file $RELEASE exists (the tests look at it meanwhile).
+SUMMARY_WRITER = """
+import os
+import time
+
+import tensorflow as tf
+
+writer = tf.summary.create_file_writer(os.path.join(os.environ["TB_LOG_DIR"], "train"))
+with writer.as_default():
+    for step in range(5):
+        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+writer.flush()
+print("summaries written", flush=True)
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.2)
+"""
+
+
 def environment():
     env = dict(os.environ)
     if (VENV / "bin").is_dir():
