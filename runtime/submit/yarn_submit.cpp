@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <string_view>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -289,12 +288,16 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     // Binaries are staged once per content under <root>/bin/<hash>/ and
     // reused by every later job: most submissions upload only the job.
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    // tony-guard is optional: without it executors guard with a shell.
-    for (auto [bin, for_am] :
-         {std::pair{"tony-am", true}, std::pair{"tony-executor", false},
-          std::pair{"tony-guard", false}}) {
+    struct binary {
+      const char* name;
+      bool for_am;
+      bool optional; // tony-guard: without it executors guard with a shell
+    };
+    for (auto [bin, for_am, optional] :
+         {binary{"tony-am", true, false}, binary{"tony-executor", false, false},
+          binary{"tony-guard", false, true}}) {
       auto path = opts.bin_dir + "/" + bin;
-      if (std::string_view{bin} == "tony-guard" && ::access(path.c_str(), X_OK) != 0)
+      if (optional && ::access(path.c_str(), X_OK) != 0)
         continue;
       auto hash = staging::content_hash(path);
       if (hash.empty())
