@@ -10,6 +10,10 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   build=${TONY_BUILD_DIR:-$here/build-asan}
   args+=(-DTONY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
 fi
+# ccache, when installed, makes rebuilds in fresh clones and worktrees cheap.
+if command -v ccache >/dev/null; then
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S "$here" -B "$build" -G Ninja "${args[@]}" "$@" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 echo "$build"

@@ -15,7 +15,7 @@ with_python=1
 [[ "${1:-}" == "--no-python" ]] && with_python=0
 
 apt_packages=(
-  build-essential cmake ninja-build pkg-config git clang clang-format
+  build-essential cmake ninja-build pkg-config git clang clang-format ccache
   libclang-rt-14-dev
   libcaf-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   libtomlplusplus-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libssl-dev

@@ -2,11 +2,13 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on 127.0.0.1,
 # run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--dir DIR]
+#   scripts/yarn/cluster.sh start [--hdfs] [--dir DIR] [--rpc-protection P]
 #       Starts a ResourceManager and a NodeManager (plus a NameNode and a
 #       DataNode with --hdfs), waits until the node is RUNNING and prints the
 #       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
 #       Does nothing but print it when the cluster already runs.
+#       P is hadoop.rpc.protection: authentication (default), integrity or
+#       privacy; the token (SASL) connections of AMs then wrap every call.
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
 #       Stops every daemon and container of the cluster, then removes the
 #       state directory (kept with --keep, e.g. to read the logs). --all
@@ -21,6 +23,9 @@
 #   TONY_YARN_NM_MEMORY_MB   NodeManager memory (default 16384)
 #   TONY_YARN_NM_VCORES      NodeManager vcores (default 16)
 #   TONY_YARN_NM_GPUS        yarn.io/gpu declared by the NodeManager (default 4)
+#   TONY_YARN_HOST           the loopback address every daemon binds (default
+#                            127.0.0.1); clusters on different addresses of
+#                            127.0.0.0/8 run side by side on one machine
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +34,11 @@ source "$here/lib.sh"
 
 # -- ports -------------------------------------------------------------------
 
-readonly host=127.0.0.1
+readonly host=${TONY_YARN_HOST:-127.0.0.1}
+[[ "$host" =~ ^127\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || {
+  echo "cluster.sh: TONY_YARN_HOST must be a loopback address 127.x.y.z, not '$host'" >&2
+  exit 1
+}
 readonly rm_client_port=8032 rm_scheduler_port=8030 rm_tracker_port=8031
 readonly rm_admin_port=8033 rm_web_port=8088
 readonly nm_port=45454 nm_localizer_port=8040 nm_web_port=8042
@@ -45,7 +54,7 @@ hdfs_ports=("$nn_port" "$nn_http_port" "$dn_port" "$dn_http_port" "$dn_ipc_port"
 # -- arguments ---------------------------------------------------------------
 
 usage() {
-  sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-}
@@ -55,6 +64,7 @@ cmd=${1:-}
 }
 shift
 with_hdfs=0
+rpc_protection=authentication
 keep=0
 all=0
 dir_arg=""
@@ -62,6 +72,12 @@ while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
     --keep) keep=1 ;;
+    --rpc-protection)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --rpc-protection needs authentication, integrity or privacy"
+      rpc_protection=$2
+      shift
+      ;;
+    --rpc-protection=*) rpc_protection=${1#--rpc-protection=} ;;
     --all) all=1 ;;
     --dir)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --dir needs a directory"
@@ -81,6 +97,10 @@ for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES T
   [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
     yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
 done
+case "$rpc_protection" in
+  authentication | integrity | privacy) ;;
+  *) yarn_die "cluster.sh: --rpc-protection must be authentication, integrity or privacy, not '$rpc_protection'" ;;
+esac
 state=$(yarn_state_dir "$dir_arg")
 conf="$state/conf"
 marker="-Dtony.yarn.dir=$state"
@@ -197,6 +217,7 @@ write_config() {
     xml_begin
     prop fs.defaultFS "$default_fs"
     prop hadoop.tmp.dir "$state/tmp"
+    prop hadoop.rpc.protection "$rpc_protection"
     # The web UIs and REST calls without user.name act as this user.
     prop hadoop.http.staticuser.user "$(id -un)"
     # Short IPC retries: the NM may start before the RM listens.
@@ -312,7 +333,10 @@ write_config() {
     prop dfs.namenode.safemode.extension 0
     prop dfs.namenode.safemode.min.datanodes 0
     prop dfs.namenode.datanode.registration.ip-hostname-check false
-    prop dfs.client.use.datanode.hostname false
+    # The DataNode is known by its configured address: its connections to
+    # the NameNode come from 127.0.0.1 whatever address it binds.
+    prop dfs.client.use.datanode.hostname true
+    prop dfs.datanode.use.datanode.hostname true
     prop dfs.datanode.du.reserved 0
     prop dfs.namenode.resource.du.reserved 0
     prop dfs.namenode.resource.check.interval 3600000
@@ -342,6 +366,7 @@ LOG4J
   cp "$classpath_file" "$conf/hadoop-classpath.txt"
   echo "$java_home" >"$conf/java-home.txt"
   ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
+  echo "$rpc_protection" >"$state/rpc-protection"
 }
 
 # -- daemons -----------------------------------------------------------------
@@ -446,7 +471,8 @@ any_running() {
 
 start_cluster() {
   if [[ -d "$state" ]] && any_running; then
-    if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]]; then
+    if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
+      [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]]; then
       yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
       echo "$conf"
       return 0

@@ -104,11 +104,11 @@ pass "status reports the cluster up"
 
 nodes=$("$yarn" --dir "$state" node -list -all 2>/dev/null) || fail "yarn node -list -all failed"
 grep -q '^Total Nodes:1$' <<<"$nodes" || fail "expected 1 node, got: $nodes"
-grep -qE '^ *[^ ]+:45454[[:space:]]+RUNNING' <<<"$nodes" ||
+grep -qE "^ *${TONY_YARN_HOST:-127.0.0.1}:45454[[:space:]]+RUNNING" <<<"$nodes" ||
   fail "the node on port 45454 is not RUNNING: $nodes"
 pass "yarn node -list -all shows 1 RUNNING node"
 
-node_json=$(curl -sf -m 10 http://127.0.0.1:8088/ws/v1/cluster/nodes) ||
+node_json=$(curl -sf -m 10 http://${TONY_YARN_HOST:-127.0.0.1}:8088/ws/v1/cluster/nodes) ||
   fail "the RM REST API does not answer"
 python3 - "$node_json" <<'PY' || fail "the node does not offer the configured resources: $node_json"
 import json, sys
@@ -162,7 +162,7 @@ grep -q "smoke-path=$path_marker:" <<<"$logs" ||
   fail "the container's PATH does not start with the cluster's PATH: $(grep smoke-path <<<"$logs")"
 pass "containers inherit the PATH the cluster was started with"
 
-code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "http://127.0.0.1:8088/proxy/$app/")
+code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "http://${TONY_YARN_HOST:-127.0.0.1}:8088/proxy/$app/")
 [[ "$code" == 200 || "$code" == 302 ]] || fail "the RM web proxy answered $code for /proxy/$app/"
 pass "the RM web proxy serves /proxy/$app/ ($code)"
 
@@ -170,7 +170,7 @@ if ((${#mode_args[@]})); then
   echo smoke >"$work/file.txt"
   "$yarn" --dir "$state" dfs -put -f "$work/file.txt" /smoke.txt 2>/dev/null ||
     fail "hdfs put failed"
-  got=$(curl -sfL -m 10 "http://127.0.0.1:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
+  got=$(curl -sfL -m 10 "http://${TONY_YARN_HOST:-127.0.0.1}:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
     fail "WebHDFS OPEN failed"
   [[ "$got" == smoke ]] || fail "WebHDFS returned '$got', expected 'smoke'"
   pass "HDFS stores a file and WebHDFS reads it back"
