@@ -104,7 +104,7 @@ pass "status reports the cluster up"
 
 nodes=$("$yarn" --dir "$state" node -list -all 2>/dev/null) || fail "yarn node -list -all failed"
 grep -q '^Total Nodes:1$' <<<"$nodes" || fail "expected 1 node, got: $nodes"
-grep -qE "^ *${TONY_YARN_HOST:-127.0.0.1}:45454[[:space:]]+RUNNING" <<<"$nodes" ||
+grep -qE "^ *(localhost|${TONY_YARN_HOST:-127.0.0.1}):45454[[:space:]]+RUNNING" <<<"$nodes" ||
   fail "the node on port 45454 is not RUNNING: $nodes"
 pass "yarn node -list -all shows 1 RUNNING node"
 
