@@ -28,6 +28,7 @@ import pickle
 import secrets
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
@@ -45,6 +46,11 @@ ENV_ADDRESS = "TONY_RUN_ADDRESS"
 ENV_AUTHKEY = "TONY_RUN_AUTHKEY"
 ENV_FRAMEWORK = "TONY_RUN_FRAMEWORK"
 TASK_COMMAND = "python3 -m tony._task"
+# Task types that, without a function or command of their own, run a
+# service instead of the function (as tf-yarn's task_specs did).
+SERVICE_TYPES = ("tensorboard", "ps")
+TENSORBOARD_COMMAND = "tensorboard --logdir '{}' --host 0.0.0.0 --port \"$TONY_TASK_PORT\""
+SERVE_COMMAND = "python3 -m tony.tensorflow"
 
 
 def run(fn, task_specs=None, framework=None, files=None, env=None, *, python_venv=None,
@@ -101,7 +107,8 @@ def _functions(fn, specs):
     """{task type: function} for the types that run a function."""
     fns = {}
     if callable(fn):
-        fns = {t: fn for t, s in specs.items() if not s.command}
+        fns = {t: fn for t, s in specs.items()
+               if not s.command and t not in SERVICE_TYPES}
     elif isinstance(fn, dict):
         for t, f in fn.items():
             if t not in specs:
@@ -126,10 +133,16 @@ def _ship(src, fns, files):
     """The task's working directory: fn.pkl, the tony and cloudpickle
     packages (the client's own versions, so both ends agree), the files."""
     (src / RUN_DIR).mkdir()
+    by_value = _modules_by_value(fns)
+    for m in by_value:
+        cloudpickle.register_pickle_by_value(m)
     try:
         data = cloudpickle.dumps(fns)
     except Exception as e:  # pickling raises many kinds
         raise FunctionNotPicklable(_pickle_problem(fns, e)) from e
+    finally:
+        for m in by_value:
+            cloudpickle.unregister_pickle_by_value(m)
     (src / RUN_DIR / FN_FILE).write_bytes(data)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for module in (Path(__file__).parent, Path(cloudpickle.__file__).parent):
@@ -146,6 +159,27 @@ def _ship(src, fns, files):
             shutil.copytree(path, target, ignore=ignore)
         else:
             shutil.copy2(path, target)
+
+
+def _modules_by_value(fns):
+    """The modules of the functions that the tasks could not import: those
+    of the user's own code (a script's helpers, a test module), not of
+    installed packages nor tony itself. cloudpickle ships functions of
+    __main__ by value anyway; these it would ship by reference."""
+    roots = {os.path.realpath(p) for p in sys.path if p.endswith("-packages")}
+    roots.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))))
+    roots.add(os.path.realpath(sys.prefix))
+    roots.add(os.path.realpath(getattr(sys, "base_prefix", sys.prefix)))
+    found = []
+    for f in fns.values():
+        m = sys.modules.get(getattr(f, "__module__", None) or "")
+        path = getattr(m, "__file__", None)
+        if m is None or path is None or m.__name__ == "__main__":
+            continue
+        real = os.path.realpath(path)
+        if not any(real.startswith(r + os.sep) for r in roots) and m not in found:
+            found.append(m)
+    return found
 
 
 def _pickle_problem(fns, error):
@@ -167,15 +201,20 @@ def _job_for(base, specs, fns, src, framework, env, python_venv, name, queue, ad
     job.code["src_dir"] = str(src)
     if python_venv is not None:
         job.code["python_venv"] = str(Path(python_venv).resolve())
+    if framework is not None:
+        job.framework = framework
     tasks = {}
     for t, spec in specs.items():
         spec = spec.replace(fn=None)
         if t in fns:
             spec.command = TASK_COMMAND
+        elif not spec.command:
+            spec.command = _service_command(t, job)
+            if spec.tracked is None and t != "tensorboard":
+                spec.tracked = False  # a server never ends on its own
         tasks[t] = spec
+    _serve_workers(job, tasks, specs, fns)
     job.tasks = tasks
-    if framework is not None:
-        job.framework = framework
     job.name = name or job.name or "tony-run"
     if queue is not None:
         job.queue = queue
@@ -186,6 +225,36 @@ def _job_for(base, specs, fns, src, framework, env, python_venv, name, queue, ad
     job_env[ENV_FRAMEWORK] = job.framework or "tensorflow"
     job.env = job_env
     return job
+
+
+def _service_command(task_type, job):
+    if task_type == "tensorboard":
+        log_dir = job.tensorboard.get("log_dir") or job.data.get("output_path")
+        if not log_dir:
+            raise TonyError("task_specs has a tensorboard task: name the directory it "
+                            "shows with job=Job(tensorboard={'log_dir': ...}) or "
+                            "Job(data={'output_path': ...})")
+        job.tensorboard["enabled"] = True
+        job.tensorboard.setdefault("log_dir", log_dir)
+        return TENSORBOARD_COMMAND.format(log_dir)
+    if (job.framework or "tensorflow") != "tensorflow":
+        raise TonyError(f"task type '{task_type}' has no function and no command")
+    return SERVE_COMMAND
+
+
+def _serve_workers(job, tasks, specs, fns):
+    """TensorFlow with parameter servers: the chief runs the function (it
+    coordinates, ParameterServerStrategy); workers without a function of
+    their own serve, untracked, like the ps."""
+    if (job.framework or "tensorflow") != "tensorflow" or "ps" not in tasks:
+        return
+    w = tasks.get("worker")
+    if w is None or specs["worker"].fn is not None or specs["worker"].command:
+        return
+    w.command = SERVE_COMMAND
+    if w.tracked is None:
+        w.tracked = False
+    fns.pop("worker", None)
 
 
 def _values(results, handle):

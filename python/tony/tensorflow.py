@@ -36,12 +36,32 @@ def strategy():
     cluster = tf_config().get("cluster", {})
     if cluster.get("ps"):
         resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
-        _strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+        _wait_for_servers(cluster)
+        _strategy = tf.distribute.ParameterServerStrategy(resolver)
     elif sum(len(cluster.get(t, [])) for t in ("chief", "worker")) > 1:
         _strategy = tf.distribute.MultiWorkerMirroredStrategy()
     else:
         _strategy = tf.distribute.get_strategy()
     return _strategy
+
+
+def _wait_for_servers(cluster, timeout=120.0):
+    """TensorFlow waits forever for a server that never comes up: probe every
+    worker and ps port first, so a missing one fails the task instead."""
+    import socket
+    import time
+    pending = [a for t in ("worker", "ps") for a in cluster.get(t, [])]
+    deadline = time.monotonic() + timeout
+    while pending:
+        host, port = pending[0].rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            pending.pop(0)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no TensorFlow server listens at {', '.join(pending)} "
+                                   f"after {timeout:g} s") from None
+            time.sleep(0.2)
 
 
 def serve():
@@ -58,3 +78,9 @@ def serve():
 def task():
     """{"type": ..., "index": ...} of this task."""
     return tf_config().get("task", {})
+
+
+if __name__ == "__main__":
+    # python3 -m tony.tensorflow: what tony.run's ps (and, with parameter
+    # servers, worker) tasks run.
+    serve()
