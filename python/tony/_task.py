@@ -4,6 +4,7 @@ back to the client (tony/run.py). Exit codes: 0 the function returned, 1 it
 raised, 2 the task is not set up for tony.run, 3 the outcome could not be
 sent."""
 
+import multiprocessing
 import os
 import pickle
 import sys
@@ -27,8 +28,8 @@ def _send(record, retries=5):
                 return True
             finally:
                 conn.close()
-        except (OSError, EOFError) as e:
-            problem = e
+        except (OSError, EOFError, multiprocessing.AuthenticationError) as e:
+            problem = f"{type(e).__name__}: {e}"
             time.sleep(0.5 * (attempt + 1))
     print(f"tony: cannot send the outcome of {record['task']} to the client at "
           f"{host}:{port}: {problem} (on YARN the nodes must reach the submitting "

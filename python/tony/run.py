@@ -28,6 +28,7 @@ import pickle
 import secrets
 import shutil
 import socket
+import struct
 import sys
 import tempfile
 import threading
@@ -322,7 +323,10 @@ class _ResultServer:
             threading.Thread(target=self._receive, args=(conn,), daemon=True).start()
 
     def _receive(self, conn):
-        conn.settimeout(60)
+        # Blocking, as Connection needs, but never forever: a peer that
+        # stalls is dropped after a minute.
+        conn.setblocking(True)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack("ll", 60, 0))
         c = Connection(conn.detach())
         try:
             deliver_challenge(c, self.authkey)

@@ -89,7 +89,9 @@ struct local_job {
 };
 
 local_job read_local_job(const std::string& app_id, const std::string& dir) {
-  local_job job{app_id, dir};
+  local_job job;
+  job.app_id = app_id;
+  job.dir = dir;
   if (auto text = read_file(dir + "/am.json")) {
     auto info = json::parse(*text, nullptr, false);
     if (info.is_object()) {

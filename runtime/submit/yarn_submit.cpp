@@ -146,7 +146,7 @@ job_status final_view(const std::string& app, const job_spec* job,
   st.app_id = app;
   if (st.name.empty())
     st.name = job ? job->name : report.name;
-  auto final = yarn::to_string(report.final);
+  std::string final = yarn::to_string(report.final);
   if (report.state == yarn::application_state::killed)
     st.state = "KILLED";
   else if (report.state == yarn::application_state::failed)
