@@ -521,15 +521,24 @@ std::optional<job_status> tasks_of(const yarn::application_report& report,
       history::open_history(uri, conf.get_or("dfs.namenode.http-address", ""), user);
   if (!dir)
     return std::nullopt;
-  auto logs = (*dir)->list();
-  if (!logs)
-    return std::nullopt;
-  for (auto& log : *logs)
-    if (log.app_id == app_id)
-      if (auto text = (*dir)->read(log))
-        if (auto events = history::parse_event_log(*text))
-          return history::replay(*events);
-  return std::nullopt;
+  // The AM copies its event log there as it ends, and the RM may report the
+  // end first: a job that ended moments ago gets a few seconds.
+  auto now_ms = std::chrono::duration_cast<milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  auto patience = now_ms - report.finish_time < 60000 ? seconds(10) : seconds(0);
+  auto deadline = clock_type::now() + patience;
+  for (;;) {
+    if (auto logs = (*dir)->list())
+      for (auto& log : *logs)
+        if (log.app_id == app_id)
+          if (auto text = (*dir)->read(log))
+            if (auto events = history::parse_event_log(*text))
+              return history::replay(*events);
+    if (clock_type::now() >= deadline)
+      return std::nullopt;
+    std::this_thread::sleep_for(milliseconds(500));
+  }
 }
 
 } // namespace
