@@ -2,9 +2,15 @@
 wait, status, logs and kill, and tony.run's results coming back from YARN
 containers."""
 
+import getpass
+import hashlib
+import json
 import os
+import re
+import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -93,3 +99,36 @@ def test_run_on_yarn_returns_every_tasks_value():
 def test_attach_to_an_id_yarn_does_not_know():
     with pytest.raises(tony.UnknownJob, match="knows no application"):
         tony.attach("application_1_9999", backend="yarn")
+
+
+def _nn_http_address(conf_dir):
+    text = open(os.path.join(conf_dir, "hdfs-site.xml")).read()
+    m = re.search(r"<name>dfs.namenode.http-address</name>\s*<value>([^<]+)</value>", text)
+    return m.group(1)
+
+
+def test_a_packed_environment_is_uploaded_once(tmp_path, yarn_conf):
+    venv = tmp_path / "yarnenv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages",
+                    str(venv)], check=True)
+    archive = tony.pack_env(venv)
+
+    def prefix():
+        import sys
+        return sys.prefix
+
+    first = tony.run(prefix, python_venv=archive, framework="standalone", backend="yarn",
+                     timeout=300, client_host=os.environ.get("TONY_YARN_HOST", "127.0.0.1"))
+    assert first["worker:0"].endswith("/venv")  # ran the archive's python
+    digest = hashlib.sha256(open(archive, "rb").read()).hexdigest()[:16]
+    user = os.environ.get("HADOOP_USER_NAME") or getpass.getuser()
+    url = (f"http://{_nn_http_address(yarn_conf)}/webhdfs/v1/user/{user}/.tony/envs/"
+           f"{digest}/{os.path.basename(archive)}?op=GETFILESTATUS&user.name={user}")
+
+    def staged_at():
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return json.load(r)["FileStatus"]["modificationTime"]
+    before = staged_at()
+    tony.run(prefix, python_venv=archive, framework="standalone", backend="yarn",
+             timeout=300, client_host=os.environ.get("TONY_YARN_HOST", "127.0.0.1"))
+    assert staged_at() == before  # the second job reused the staged copy
