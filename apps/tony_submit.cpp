@@ -44,16 +44,7 @@ int control(const command_line& cl, const tony::submit_options& opts) {
   return tony::kill_command(cl.kill_id, opts);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-  // Before any thread starts: Ctrl-C becomes a flag the follow loops read.
-  tony::process::signal_watcher signals;
-  std::atomic<int> interrupted{0};
-  signals.start([&interrupted](int sig) { interrupted = sig; });
-  CLI::App app{"tony-submit: run a distributed job described by a job.toml"};
-  command_line cl;
-  tony::submit_options opts;
+void add_options(CLI::App& app, command_line& cl, tony::submit_options& opts) {
   app.add_option("job", cl.job_file, "the job.toml");
   app.add_option("--set", cl.overrides,
                  "override a job.toml key, e.g. --set tasks.worker.instances=4 "
@@ -84,6 +75,19 @@ int main(int argc, char** argv) {
   app.add_option("--jobs-dir", opts.jobs_dir,
                  "the local backend's jobs dir for --status/--kill/--logs (default "
                  "~/.tony/jobs)");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Before any thread starts: Ctrl-C becomes a flag the follow loops read.
+  tony::process::signal_watcher signals;
+  std::atomic<int> interrupted{0};
+  signals.start([&interrupted](int sig) { interrupted = sig; });
+  CLI::App app{"tony-submit: run a distributed job described by a job.toml"};
+  command_line cl;
+  tony::submit_options opts;
+  add_options(app, cl, opts);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -94,6 +98,10 @@ int main(int argc, char** argv) {
   auto self = tony::process::self_executable();
   opts.bin_dir = self.substr(0, self.rfind('/'));
   opts.interrupted = &interrupted;
+  if (cl.logs_id.empty() && (!cl.logs.task.empty() || !cl.logs.file.empty())) {
+    std::cerr << "tony-submit: --task and --file go with --logs APP_ID\n";
+    return tony::exit_usage;
+  }
   if (!cl.kill_id.empty() || !cl.status_id.empty() || !cl.logs_id.empty())
     return control(cl, opts);
   if (cl.job_file.empty()) {

@@ -140,6 +140,8 @@ def test_unknown_ids_tasks_and_files_exit_2(box, monkeypatch):
     assert code == 2 and "has no file nope" in err
     code, _, err = tony_submit("--status", app, "--kill", app)
     assert code == 2 and "nothing else" in err
+    code, _, err = tony_submit("--status", app, "--task", "worker:0")
+    assert code == 2 and "--task and --file go with --logs" in err
 
 
 def test_dry_run_prints_the_resolved_spec_and_starts_nothing(box):
