@@ -7,7 +7,6 @@ what happens, one JSON event per line. A job attached by id is asked with
 """
 
 import json
-import os
 import queue
 import shutil
 import signal
@@ -17,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import List
 
 from . import _cli
 from .errors import JobFailed, JobKilled, TaskFailure, TonyError

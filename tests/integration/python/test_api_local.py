@@ -10,7 +10,6 @@ import time
 
 import pytest
 
-import conftest
 import tonyjob
 import tony
 
