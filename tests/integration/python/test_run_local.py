@@ -8,6 +8,8 @@ import threading
 
 import pytest
 
+import conftest
+
 import tony
 
 
@@ -135,3 +137,20 @@ def test_pack_env_reuses_an_unchanged_environment(box, tmp_path):
 def test_pack_env_refuses_what_is_not_an_environment(tmp_path):
     with pytest.raises(tony.TonyError, match="neither a virtualenv"):
         tony.pack_env(tmp_path)
+
+
+def test_pack_env_leaves_out_an_editable_tony_and_refuses_other_editables(tmp_path):
+    import tarfile
+    venv = tmp_path / "devenv"
+    site = make_venv(venv)
+    # What `pip install -e ./python` leaves for tony: a path to the checkout.
+    (site / "__editable__.tony-0.1.0.pth").write_text(
+        str(conftest.SOURCE_DIR / "python") + "\n")
+    archive = tony.pack_env(venv)
+    with tarfile.open(archive) as tar:
+        names = tar.getnames()
+    assert any(n.endswith("shipped_marker.py") for n in names)
+    assert not any("__editable__.tony" in n for n in names), names
+    (site / "mylib.pth").write_text(str(tmp_path / "mylib-src") + "\n")
+    with pytest.raises(tony.TonyError, match="editable packages.*mylib-src"):
+        tony.pack_env(venv)
