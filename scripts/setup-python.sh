@@ -2,7 +2,8 @@
 # Creates, completes or repairs the Python environment the examples and tests
 # use: a virtualenv at $TONY_VENV (default <checkout>/.venv) made from Debian's
 # /usr/bin/python3 with system site-packages, so Debian's python3-torch is
-# used, plus the PyPI packages of scripts/requirements.txt.
+# used, plus the PyPI packages of scripts/requirements.txt and this
+# checkout's tony package (python/, in development mode).
 #
 #   scripts/setup-python.sh          make sure the environment is ready
 #   scripts/setup-python.sh --check  also re-verify the imports (slow: ~5 s)
@@ -31,6 +32,7 @@ stamp="$venv/.tony-stamp"
 # upgrade by apt invalidates the venv's compiled packages).
 want_stamp() {
   cat "$requirements"
+  echo "# tony package: $here/python $(cat "$here/python/pyproject.toml" | md5sum | cut -c1-12)"
   echo "# base: $("$base_python" -c 'import sys; print(sys.version.split()[0])')"
   echo "# torch: $(dpkg-query -W -f='${Version}' python3-torch 2>/dev/null || echo none)"
 }
@@ -73,6 +75,12 @@ if ((${#no_deps[@]})); then
   "${pip[@]}" --no-deps "${no_deps[@]}" || die "pip could not install ${no_deps[*]} into $venv"
 fi
 
+# The tony package of this checkout, in development mode: edits to python/
+# take effect at once. Setuptools comes from Debian (no build isolation, so
+# nothing is downloaded for it).
+"${pip[@]}" --no-deps --no-build-isolation -e "$here/python" \
+  || die "pip could not install $here/python into $venv"
+
 echo "setup-python: verifying the environment"
 TF_CPP_MIN_LOG_LEVEL=3 TF_ENABLE_ONEDNN_OPTS=0 "$venv/bin/python3" - <<'PY' || die "verification failed (see above)"
 import sys
@@ -81,6 +89,9 @@ import torch
 import torch.distributed as dist
 import tensorflow as tf
 import tf_keras
+import tony
+import cloudpickle
+import venv_pack
 
 problems = []
 if not dist.is_available() or not dist.is_gloo_available():

@@ -24,6 +24,7 @@
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
+#include "runtime/submit/event_output.hpp"
 #include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 
@@ -82,6 +83,13 @@ std::string new_app_id(const std::string& jobs_dir, int64_t* cluster_ts) {
   }
 }
 
+// " --jobs-dir DIR" when the job runs outside the default jobs dir.
+std::string jobs_dir_flag(const job_spec& job) {
+  if (job.cluster.jobs_dir.empty())
+    return {};
+  return " --jobs-dir " + job.cluster.jobs_dir;
+}
+
 } // namespace
 
 int submit_local(const job_spec& job, const submit_options& opts) {
@@ -134,8 +142,13 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     say("submitted " + app_id + " (" + job.name + ", " +
         std::to_string(job.total_tasks()) + " tasks) on the local backend; job dir " +
         job_dir);
+  if (opts.events)
+    opts.events->submitted(app_id, "local", job.name, job.total_tasks(),
+                           {{"job_dir", job_dir}, {"am_pid", std::to_string(am_pid)}});
   if (opts.detach) {
-    say("detached; the job runs on. Stop it with: kill " + std::to_string(am_pid));
+    say("detached; the job runs on. Follow it with: tony-submit --status " + app_id +
+        jobs_dir_flag(job) + ", stop it with: tony-submit --kill " + app_id +
+        jobs_dir_flag(job));
     return exit_succeeded;
   }
 
@@ -194,8 +207,11 @@ int submit_local(const job_spec& job, const submit_options& opts) {
         return exit_infra;
       }
     }
-    if (auto st = watcher.poll(std::chrono::seconds(2)))
+    if (auto st = watcher.poll(std::chrono::seconds(2))) {
       view.show(*st);
+      if (opts.events)
+        opts.events->show(*st);
+    }
     std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
   }
   auto text = read_file(job_dir + "/status.json");
@@ -228,7 +244,12 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
-  return final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
+  auto code = final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
+  if (opts.events) {
+    opts.events->show(*final_status);
+    opts.events->finished(*final_status, code);
+  }
+  return code;
 }
 
 } // namespace tony

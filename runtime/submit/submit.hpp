@@ -10,6 +10,8 @@
 
 namespace tony {
 
+class event_output;
+
 /// tony-submit's exit codes (doc/operations.md).
 enum submit_exit : int {
   exit_succeeded = 0,
@@ -27,6 +29,18 @@ struct submit_options {
   /// Set (to the signal number) when the user interrupts tony-submit. The
   /// watcher that sets it must exist before any thread starts (main).
   const std::atomic<int>* interrupted = nullptr;
+  /// --output json: where the job's events go (event_output.hpp).
+  event_output* events = nullptr;
+  /// --backend for --status/--kill/--logs: "local", "yarn" or empty (find out).
+  std::string backend;
+  /// --jobs-dir: the local backend's jobs dir for --status/--kill/--logs.
+  std::string jobs_dir;
+};
+
+/// What --logs prints.
+struct logs_request {
+  std::string task; // "worker:1", or empty: every task
+  std::string file; // a file of the task's log dir, or empty: stdout and stderr
 };
 
 /// Runs `job` on the local backend and follows it to the end.
@@ -38,8 +52,19 @@ int submit_yarn(const job_spec& job, const submit_options& opts);
 /// tony-submit --kill APP_ID: kills a YARN application.
 int kill_yarn_application(const std::string& app_id, const submit_options& opts);
 
-/// tony-submit --status APP_ID: prints a YARN application's state and, while
-/// it runs, its tasks.
-int status_yarn_application(const std::string& app_id, const submit_options& opts);
+/// tony-submit --status APP_ID: prints a YARN application's state and its
+/// tasks (from the AM while it runs, from the job's event log afterwards);
+/// with `json`, as one JSON object (doc/operations.md).
+int status_yarn_application(const std::string& app_id, const submit_options& opts,
+                            bool json = false);
+
+/// tony-submit --logs APP_ID: task logs of a YARN application, read from the
+/// NodeManagers' web services.
+int logs_yarn_application(const std::string& app_id, const submit_options& opts,
+                          const logs_request& req);
+
+/// True if a Hadoop configuration directory is known to `opts`
+/// (--hadoop-conf or HADOOP_CONF_DIR).
+bool hadoop_conf_known(const submit_options& opts);
 
 } // namespace tony

@@ -11,6 +11,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <nlohmann/json.hpp>
 
 #include "actors/actor_types.hpp"
 #include "config/job_json.hpp"
@@ -19,9 +20,14 @@
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
+#include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
 #include "runtime/staging/stager.hpp"
+#include "runtime/staging/webhdfs.hpp"
+#include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
+#include "runtime/submit/event_output.hpp"
+#include "runtime/submit/job_control.hpp"
 #include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 #include "runtime/yarn/application_client.hpp"
@@ -131,6 +137,27 @@ std::pair<std::string, std::string> staging_location(const job_spec& job,
   return {root + "/" + app_id, webhdfs};
 }
 
+// The job's end as the RM reports it, with the tasks the AM last showed:
+// the AM may be gone before it was asked for its final table.
+job_status final_view(const std::string& app, const job_spec* job,
+                      const yarn::application_report& report,
+                      const std::optional<job_status>& last) {
+  job_status st = last ? *last : job_status{};
+  st.app_id = app;
+  if (st.name.empty())
+    st.name = job ? job->name : report.name;
+  std::string final = yarn::to_string(report.final);
+  if (report.state == yarn::application_state::killed)
+    st.state = "KILLED";
+  else if (report.state == yarn::application_state::failed)
+    st.state = "FAILED";
+  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
+    st.state = final;
+  if (!report.diagnostics.empty())
+    st.diagnostics = report.diagnostics;
+  return st;
+}
+
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
            const job_spec* job, const submit_options& opts,
@@ -171,6 +198,8 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     auto state = yarn::to_string(report->state);
     if (state != last_yarn_state) {
       last_yarn_state = state;
+      if (opts.events)
+        opts.events->yarn_state(app, state, report->tracking_url);
       view.note("YARN: " + app + " " + state +
                 (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
     }
@@ -183,6 +212,8 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     if (auto st = watcher.poll(seconds(2))) {
       last_status = *st;
       view.show(*st);
+      if (opts.events)
+        opts.events->show(*st);
     }
     if (yarn::is_terminal(report->state)) {
       if (last_status)
@@ -196,13 +227,37 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       if (!quiet && !history_uri.empty())
         say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
             history_uri + " show " + app + ")");
-      return report->state == yarn::application_state::finished &&
-                     report->final == yarn::final_status::succeeded
-                 ? exit_succeeded
-                 : exit_failed;
+      auto code = report->state == yarn::application_state::finished &&
+                          report->final == yarn::final_status::succeeded
+                      ? exit_succeeded
+                      : exit_failed;
+      if (opts.events)
+        opts.events->finished(final_view(app, job, *report, last_status), code);
+      return code;
     }
     std::this_thread::sleep_for(milliseconds(watcher.connected() ? 250 : 100));
   }
+}
+
+// Stages `path` as `name` under <dir>/<sha256 of its content>/, or reuses
+// the copy an earlier job left there (same size: files are written under a
+// temporary name and renamed, so a copy is whole or absent).
+caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
+                                         const std::string& name, bool archive,
+                                         const std::string& webhdfs,
+                                         const std::string& user) {
+  auto hash = staging::content_hash(path);
+  if (hash.empty())
+    return make_error(errc::infrastructure, "cannot read " + path);
+  auto cache = staging::make_stager(dir + "/" + hash, webhdfs, user);
+  if (!cache)
+    return cache.error();
+  std::error_code ec;
+  auto size = static_cast<int64_t>(fs::file_size(path, ec));
+  auto res = (*cache)->stat(name, archive);
+  if (!res || res->size != size)
+    res = (*cache)->put(path, name, archive);
+  return res;
 }
 
 // Writes `content` to a fresh file in `dir`.
@@ -299,17 +354,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
       auto path = opts.bin_dir + "/" + bin;
       if (optional && ::access(path.c_str(), X_OK) != 0)
         continue;
-      auto hash = staging::content_hash(path);
-      if (hash.empty())
-        return fail_staging(make_error(errc::infrastructure, "cannot read " + path));
-      auto cache = staging::make_stager(root + "/bin/" + hash, webhdfs, user);
-      if (!cache)
-        return fail_staging(cache.error());
-      std::error_code size_ec;
-      auto size = static_cast<int64_t>(fs::file_size(path, size_ec));
-      auto res = (*cache)->stat(bin, false);
-      if (!res || res->size != size)
-        res = (*cache)->put(path, bin, false);
+      auto res = stage_once(root + "/bin", path, bin, false, webhdfs, user);
       if (!res)
         return fail_staging(res.error());
       (for_am ? am_resources : executor_resources).push_back(*res);
@@ -330,10 +375,15 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     return fail_staging(ok.error());
   executor_resources.back().name = "src";
   if (!job.python_venv.empty()) {
-    if (auto ok = stage(job.python_venv, fs::path(job.python_venv).filename().string(),
-                        true, false, true);
-        !ok)
-      return fail_staging(ok.error());
+    // Staged once per content under <root>/envs/<sha256>/, as the binaries
+    // are: an unchanged environment (tony.pack_env) is not uploaded again.
+    auto root = staging_uri.substr(0, staging_uri.rfind('/'));
+    auto res =
+        stage_once(root + "/envs", job.python_venv,
+                   fs::path(job.python_venv).filename().string(), true, webhdfs, user);
+    if (!res)
+      return fail_staging(res.error());
+    executor_resources.push_back(*res);
     executor_resources.back().name = "venv";
   }
   cleanup_scratch();
@@ -390,6 +440,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (!opts.quiet)
     say("submitted " + app + " (" + job.name + ", " + std::to_string(job.total_tasks()) +
         " tasks) to YARN queue " + job.queue + "; staged in " + staging_uri);
+  if (opts.events)
+    opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
+                           {{"queue", job.queue}, {"staging", staging_uri}});
   if (opts.detach) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
@@ -399,11 +452,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
 
 namespace {
 
-// What --kill and --status work with: the application and a client of its
-// ResourceManager; or tony-submit's exit code when either cannot be had.
+// What --kill, --status and --logs work with: the application and a client
+// of its ResourceManager; or tony-submit's exit code when either cannot be
+// had.
 struct rm_target {
   yarn::application_id id;
   yarn::application_client rm;
+  hadoop::configuration conf;
 };
 
 std::variant<rm_target, int> rm_for_application(const std::string& app_id,
@@ -416,30 +471,96 @@ std::variant<rm_target, int> rm_for_application(const std::string& app_id,
   auto setup = load_hadoop(opts.hadoop_conf, {});
   if (auto code = std::get_if<int>(&setup))
     return *code;
+  auto& conf = std::get<hadoop_setup>(setup).conf;
   auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto rm = yarn::application_client::from_configuration(
-      ipc, std::get<hadoop_setup>(setup).conf);
+  auto rm = yarn::application_client::from_configuration(ipc, conf);
   if (!rm) {
     complain(rm.error().message());
     return exit_usage;
   }
-  return rm_target{*id, std::move(*rm)};
+  return rm_target{*id, std::move(*rm), conf};
+}
+
+// The report of an application, or the exit code: 2 when the RM does not
+// know the id, 3 when it cannot be asked.
+std::variant<yarn::application_report, int> report_of(rm_target& target,
+                                                      const std::string& app_id) {
+  auto report =
+      target.rm.get_application_report(target.id, hadoop::deadline_after(seconds(10)));
+  if (report)
+    return std::move(*report);
+  if (report.error().is_remote("ApplicationNotFoundException")) {
+    complain("the ResourceManager knows no application " + app_id);
+    return exit_usage;
+  }
+  complain("cannot get the report of " + app_id + ": " + report.error().message());
+  return exit_infra;
+}
+
+// The job's tasks: from its AM while it runs, else from the event log the
+// AM left in the default history dir (doc/tracking.md). Nothing if neither
+// answers.
+std::optional<job_status> tasks_of(const yarn::application_report& report,
+                                   const std::string& app_id,
+                                   const hadoop::configuration& conf) {
+  if (report.state == yarn::application_state::running && report.rpc_port > 0 &&
+      !report.host.empty() && report.host != "N/A") {
+    client_config cfg;
+    caf::actor_system sys{cfg};
+    am_watcher watcher{sys};
+    if (watcher.connect(report.host, static_cast<uint16_t>(report.rpc_port)))
+      if (auto st = watcher.poll(seconds(5)))
+        return st;
+  }
+  if (!yarn::is_terminal(report.state))
+    return std::nullopt;
+  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
+  auto user = report.user.empty() ? hadoop::current_user() : report.user;
+  auto uri = history::history_location({}, default_fs, user);
+  auto dir =
+      history::open_history(uri, conf.get_or("dfs.namenode.http-address", ""), user);
+  if (!dir)
+    return std::nullopt;
+  // The AM copies its event log there as it ends, and the RM may report the
+  // end first: a job that ended moments ago gets a few seconds.
+  auto now_ms = std::chrono::duration_cast<milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  auto patience = now_ms - report.finish_time < 60000 ? seconds(10) : seconds(0);
+  auto deadline = clock_type::now() + patience;
+  for (;;) {
+    if (auto logs = (*dir)->list())
+      for (auto& log : *logs)
+        if (log.app_id == app_id)
+          if (auto text = (*dir)->read(log))
+            if (auto events = history::parse_event_log(*text))
+              return history::replay(*events);
+    if (clock_type::now() >= deadline)
+      return std::nullopt;
+    std::this_thread::sleep_for(milliseconds(500));
+  }
 }
 
 } // namespace
+
+bool hadoop_conf_known(const submit_options& opts) {
+  auto env = std::getenv("HADOOP_CONF_DIR");
+  return !opts.hadoop_conf.empty() || (env && *env);
+}
 
 int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
   auto target = rm_for_application(app_id, opts);
   if (auto code = std::get_if<int>(&target))
     return *code;
-  auto& [id, rm] = std::get<rm_target>(target);
+  auto& [id, rm, conf] = std::get<rm_target>(target);
   auto deadline = clock_type::now() + seconds(30);
   for (;;) {
     auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
                                           hadoop::deadline_after(seconds(10)));
     if (!done) {
       complain("cannot kill " + app_id + ": " + done.error().message());
-      return exit_infra;
+      return done.error().is_remote("ApplicationNotFoundException") ? exit_usage
+                                                                    : exit_infra;
     }
     if (*done) {
       say(app_id + " killed");
@@ -453,35 +574,86 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
   }
 }
 
-int status_yarn_application(const std::string& app_id, const submit_options& opts) {
+int status_yarn_application(const std::string& app_id, const submit_options& opts,
+                            bool json) {
   auto target = rm_for_application(app_id, opts);
   if (auto code = std::get_if<int>(&target))
     return *code;
-  auto& [id, rm] = std::get<rm_target>(target);
-  auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(10)));
-  if (!report) {
-    complain("cannot get the report of " + app_id + ": " + report.error().message());
-    return report.error().is_remote("ApplicationNotFoundException") ? exit_usage
-                                                                    : exit_infra;
+  auto& t = std::get<rm_target>(target);
+  auto got = report_of(t, app_id);
+  if (auto code = std::get_if<int>(&got))
+    return *code;
+  auto& report = std::get<yarn::application_report>(got);
+  auto tasks = tasks_of(report, app_id, t.conf);
+  if (json) {
+    auto st = yarn::is_terminal(report.state) ? final_view(app_id, nullptr, report, tasks)
+                                              : tasks.value_or(job_status{});
+    st.app_id = app_id;
+    if (st.name.empty())
+      st.name = report.name;
+    if (st.state.empty())
+      st.state = yarn::to_string(report.state); // NEW, ACCEPTED: the AM is not up
+    if (st.tracking_url.empty())
+      st.tracking_url = report.tracking_url;
+    auto j = nlohmann::json::parse(to_json(st));
+    j["backend"] = "yarn";
+    j["yarn_state"] = yarn::to_string(report.state);
+    j["final_status"] = yarn::to_string(report.final);
+    j["queue"] = report.queue;
+    j["application_type"] = report.application_type;
+    j["yarn_diagnostics"] = report.diagnostics;
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
+    return exit_succeeded;
   }
-  std::cout << "application: " << app_id << "\nname: " << report->name
-            << "\ntype: " << report->application_type << "\nqueue: " << report->queue
-            << "\nstate: " << yarn::to_string(report->state)
-            << "\nfinal status: " << yarn::to_string(report->final)
-            << "\ntracking url: " << report->tracking_url << "\n";
-  if (!report->diagnostics.empty())
-    std::cout << "diagnostics: " << report->diagnostics << "\n";
-  if (report->state == yarn::application_state::running && report->rpc_port > 0) {
-    client_config cfg;
-    caf::actor_system sys{cfg};
-    am_watcher watcher{sys};
-    if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
-      if (auto st = watcher.poll(seconds(5)))
-        for (auto& t : st->tasks)
-          std::cout << "task " << to_string(t.task) << ": " << t.state << " " << t.host
-                    << ":" << t.port << " " << t.container_id << "\n";
-  }
+  std::cout << "application: " << app_id << "\nname: " << report.name
+            << "\ntype: " << report.application_type << "\nqueue: " << report.queue
+            << "\nstate: " << yarn::to_string(report.state)
+            << "\nfinal status: " << yarn::to_string(report.final)
+            << "\ntracking url: " << report.tracking_url << "\n";
+  if (!report.diagnostics.empty())
+    std::cout << "diagnostics: " << report.diagnostics << "\n";
+  if (tasks)
+    for (auto& task : tasks->tasks)
+      std::cout << "task " << to_string(task.task) << ": " << task.state << " "
+                << task.host << ":" << task.port << " " << task.container_id << "\n";
   return exit_succeeded;
+}
+
+int logs_yarn_application(const std::string& app_id, const submit_options& opts,
+                          const logs_request& req) {
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
+    return *code;
+  auto& t = std::get<rm_target>(target);
+  auto got = report_of(t, app_id);
+  if (auto code = std::get_if<int>(&got))
+    return *code;
+  auto& report = std::get<yarn::application_report>(got);
+  auto st = tasks_of(report, app_id, t.conf);
+  if (!st) {
+    complain("cannot tell the tasks of " + app_id + " (" + yarn::to_string(report.state) +
+             "): its ApplicationMaster does not answer and its event log is not in the "
+             "history dir; try `yarn logs -applicationId " +
+             app_id + "`");
+    return exit_infra;
+  }
+  // A task's log_dir is its NodeManager's containerlogs page
+  // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
+  // service serves each file as plain text while the NM keeps the logs.
+  return print_task_logs(
+      *st, req,
+      [](const task_status& task, const std::string& file) -> std::optional<std::string> {
+        auto at = task.log_dir.find("/node/containerlogs/");
+        if (at == std::string::npos || task.container_id.empty())
+          return std::nullopt;
+        auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
+                   task.container_id + "/" + file;
+        auto got = webhdfs::call("GET", url, {}, true);
+        if (!got || got->status != 200)
+          return std::nullopt;
+        return got->body;
+      });
 }
 
 } // namespace tony
