@@ -349,6 +349,9 @@ write_config() {
     prop yarn.scheduler.capacity.resource-calculator \
       org.apache.hadoop.yarn.util.resource.DominantResourceCalculator
     prop yarn.scheduler.capacity.node-locality-delay -1
+    # Queue admins may kill anyone's application, and root's default
+    # admin ACL is everyone: with ACLs on, only the yarn admins are.
+    ((secure)) && prop yarn.scheduler.capacity.root.acl_administer_queue yarn
     xml_end
   } >"$conf/capacity-scheduler.xml"
 

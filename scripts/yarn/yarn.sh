@@ -15,6 +15,8 @@
 #   dfsadmin ARGS      DFSAdmin         (with --hdfs)
 #   fetchdt ARGS       DelegationTokenFetcher (hdfs fetchdt: get, print,
 #                      renew or cancel an HDFS delegation token)
+#   dtutil ARGS        DtUtilShell (hadoop dtutil: print, get, append,
+#                      renew token files)
 #   distributedshell ARGS   DistributedShell client, its jar preset
 #   version            Hadoop version
 #   classpath          print the classpath
@@ -75,6 +77,7 @@ case "$sub" in
   dfs | fs) class=org.apache.hadoop.fs.FsShell ;;
   dfsadmin) class=org.apache.hadoop.hdfs.tools.DFSAdmin ;;
   fetchdt) class=org.apache.hadoop.hdfs.tools.DelegationTokenFetcher ;;
+  dtutil) class=org.apache.hadoop.security.token.DtUtilShell ;;
   distributedshell)
     class=org.apache.hadoop.yarn.applications.distributedshell.Client
     ds_jar=$(tr ':' '\n' <"$classpath_file" | grep '/hadoop-yarn-applications-distributedshell-[^/]*\.jar$' | head -n1)
