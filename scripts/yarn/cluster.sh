@@ -425,6 +425,7 @@ LOG4J
   ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
   ((secure)) && echo kerberos >"$state/security" || echo simple >"$state/security"
   echo "$rpc_protection" >"$state/rpc-protection"
+  echo "$host" >"$state/host"
 }
 
 # -- daemons -----------------------------------------------------------------
@@ -592,6 +593,7 @@ start_cluster() {
   write_config "$classpath_file" "$java_home"
   if ((secure)); then
     yarn_resolve_native >"$state/run/native-dir"
+    save_token_lifetimes
     # The KDC first: the NameNode logs in to format its storage.
     write_krb5_conf
     create_realm
@@ -761,8 +763,10 @@ case "$cmd" in
     ;;
   env)
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
-    printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$host"
-    state_is_secure && secure_env_lines
+    # The address the cluster was started on, whatever the caller's is.
+    addr=$(cat "$state/host" 2>/dev/null || echo "$host")
+    printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr"
+    if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)
     usage >&2

@@ -33,24 +33,34 @@ secure_user_principal() {
   echo "$(id -un)@$krb5_realm"
 }
 
-# Exits 1 with what to install when a tool of the secure cluster is missing.
+# Prints the path of a Kerberos or TLS program: on PATH, else in
+# $TONY_KRB5_SBIN (default /usr/sbin, where Debian keeps krb5kdc, kdb5_util
+# and kadmin.local, and which a non-root PATH may lack). Fails when absent.
+secure_tool() {
+  if command -v "$1" >/dev/null; then
+    command -v "$1"
+  elif [[ -x "${TONY_KRB5_SBIN:-/usr/sbin}/$1" ]]; then
+    echo "${TONY_KRB5_SBIN:-/usr/sbin}/$1"
+  else
+    return 1
+  fi
+}
+
+# Exits 1 with what to install when a program of the secure cluster is
+# missing.
 secure_check_tools() {
   local tool missing=()
-  for tool in krb5kdc kdb5_util kadmin.local kinit klist kdestroy openssl keytool; do
-    command -v "$tool" >/dev/null || [[ -x "/usr/sbin/$tool" ]] || missing+=("$tool")
+  for tool in krb5kdc kdb5_util kadmin.local kinit klist kdestroy openssl; do
+    secure_tool "$tool" >/dev/null || missing+=("$tool")
   done
+  [[ -x "$(keytool_path)" ]] || missing+=("keytool (beside $(yarn_java))")
   ((${#missing[@]} == 0)) ||
     yarn_die "cluster.sh: --secure needs MIT Kerberos and OpenSSL; not found: ${missing[*]} (scripts/setup.sh installs them: apt-get install krb5-kdc krb5-admin-server krb5-user openssl)"
 }
 
-# Debian keeps krb5kdc, kdb5_util and kadmin.local in /usr/sbin, which a
-# non-root PATH may lack.
-secure_tool() {
-  if command -v "$1" >/dev/null; then
-    command -v "$1"
-  else
-    echo "/usr/sbin/$1"
-  fi
+# The JDK's keytool, beside the java the daemons run on.
+keytool_path() {
+  echo "$(dirname "$(readlink -f "$(yarn_java)")")/keytool"
 }
 
 # -- the KDC -------------------------------------------------------------------
@@ -218,7 +228,7 @@ make_tls() {
         -days 3650 -sha256 -extfile server.ext -out server.pem &&
       openssl pkcs12 -export -name server -inkey server.key -in server.pem \
         -certfile ca.pem -passout "pass:$pass" -out keystore.p12 &&
-      keytool -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -importcert -noprompt \
+      "$(keytool_path)" -J-XX:TieredStopAtLevel=1 -J-XX:+UseSerialGC -importcert -noprompt \
         -alias tony-test-ca -file ca.pem -keystore truststore.p12 -storetype PKCS12 \
         -storepass "$pass" &&
       chmod 644 ca.pem
@@ -263,6 +273,13 @@ token_max_lifetime_ms() {
 
 token_renew_interval_ms() {
   echo $((${TONY_YARN_TOKEN_RENEW_INTERVAL:-86400} * 1000))
+}
+
+# Keeps the lifetimes (seconds) for `env`.
+save_token_lifetimes() {
+  mkdir -p "$state/token-lifetimes"
+  echo $(($(token_max_lifetime_ms) / 1000)) >"$state/token-lifetimes/max"
+  echo $(($(token_renew_interval_ms) / 1000)) >"$state/token-lifetimes/renew"
 }
 
 secure_core_props() {
@@ -368,16 +385,20 @@ bootstrap_hdfs_dirs() {
 
 # -- env -----------------------------------------------------------------------
 
-# The variables a client of the secure cluster needs, as `export` lines.
+# The variables a client of the secure cluster needs, as `export` lines;
+# $1 is the address the cluster runs on.
 secure_env_lines() {
+  local addr=$1
   printf 'export %s=%q\n' \
     KRB5_CONFIG "$krb5_dir/krb5.conf" \
     KRB5CCNAME "$krb5_dir/user.ccache" \
     KRB5_KDC_PROFILE "$krb5_dir/kdc.conf" \
     TONY_TEST_REALM "$krb5_realm" \
-    TONY_TEST_KDC "$host:$kdc_port" \
+    TONY_TEST_KDC "$addr:$kdc_port" \
     TONY_TEST_PRINCIPAL "$(secure_user_principal)" \
-    TONY_TEST_KEYTAB "$keytab_dir/user.keytab"
+    TONY_TEST_KEYTAB "$keytab_dir/user.keytab" \
+    TONY_TEST_TOKEN_MAX_LIFETIME "$(cat "$state/token-lifetimes/max" 2>/dev/null)" \
+    TONY_TEST_TOKEN_RENEW_INTERVAL "$(cat "$state/token-lifetimes/renew" 2>/dev/null)"
   if [[ -s "$tls_dir/ca.pem" ]]; then
     printf 'export %s=%q\n' TONY_TEST_CA_FILE "$tls_dir/ca.pem"
   fi
