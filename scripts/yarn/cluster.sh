@@ -26,8 +26,9 @@
 #       (eval "$(cluster.sh env)"): HADOOP_CONF_DIR, TONY_YARN_DIR,
 #       TONY_YARN_HOST, and with --secure KRB5_CONFIG, KRB5CCNAME (the
 #       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
-#       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC and, with --hdfs,
-#       TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints).
+#       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
+#       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
+#       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints).
 #
 # DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
 #   TONY_YARN_START_TIMEOUT  seconds to wait for the node (default 90)
@@ -41,6 +42,8 @@
 #                            lifetime in seconds, HDFS and RM (default 604800)
 #   TONY_YARN_TOKEN_RENEW_INTERVAL  with --secure: delegation-token renew
 #                            interval in seconds (default 86400)
+#   TONY_KRB5_SBIN           where krb5kdc, kdb5_util and kadmin.local are
+#                            when not on PATH (default /usr/sbin)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
