@@ -314,9 +314,9 @@ write_config() {
     # what the caller of `start` had on PATH, e.g. a Python virtualenv.
     # A secure cluster's containers also get its krb5.conf (for MIT
     # Kerberos libraries; a Java task is handed -Djava.security.krb5.conf).
+    # shellcheck disable=SC2016 # expanded by the NodeManager, not here
     local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
     ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
-    # shellcheck disable=SC2016 # expanded by the NodeManager, not here
     prop yarn.nodemanager.admin-env "$admin_env"
     # A nearly full disk would otherwise mark the node UNHEALTHY.
     prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # host, state, conf, rpc_protection: cluster.sh's
 # The Kerberos side of `cluster.sh start --secure`; sourced by cluster.sh
 # after it set host, state, conf and rpc_protection. Never run.
 #

@@ -221,10 +221,11 @@ done
 
 other_cache="$work/other.ccache"
 kadmin=$(command -v kadmin.local || echo /usr/sbin/kadmin.local)
-"$kadmin" -q "addprinc -randkey other" >/dev/null 2>&1 &&
+if ! { "$kadmin" -q "addprinc -randkey other" >/dev/null 2>&1 &&
   "$kadmin" -q "ktadd -k $work/other.keytab other" >/dev/null 2>&1 &&
-  kinit -kt "$work/other.keytab" -c "$other_cache" other ||
+  kinit -kt "$work/other.keytab" -c "$other_cache" other; }; then
   fail "could not make a second user principal with kadmin.local (KRB5_KDC_PROFILE)"
+fi
 out=$(KRB5CCNAME="$other_cache" "$yarn" application -kill "$long_app" 2>&1) &&
   fail "another user killed $long_app"
 grep -q 'cannot perform operation MODIFY_APP' <<<"$out" ||

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # cluster, yarn, work, state: the caller's
 # Shared by the cluster smoke tests (yarn_cluster_smoke.sh,
 # secure_cluster_smoke.sh); sourced, never run. The caller sets
 #   cluster, yarn   paths of scripts/yarn/cluster.sh and yarn.sh
