@@ -6,7 +6,8 @@
 #       Starts a ResourceManager and a NodeManager (plus a NameNode and a
 #       DataNode with --hdfs), waits until the node is RUNNING and prints the
 #       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
-#       Does nothing but print it when the cluster already runs.
+#       Does nothing but print it when the cluster already runs (a secure
+#       one gets a fresh ticket in the user's cache).
 #       P is hadoop.rpc.protection: authentication (default), integrity or
 #       privacy; the token (SASL) connections of AMs then wrap every call.
 #       --secure: Kerberos. A KDC of its own (realm TONY.TEST), principals
@@ -563,6 +564,10 @@ start_cluster() {
       [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
       [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]]; then
       yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
+      # A long-lived cluster outlives the user's ticket (24 h): get a new one.
+      if state_is_secure && ! kinit_user; then
+        yarn_die "cluster.sh: renewing the user's ticket in $krb5_dir/user.ccache failed (KDC log: $state/logs/krb5kdc.log)"
+      fi
       echo "$conf"
       return 0
     fi

@@ -60,9 +60,13 @@ t1=$(now)
 [[ "$conf" == "$state/conf" ]] || fail "start printed '$conf', expected $state/conf"
 pass "secure cluster ($protection) started in $(elapsed "$t0" "$t1")s"
 
+# A second start renews the user's ticket, which a long-lived cluster
+# outlives.
+kdestroy -q -c "$state/krb5/user.ccache" || fail "kdestroy of the user's ticket cache failed"
 again=$("$cluster" start --secure --hdfs --rpc-protection "$protection" --dir "$state" 2>/dev/null) ||
   fail "a second start --secure of the running cluster exited non-zero"
 [[ "$again" == "$conf" ]] || fail "a second start printed '$again', expected '$conf'"
+klist -s -c "$state/krb5/user.ccache" || fail "a second start did not renew the user's ticket"
 out=$("$cluster" start --hdfs --rpc-protection "$protection" --dir "$state" 2>&1) &&
   fail "start without --secure on the running secure cluster succeeded"
 grep -q 'a different or partial cluster runs' <<<"$out" ||
@@ -70,7 +74,7 @@ grep -q 'a different or partial cluster runs' <<<"$out" ||
 status=$("$cluster" status --dir "$state") || fail "status says the secure cluster is not up"
 grep -q "^secure:  Kerberos realm TONY.TEST, KDC $host:10088, user $(id -un)@TONY.TEST, rpc protection $protection$" <<<"$status" ||
   fail "status does not report secure mode: $status"
-pass "start is idempotent, refuses a SIMPLE start on the secure cluster; status reports secure mode"
+pass "start is idempotent and renews the ticket, refuses a SIMPLE start on the secure cluster; status reports secure mode"
 
 env_lines=$("$cluster" env --dir "$state") || fail "cluster.sh env exited non-zero"
 eval "$env_lines"
