@@ -10,6 +10,8 @@
 #   app-logs/   aggregated application logs (what `yarn logs` reads)
 #   hdfs/       NameNode and DataNode storage (with --hdfs)
 #   tmp/        hadoop.tmp.dir
+#   krb5/ keytabs/ tls/   the KDC, keytabs and TLS material (--secure;
+#               see secure.sh)
 # Every JVM of the cluster carries -Dtony.yarn.dir=<state dir> on its command
 # line so that `stop` can find it even without its pid file.
 
