@@ -55,6 +55,12 @@ pass "start is idempotent"
 "$cluster" status --dir "$state" >/dev/null || fail "status says the cluster is not up"
 pass "status reports the cluster up"
 
+env_lines=$("$cluster" env --dir "$state") || fail "cluster.sh env exited non-zero"
+grep -qx "export HADOOP_CONF_DIR=$conf" <<<"$env_lines" ||
+  fail "cluster.sh env does not export HADOOP_CONF_DIR=$conf: $env_lines"
+grep -q 'KRB5' <<<"$env_lines" && fail "cluster.sh env of a SIMPLE cluster names Kerberos: $env_lines"
+pass "cluster.sh env exports HADOOP_CONF_DIR and nothing of Kerberos"
+
 # -- the node --------------------------------------------------------------------
 
 nodes=$("$yarn" --dir "$state" node -list -all 2>/dev/null) || fail "yarn node -list -all failed"
