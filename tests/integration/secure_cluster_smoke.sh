@@ -149,7 +149,12 @@ code=$(curl -s -o /dev/null -m 30 -w '%{http_code}' --cacert "$TONY_TEST_CA_FILE
 curl -s -o /dev/null -m 30 --negotiate -u : "$url"
 rc=$?
 [[ $rc == 60 ]] || fail "curl without the test CA exited $rc, expected 60 (certificate not trusted)"
-pass "WebHDFS: SPNEGO over HTTPS reads the file; 401 without a ticket; the CA is needed"
+for port in 9870 9864; do
+  if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+    fail "plain HTTP port $host:$port is open on a secure cluster (dfs.http.policy=HTTPS_ONLY)"
+  fi
+done
+pass "WebHDFS: SPNEGO over HTTPS reads the file; 401 without a ticket; the CA is needed; no plain HTTP"
 
 # -- a delegation token, and no credentials ---------------------------------------
 
