@@ -116,9 +116,14 @@ pass "hdfs dfs -put and -cat (Kerberos, data transfer protection $protection)"
 if [[ "$protection" != authentication ]]; then
   grep -q "<name>hadoop.rpc.protection</name><value>$protection</value>" "$conf/core-site.xml" ||
     fail "core-site.xml lacks hadoop.rpc.protection=$protection"
+  # Without pid files, stop finds the JVMs by their marker and the KDC by
+  # its command line.
+  rm -f "$state"/pids/*.pid
   "$cluster" stop --dir "$state" >/dev/null 2>&1 || fail "cluster.sh stop exited non-zero"
+  left=$(pgrep -fa -- "-Dtony[.]yarn[.]dir=${state//./[.]}( |$)|${state//./[.]}/pids/krb5kdc[.]pid" || true)
+  [[ -z "$left" ]] || fail "without pid files, daemons or the KDC survive stop: $left"
   [[ ! -e "$state" ]] || fail "stop left $state"
-  pass "stopped"
+  pass "stop without pid files leaves no daemon, no KDC and no state directory"
   echo "smoke: $passed passed, $failed failed"
   exit 0
 fi
