@@ -21,6 +21,7 @@ apt_packages=(
   libtomlplusplus-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libpugixml-dev
   openjdk-17-jdk-headless maven procps psmisc curl unzip zip tar
+  krb5-kdc krb5-admin-server krb5-user openssl
   python3 python3-venv python3-pip python3-torch
   chromium
 )

@@ -2,13 +2,18 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on 127.0.0.1,
 # run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--dir DIR] [--rpc-protection P]
+#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--dir DIR] [--rpc-protection P]
 #       Starts a ResourceManager and a NodeManager (plus a NameNode and a
 #       DataNode with --hdfs), waits until the node is RUNNING and prints the
 #       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
-#       Does nothing but print it when the cluster already runs.
+#       Does nothing but print it when the cluster already runs (a secure
+#       one gets a fresh ticket in the user's cache).
 #       P is hadoop.rpc.protection: authentication (default), integrity or
 #       privacy; the token (SASL) connections of AMs then wrap every call.
+#       --secure: Kerberos. A KDC of its own (realm TONY.TEST), principals
+#       and keytabs for every daemon and for the user, secure daemons
+#       (SPNEGO web UIs, HTTPS-only HDFS with a test CA, SASL data
+#       transfer), and the user's ticket cache ready; see `env`.
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
 #       Stops every daemon and container of the cluster, then removes the
 #       state directory (kept with --keep, e.g. to read the logs). --all
@@ -17,6 +22,14 @@
 #       Says what runs; exit 0 when the whole cluster is up, 3 when not.
 #   scripts/yarn/cluster.sh conf-dir [--dir DIR]
 #       Prints the config directory of a running cluster.
+#   scripts/yarn/cluster.sh env [--dir DIR]
+#       Prints `export NAME=VALUE` lines for a client of the running cluster
+#       (eval "$(cluster.sh env)"): HADOOP_CONF_DIR, TONY_YARN_DIR,
+#       TONY_YARN_HOST, and with --secure KRB5_CONFIG, KRB5CCNAME (the
+#       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
+#       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
+#       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
+#       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints).
 #
 # DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
 #   TONY_YARN_START_TIMEOUT  seconds to wait for the node (default 90)
@@ -26,6 +39,12 @@
 #   TONY_YARN_HOST           the loopback address every daemon binds (default
 #                            127.0.0.1); clusters on different addresses of
 #                            127.0.0.0/8 run side by side on one machine
+#   TONY_YARN_TOKEN_MAX_LIFETIME    with --secure: delegation-token maximum
+#                            lifetime in seconds, HDFS and RM (default 604800)
+#   TONY_YARN_TOKEN_RENEW_INTERVAL  with --secure: delegation-token renew
+#                            interval in seconds (default 86400)
+#   TONY_KRB5_SBIN           where krb5kdc, kdb5_util and kadmin.local are
+#                            when not on PATH (default /usr/sbin)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,7 +73,7 @@ hdfs_ports=("$nn_port" "$nn_http_port" "$dn_port" "$dn_http_port" "$dn_ipc_port"
 # -- arguments ---------------------------------------------------------------
 
 usage() {
-  sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo pipefail$/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 cmd=${1:-}
@@ -64,6 +83,7 @@ cmd=${1:-}
 }
 shift
 with_hdfs=0
+secure=0
 rpc_protection=authentication
 keep=0
 all=0
@@ -71,6 +91,7 @@ dir_arg=""
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
+    --secure) secure=1 ;;
     --keep) keep=1 ;;
     --rpc-protection)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --rpc-protection needs authentication, integrity or privacy"
@@ -93,7 +114,8 @@ while (($#)); do
   esac
   shift
 done
-for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES TONY_YARN_NM_GPUS; do
+for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES TONY_YARN_NM_GPUS \
+  TONY_YARN_TOKEN_MAX_LIFETIME TONY_YARN_TOKEN_RENEW_INTERVAL; do
   [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
     yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
 done
@@ -104,15 +126,24 @@ esac
 state=$(yarn_state_dir "$dir_arg")
 conf="$state/conf"
 marker="-Dtony.yarn.dir=$state"
+# shellcheck source=scripts/yarn/secure.sh
+source "$here/secure.sh"
+
+# True when the cluster in $state was started with --secure.
+state_is_secure() {
+  [[ -s "$state/security" && $(<"$state/security") == kerberos ]]
+}
 
 # -- processes ---------------------------------------------------------------
 
-# True when pid runs and is one of this cluster's JVMs (pids get reused).
+# True when pid runs and is one of this cluster's JVMs or its KDC (pids get
+# reused): the JVMs carry the marker, the KDC its pid file's path (-P).
 # Matched in bash, not with grep, whose own arguments would hold the marker.
 is_our_daemon() {
   local args
   args=$(tr '\0' '\n' 2>/dev/null <"/proc/$1/cmdline") || return 1
-  [[ $'\n'"$args"$'\n' == *$'\n'"$marker"$'\n'* ]]
+  [[ $'\n'"$args"$'\n' == *$'\n'"$marker"$'\n'* ||
+    $'\n'"$args"$'\n' == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]]
 }
 
 daemon_pid() {
@@ -124,10 +155,12 @@ daemon_pid() {
 }
 
 daemons_of_mode() {
+  local kdc=""
+  state_is_secure && kdc="krb5kdc "
   if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
-    echo namenode datanode resourcemanager nodemanager
+    echo "${kdc}namenode datanode resourcemanager nodemanager"
   else
-    echo resourcemanager nodemanager
+    echo "${kdc}resourcemanager nodemanager"
   fi
 }
 
@@ -172,6 +205,21 @@ signal_pids() {
   done
 }
 
+# True when pid runs (a zombie does not).
+pid_alive() {
+  [[ -e "/proc/$1" ]] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+
+# Waits until a just-forked daemon has exec'd (its command line carries
+# its marker, which daemon_pid checks); returns 1 when it died first.
+wait_exec() {
+  local pid=$1 deadline=$((SECONDS + 10))
+  until is_our_daemon "$pid"; do
+    pid_alive "$pid" && ((SECONDS < deadline)) || return 1
+    sleep 0.05
+  done
+}
+
 # Waits up to $1 seconds until none of the given pids runs.
 wait_gone() {
   local deadline=$((SECONDS + $1)) pid alive
@@ -179,7 +227,7 @@ wait_gone() {
   while :; do
     alive=0
     for pid in "$@"; do
-      if [[ -e "/proc/$pid" ]] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
+      if pid_alive "$pid"; then
         alive=1
         break
       fi
@@ -223,6 +271,7 @@ write_config() {
     # Short IPC retries: the NM may start before the RM listens.
     prop ipc.client.connect.retry.interval 500
     prop ipc.client.connect.max.retries 40
+    ((secure)) && secure_core_props
     xml_end
   } >"$conf/core-site.xml"
 
@@ -264,8 +313,12 @@ write_config() {
     # The admin env is always applied; $PATH there is the NM's own PATH
     # (appended when the application sets PATH itself), so containers find
     # what the caller of `start` had on PATH, e.g. a Python virtualenv.
+    # A secure cluster's containers also get its krb5.conf (for MIT
+    # Kerberos libraries; a Java task is handed -Djava.security.krb5.conf).
     # shellcheck disable=SC2016 # expanded by the NodeManager, not here
-    prop yarn.nodemanager.admin-env 'MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
+    local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
+    ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
+    prop yarn.nodemanager.admin-env "$admin_env"
     # A nearly full disk would otherwise mark the node UNHEALTHY.
     prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
     prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb 0
@@ -283,6 +336,7 @@ write_config() {
     prop yarn.resourcemanager.recovery.enabled false
     prop yarn.timeline-service.enabled false
     prop yarn.webapp.ui2.enable false
+    ((secure)) && secure_yarn_props
     xml_end
   } >"$conf/yarn-site.xml"
 
@@ -299,6 +353,9 @@ write_config() {
     prop yarn.scheduler.capacity.resource-calculator \
       org.apache.hadoop.yarn.util.resource.DominantResourceCalculator
     prop yarn.scheduler.capacity.node-locality-delay -1
+    # Queue admins may kill anyone's application, and root's default
+    # admin ACL is everyone: with ACLs on, only the yarn admins are.
+    ((secure)) && prop yarn.scheduler.capacity.root.acl_administer_queue yarn
     xml_end
   } >"$conf/capacity-scheduler.xml"
 
@@ -324,11 +381,15 @@ write_config() {
     prop dfs.datanode.address "$host:$dn_port"
     prop dfs.datanode.http.address "$host:$dn_http_port"
     prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
+    if ((secure)); then
+      secure_hdfs_props
+    else
+      prop dfs.permissions.enabled false
+    fi
     prop dfs.datanode.hostname "$host"
     prop dfs.namenode.name.dir "file://$state/hdfs/name"
     prop dfs.datanode.data.dir "file://$state/hdfs/data"
     prop dfs.replication 1
-    prop dfs.permissions.enabled false
     prop dfs.webhdfs.enabled true
     prop dfs.namenode.safemode.extension 0
     prop dfs.namenode.safemode.min.datanodes 0
@@ -366,7 +427,9 @@ LOG4J
   cp "$classpath_file" "$conf/hadoop-classpath.txt"
   echo "$java_home" >"$conf/java-home.txt"
   ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
+  ((secure)) && echo kerberos >"$state/security" || echo simple >"$state/security"
   echo "$rpc_protection" >"$state/rpc-protection"
+  echo "$host" >"$state/host"
 }
 
 # -- daemons -----------------------------------------------------------------
@@ -386,6 +449,10 @@ write_jvm_args() {
     echo "-Dhadoop.id.str=$(id -un)"
     echo "-Dhadoop.root.logger=INFO,console"
     echo "-Dlog4j.configuration=file:$conf/log4j.properties"
+    if state_is_secure; then
+      echo "-Djava.security.krb5.conf=$krb5_dir/krb5.conf"
+      echo "-Djava.library.path=$(<"$state/run/native-dir")"
+    fi
     echo "-cp"
     echo "$conf:$state/run/resources:$(<"$conf/hadoop-classpath.txt")"
   } >"$file"
@@ -410,6 +477,9 @@ launch() {
       </dev/null >>"$state/logs/$name.log" 2>&1
   ) &
   echo $! >"$state/pids/$name.pid"
+  # A check before the exec would take the daemon for dead; one that died
+  # is reported by the caller's wait loop.
+  wait_exec $! || true
 }
 
 show_log_tail() {
@@ -442,15 +512,34 @@ port_in_use() {
   (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
 }
 
+# curl for the cluster's own REST and JMX endpoints: as the user, with
+# SPNEGO and the test CA, on a secure cluster.
+cluster_curl() {
+  if state_is_secure; then
+    secure_curl "$@"
+  else
+    curl "$@"
+  fi
+}
+
+# The NameNode's web endpoint: HTTPS only on a secure cluster.
+nn_web_url() {
+  if state_is_secure; then
+    echo "https://$host:$nn_https_port"
+  else
+    echo "http://$host:$nn_http_port"
+  fi
+}
+
 # Prints the RUNNING node count from the RM REST API, or nothing.
 running_nodes() {
-  curl -sf -m 3 "http://$host:$rm_web_port/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
+  cluster_curl -sf -m 3 "http://$host:$rm_web_port/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); n=(d.get("nodes") or {}).get("node") or []; print(len(n))' 2>/dev/null || true
 }
 
 # Prints "live safemode" from the NameNode's JMX, e.g. "1 off".
 namenode_state() {
-  curl -sf -m 3 "http://$host:$nn_http_port/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" 2>/dev/null |
+  cluster_curl -sf -m 3 "$(nn_web_url)/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" 2>/dev/null |
     python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"][0]; print(b["NumLiveDataNodes"], b["FSState"])' 2>/dev/null || true
 }
 
@@ -463,7 +552,7 @@ all_running() {
 
 any_running() {
   local name
-  for name in namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
@@ -472,8 +561,13 @@ any_running() {
 start_cluster() {
   if [[ -d "$state" ]] && any_running; then
     if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
+      [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
       [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]]; then
       yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
+      # A long-lived cluster outlives the user's ticket (24 h): get a new one.
+      if state_is_secure && ! kinit_user; then
+        yarn_die "cluster.sh: renewing the user's ticket in $krb5_dir/user.ccache failed (KDC log: $state/logs/krb5kdc.log)"
+      fi
       echo "$conf"
       return 0
     fi
@@ -482,7 +576,14 @@ start_cluster() {
 
   local t0=$SECONDS port
   local -a ports=("${yarn_ports[@]}")
-  ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+  if ((secure)); then
+    secure_check_tools
+    # HTTPS only: the HTTP ports of the NameNode and DataNode stay closed.
+    ports+=("$kdc_port")
+    ((with_hdfs)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
+  else
+    ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+  fi
   for port in "${ports[@]}"; do
     port_in_use "$port" &&
       yarn_die "cluster.sh: port $host:$port is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp $port')"
@@ -498,6 +599,15 @@ start_cluster() {
   rm -rf "$state"
   mkdir -p "$state"/{conf,logs,pids,run,nm-local,nm-logs,app-logs,tmp}
   write_config "$classpath_file" "$java_home"
+  if ((secure)); then
+    yarn_resolve_native >"$state/run/native-dir"
+    save_token_lifetimes
+    # The KDC first: the NameNode logs in to format its storage.
+    write_krb5_conf
+    create_realm
+    start_kdc
+    ((with_hdfs)) && make_tls
+  fi
 
   if ((with_hdfs)); then
     mkdir -p "$state/hdfs"
@@ -508,7 +618,9 @@ start_cluster() {
       org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force \
       </dev/null >"$state/logs/namenode-format.log" 2>&1); then
       show_log_tail namenode-format
-      yarn_die "cluster.sh: formatting the NameNode failed (log: $state/logs/namenode-format.log)"
+      local why="formatting the NameNode failed (log: $state/logs/namenode-format.log)"
+      ((secure)) && fail_start "$why" # stops the KDC
+      yarn_die "cluster.sh: $why"
     fi
     launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
     launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
@@ -533,7 +645,10 @@ start_cluster() {
       fail_start "no RUNNING node$( ((hdfs_ok)) || echo " or no live DataNode") after ${timeout}s (RM reports ${nodes:-nothing}); see $state/logs"
     sleep 0.5
   done
-  yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s; RM http://$host:$rm_web_port, state $state"
+  ((secure && with_hdfs)) && bootstrap_hdfs_dirs
+  local mode=""
+  ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
+  yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; RM http://$host:$rm_web_port, state $state"
   echo "$conf"
 }
 
@@ -545,7 +660,7 @@ stop_cluster() {
   local -a pids
   # NodeManager first: it stops its containers on the way down.
   local name pid
-  for name in nodemanager resourcemanager datanode namenode; do
+  for name in nodemanager resourcemanager datanode namenode krb5kdc; do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
     if [[ "$name" == nodemanager ]]; then
@@ -586,7 +701,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -606,6 +721,9 @@ status_cluster() {
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
     fi
+    if state_is_secure; then
+      echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
+    fi
     echo "conf:    $conf"
     return 0
   fi
@@ -617,7 +735,8 @@ all_state_dirs() {
   local proc
   for proc in /proc/[0-9]*; do
     # A process may vanish while we look; that is no error (set -e).
-    tr '\0' '\n' 2>/dev/null <"$proc/cmdline" | sed -n 's/^-Dtony[.]yarn[.]dir=//p' || true
+    tr '\0' '\n' 2>/dev/null <"$proc/cmdline" |
+      sed -n -e 's/^-Dtony[.]yarn[.]dir=//p' -e 's#^\(/.*\)/pids/krb5kdc[.]pid$#\1#p' || true
   done | sort -u
 }
 
@@ -649,6 +768,13 @@ case "$cmd" in
   conf-dir)
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     echo "$conf"
+    ;;
+  env)
+    all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
+    # The address the cluster was started on, whatever the caller's is.
+    addr=$(cat "$state/host" 2>/dev/null || echo "$host")
+    printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr"
+    if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)
     usage >&2

@@ -10,6 +10,8 @@
 #   app-logs/   aggregated application logs (what `yarn logs` reads)
 #   hdfs/       NameNode and DataNode storage (with --hdfs)
 #   tmp/        hadoop.tmp.dir
+#   krb5/ keytabs/ tls/   the KDC, keytabs and TLS material (--secure;
+#               see secure.sh)
 # Every JVM of the cluster carries -Dtony.yarn.dir=<state dir> on its command
 # line so that `stop` can find it even without its pid file.
 
@@ -104,6 +106,54 @@ yarn_classpath_ok() {
   for entry in "${entries[@]}"; do
     [[ -e "$entry" ]] || return 1
   done
+}
+
+# Hadoop's native library (libhadoop.so), which the Apache jars on Maven
+# Central lack. A secure NodeManager needs it: it reads container logs
+# (log aggregation, the log pages) through SecureIOUtils, which refuses to
+# work in secure mode without it ("Secure IO is not possible without native
+# code extensions") and takes the NodeManager down. Trino publishes a build
+# of Hadoop's native code on Maven Central, inside its hadoop-apache jar;
+# only the .so is taken from it (its classes never go on a classpath).
+readonly yarn_native_artifact=io.trino.hadoop:hadoop-apache:3.4.3-1
+
+# Prints the directory holding libhadoop.so for this machine (resolved with
+# Maven, extracted once into the cache), for -Djava.library.path.
+yarn_resolve_native() {
+  local arch
+  case "$(uname -m)" in
+    x86_64) arch=Linux-amd64 ;;
+    aarch64) arch=Linux-aarch64 ;;
+    ppc64le) arch=Linux-ppc64le ;;
+    *) yarn_die "jars.sh: no Hadoop native library for $(uname -m) (needed by --secure)" ;;
+  esac
+  command -v mvn >/dev/null ||
+    yarn_die "mvn not found: install Maven (scripts/setup.sh does) to resolve Hadoop's native library"
+  local dir
+  dir="$(yarn_cache_dir)/native-${yarn_native_artifact##*:}"
+  if [[ -s "$dir/libhadoop.so" ]]; then
+    echo "$dir"
+    return 0
+  fi
+  mkdir -p "$dir"
+  local tmp log="$dir/mvn.log" jar
+  tmp=$(mktemp -d "$dir/fetch.XXXXXX")
+  local -a args
+  mapfile -t args < <(yarn_mvn_args)
+  args+=(-B dependency:copy "-Dartifact=$yarn_native_artifact:jar" "-DoutputDirectory=$tmp")
+  if ! mvn -o -q "${args[@]}" >"$log" 2>&1 && ! mvn -q "${args[@]}" >"$log" 2>&1; then
+    rm -rf "$tmp"
+    tail -n 20 "$log" >&2
+    yarn_die "jars.sh: Maven could not resolve $yarn_native_artifact (Hadoop's native library; log: $log)"
+  fi
+  jar=$(echo "$tmp"/*.jar)
+  if ! unzip -q -o -j "$jar" "nativelib/$arch/libhadoop.so" -d "$tmp" >>"$log" 2>&1; then
+    rm -rf "$tmp"
+    yarn_die "jars.sh: $jar holds no nativelib/$arch/libhadoop.so"
+  fi
+  mv -f "$tmp/libhadoop.so" "$dir/libhadoop.so"
+  rm -rf "$tmp"
+  echo "$dir"
 }
 
 # Resolves the jars of pom.xml with Maven and prints the classpath file path

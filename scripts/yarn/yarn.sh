@@ -13,12 +13,19 @@
 #   rmadmin ARGS       RMAdminCLI
 #   dfs ARGS           FsShell          (e.g. dfs -ls /)
 #   dfsadmin ARGS      DFSAdmin         (with --hdfs)
+#   fetchdt ARGS       DelegationTokenFetcher (hdfs fetchdt: get, print,
+#                      renew or cancel an HDFS delegation token)
+#   dtutil ARGS        DtUtilShell (hadoop dtutil: print, get, append,
+#                      renew token files)
 #   distributedshell ARGS   DistributedShell client, its jar preset
 #   version            Hadoop version
 #   classpath          print the classpath
 #   class NAME ARGS    any main class
 #
-# DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn.
+# DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. On a cluster started
+# with --secure the tools log in from the ticket cache in $KRB5CCNAME (see
+# `cluster.sh env`) and read the realm from $KRB5_CONFIG, else from the
+# cluster's krb5.conf; with HADOOP_TOKEN_FILE_LOCATION they use its tokens.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,7 +33,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 
 usage() {
-  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo pipefail$/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
 }
 
 dir_arg=""
@@ -69,6 +76,8 @@ case "$sub" in
   rmadmin) class=org.apache.hadoop.yarn.client.cli.RMAdminCLI ;;
   dfs | fs) class=org.apache.hadoop.fs.FsShell ;;
   dfsadmin) class=org.apache.hadoop.hdfs.tools.DFSAdmin ;;
+  fetchdt) class=org.apache.hadoop.hdfs.tools.DelegationTokenFetcher ;;
+  dtutil) class=org.apache.hadoop.security.token.DtUtilShell ;;
   distributedshell)
     class=org.apache.hadoop.yarn.applications.distributedshell.Client
     ds_jar=$(tr ':' '\n' <"$classpath_file" | grep '/hadoop-yarn-applications-distributedshell-[^/]*\.jar$' | head -n1)
@@ -97,6 +106,10 @@ mapfile -t opts < <(yarn_jvm_opts 256m)
 opts+=("-Dhadoop.root.logger=${TONY_YARN_CLIENT_LOG:-WARN},console"
   "-Dlog4j.configuration=file:$here/client-log4j.properties"
   "-Dhadoop.home.dir=$state")
+# Java reads no KRB5_CONFIG: hand it the file (the cluster's by default).
+if [[ -s "$state/security" && $(<"$state/security") == kerberos ]]; then
+  opts+=("-Djava.security.krb5.conf=${KRB5_CONFIG:-$state/krb5/krb5.conf}")
+fi
 export HADOOP_CONF_DIR="$conf"
 # Client JVMs log only warnings, to stderr; the tools' answers go to stdout.
 exec "$(yarn_java)" "${opts[@]}" -cp "$classpath" "$class" "${pre[@]}" "$@"

@@ -29,54 +29,9 @@ done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tony-yarn-smoke.XXXXXX")
 state="$work/cluster"
-passed=0
-failed=0
-
-cleanup() {
-  "$cluster" stop --dir "$state" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-# Turn a test runner's SIGTERM or a ^C into an exit, which runs cleanup.
-trap 'exit 143' TERM
-trap 'exit 130' INT
-
-pass() {
-  passed=$((passed + 1))
-  echo "ok: $* [${SECONDS}s]"
-}
-
-# A failed check ends the test: later checks depend on earlier ones. The
-# daemon logs are printed before the EXIT trap removes them.
-fail() {
-  failed=$((failed + 1))
-  echo "FAILED: $*" >&2
-  local log
-  for log in "$state"/logs/*.log; do
-    [[ -s "$log" ]] || continue
-    echo "---- $log (last lines) ----" >&2
-    grep -v -e '^\s*at ' -e 'STARTUP_MSG:   classpath' "$log" | tail -n 15 | cut -c1-300 >&2
-  done
-  echo "smoke: $passed passed, $failed failed"
-  exit 1
-}
-
-# Runs DistributedShell and prints the application id it submitted.
-run_dshell() {
-  local out="$work/dshell.$RANDOM.log"
-  if ! TONY_YARN_CLIENT_LOG=INFO "$yarn" --dir "$state" distributedshell \
-    -master_memory 256 -timeout 120000 "$@" >"$out" 2>&1; then
-    tail -n 20 "$out" >&2
-    return 1
-  fi
-  grep -o 'Submitted application application_[0-9_]*' "$out" | head -n1 | awk '{print $3}'
-}
-
-# Prints one field ("State", "Final-State", ...) of `application -status`.
-app_field() {
-  "$yarn" --dir "$state" application -status "$1" 2>/dev/null |
-    awk -F' : ' -v k="$2" '{gsub(/^[ \t]+/, "", $1)} $1 == k {print $2; exit}'
-}
+# shellcheck source=tests/integration/smoke_lib.sh
+source "$here/smoke_lib.sh"
+smoke_init
 
 # -- start ---------------------------------------------------------------------
 
@@ -99,6 +54,12 @@ pass "start is idempotent"
 
 "$cluster" status --dir "$state" >/dev/null || fail "status says the cluster is not up"
 pass "status reports the cluster up"
+
+env_lines=$("$cluster" env --dir "$state") || fail "cluster.sh env exited non-zero"
+grep -qx "export HADOOP_CONF_DIR=$conf" <<<"$env_lines" ||
+  fail "cluster.sh env does not export HADOOP_CONF_DIR=$conf: $env_lines"
+grep -q 'KRB5' <<<"$env_lines" && fail "cluster.sh env of a SIMPLE cluster names Kerberos: $env_lines"
+pass "cluster.sh env exports HADOOP_CONF_DIR and nothing of Kerberos"
 
 # -- the node --------------------------------------------------------------------
 
