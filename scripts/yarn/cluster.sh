@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# A real single-machine Apache Hadoop YARN (and optionally HDFS) on 127.0.0.1,
-# run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
+# A real single-machine Apache Hadoop YARN (and optionally HDFS) on loopback
+# addresses, run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--dir DIR] [--rpc-protection P]
-#       Starts a ResourceManager and a NodeManager (plus a NameNode and a
-#       DataNode with --hdfs), waits until the node is RUNNING and prints the
-#       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
-#       Does nothing but print it when the cluster already runs (a secure
-#       one gets a fresh ticket in the user's cache).
+#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--nodes N] [--dir DIR]
+#                                 [--rpc-protection P] [--hadoop-version V]
+#       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
+#       DataNode with --hdfs), waits until every node is RUNNING and prints
+#       the config directory (use it as HADOOP_CONF_DIR) as the last stdout
+#       line. Does nothing but print it when the cluster already runs (a
+#       secure one gets a fresh ticket in the user's cache).
+#       --nodes N (default 1): one NodeManager shares the cluster's address;
+#       with N > 1 each NodeManager is a host of its own, on the N addresses
+#       after the cluster's (a.b.c.d+1 ... a.b.c.d+N), with its own node id,
+#       config, local and log dirs.
 #       P is hadoop.rpc.protection: authentication (default), integrity or
 #       privacy; the token (SASL) connections of AMs then wrap every call.
 #       --secure: Kerberos. A KDC of its own (realm TONY.TEST), principals
-#       and keytabs for every daemon and for the user, secure daemons
-#       (SPNEGO web UIs, HTTPS-only HDFS with a test CA, SASL data
-#       transfer), and the user's ticket cache ready; see `env`.
+#       and keytabs for every daemon (one nm principal per node) and for the
+#       user, secure daemons (SPNEGO web UIs, HTTPS-only HDFS with a test CA,
+#       SASL data transfer), and the user's ticket cache ready; see `env`.
+#       --hadoop-version V: the Apache Hadoop release the daemons run
+#       (default $TONY_HADOOP_VERSION, else 3.4.2; 3.3.6 is tested too).
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
 #       Stops every daemon and container of the cluster, then removes the
 #       state directory (kept with --keep, e.g. to read the logs). --all
@@ -25,20 +32,30 @@
 #   scripts/yarn/cluster.sh env [--dir DIR]
 #       Prints `export NAME=VALUE` lines for a client of the running cluster
 #       (eval "$(cluster.sh env)"): HADOOP_CONF_DIR, TONY_YARN_DIR,
-#       TONY_YARN_HOST, and with --secure KRB5_CONFIG, KRB5CCNAME (the
+#       TONY_YARN_HOST, TONY_YARN_NODES (the NodeManagers' addresses),
+#       TONY_HADOOP_VERSION, and with --secure KRB5_CONFIG, KRB5CCNAME (the
 #       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
 #       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
 #       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
 #       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints).
 #
 # DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
-#   TONY_YARN_START_TIMEOUT  seconds to wait for the node (default 90)
-#   TONY_YARN_NM_MEMORY_MB   NodeManager memory (default 16384)
-#   TONY_YARN_NM_VCORES      NodeManager vcores (default 16)
-#   TONY_YARN_NM_GPUS        yarn.io/gpu declared by the NodeManager (default 4)
-#   TONY_YARN_HOST           the loopback address every daemon binds (default
-#                            127.0.0.1); clusters on different addresses of
-#                            127.0.0.0/8 run side by side on one machine
+#   TONY_YARN_START_TIMEOUT  seconds to wait for the nodes (default 90)
+#   TONY_YARN_NM_MEMORY_MB   memory of each NodeManager (default 16384)
+#   TONY_YARN_NM_VCORES      vcores of each NodeManager (default 16)
+#   TONY_YARN_NM_GPUS        yarn.io/gpu declared by each NodeManager (default 4)
+#   TONY_YARN_NM_HEAP_MB     heap of each NodeManager JVM (default 384)
+#   TONY_YARN_NM_EXPIRY      seconds without heartbeat after which the RM
+#                            declares a NodeManager LOST (default 10)
+#   TONY_YARN_NM_WRAPPER     a command the NodeManagers are started under
+#                            (it gets the java command line as arguments and
+#                            must exec it), e.g. one that hides libraries in a
+#                            mount namespace
+#   TONY_YARN_HOST           the loopback address the RM (and HDFS) binds
+#                            (default 127.0.0.1); clusters on different
+#                            addresses of 127.0.0.0/8 run side by side on one
+#                            machine
+#   TONY_HADOOP_VERSION      the default of --hadoop-version
 #   TONY_YARN_TOKEN_MAX_LIFETIME    with --secure: delegation-token maximum
 #                            lifetime in seconds, HDFS and RM (default 604800)
 #   TONY_YARN_TOKEN_RENEW_INTERVAL  with --secure: delegation-token renew
@@ -65,9 +82,9 @@ readonly nm_collector_port=8048
 readonly nn_port=9000 nn_http_port=9870
 readonly dn_port=9866 dn_http_port=9864 dn_ipc_port=9867
 
-yarn_ports=("$rm_client_port" "$rm_scheduler_port" "$rm_tracker_port"
-  "$rm_admin_port" "$rm_web_port" "$nm_port" "$nm_localizer_port"
-  "$nm_web_port")
+rm_ports=("$rm_client_port" "$rm_scheduler_port" "$rm_tracker_port"
+  "$rm_admin_port" "$rm_web_port")
+nm_ports=("$nm_port" "$nm_localizer_port" "$nm_web_port")
 hdfs_ports=("$nn_port" "$nn_http_port" "$dn_port" "$dn_http_port" "$dn_ipc_port")
 
 # -- arguments ---------------------------------------------------------------
@@ -88,11 +105,25 @@ rpc_protection=authentication
 keep=0
 all=0
 dir_arg=""
+node_count=1
+hadoop_version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
     --secure) secure=1 ;;
     --keep) keep=1 ;;
+    --nodes)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --nodes needs a number of NodeManagers"
+      node_count=$2
+      shift
+      ;;
+    --nodes=*) node_count=${1#--nodes=} ;;
+    --hadoop-version)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --hadoop-version needs a Hadoop release, e.g. 3.3.6"
+      hadoop_version=$2
+      shift
+      ;;
+    --hadoop-version=*) hadoop_version=${1#--hadoop-version=} ;;
     --rpc-protection)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --rpc-protection needs authentication, integrity or privacy"
       rpc_protection=$2
@@ -115,10 +146,14 @@ while (($#)); do
   shift
 done
 for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES TONY_YARN_NM_GPUS \
-  TONY_YARN_TOKEN_MAX_LIFETIME TONY_YARN_TOKEN_RENEW_INTERVAL; do
+  TONY_YARN_NM_HEAP_MB TONY_YARN_NM_EXPIRY TONY_YARN_TOKEN_MAX_LIFETIME \
+  TONY_YARN_TOKEN_RENEW_INTERVAL; do
   [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
     yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
 done
+[[ "$node_count" =~ ^[1-9][0-9]*$ ]] ||
+  yarn_die "cluster.sh: --nodes must be a whole number of NodeManagers (1 or more), not '$node_count'"
+yarn_check_hadoop_version "$hadoop_version"
 case "$rpc_protection" in
   authentication | integrity | privacy) ;;
   *) yarn_die "cluster.sh: --rpc-protection must be authentication, integrity or privacy, not '$rpc_protection'" ;;
@@ -132,6 +167,58 @@ source "$here/secure.sh"
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
   [[ -s "$state/security" && $(<"$state/security") == kerberos ]]
+}
+
+# -- nodes -------------------------------------------------------------------
+
+# The NodeManagers' addresses. One node shares the cluster's address (and
+# keeps the names and directories of the state layout); N > 1 nodes take the
+# N addresses after it, each a host of its own.
+node_addresses_for() {
+  local n=$1 prefix=${host%.*} last=${host##*.} i
+  if ((n == 1)); then
+    echo "$host"
+    return
+  fi
+  ((last + n <= 254)) ||
+    yarn_die "cluster.sh: --nodes $n does not fit after $host (the last node would be $prefix.$((last + n))); use a cluster address with a smaller last number"
+  for ((i = 1; i <= n; i++)); do
+    echo "$prefix.$((last + i))"
+  done
+}
+
+# The cluster's node addresses: as it was started, else one node.
+nodes=()
+load_nodes() {
+  if [[ -s "$state/node-addresses" ]]; then
+    mapfile -t nodes <"$state/node-addresses"
+  else
+    nodes=("$host")
+  fi
+}
+load_nodes
+
+single_node() {
+  ((${#nodes[@]} == 1))
+}
+
+# A NodeManager's daemon name (pid and log file): `nodemanager` for a
+# single node, `nodemanager-<address>` for each of several.
+nm_name() {
+  if single_node; then echo nodemanager; else echo "nodemanager-$1"; fi
+}
+
+nm_names() {
+  local node
+  for node in "${nodes[@]}"; do
+    nm_name "$node"
+  done
+}
+
+# A node's directory, holding its conf/, nm-local/ and nm-logs/: the state
+# directory itself for a single node, nodes/<address>/ for each of several.
+node_home() {
+  if single_node; then echo "$state"; else echo "$state/nodes/$1"; fi
 }
 
 # -- processes ---------------------------------------------------------------
@@ -157,18 +244,21 @@ daemon_pid() {
 daemons_of_mode() {
   local kdc=""
   state_is_secure && kdc="krb5kdc "
+  local nms
+  nms=$(nm_names | tr '\n' ' ')
   if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
-    echo "${kdc}namenode datanode resourcemanager nodemanager"
+    echo "${kdc}namenode datanode resourcemanager ${nms% }"
   else
-    echo "${kdc}resourcemanager nodemanager"
+    echo "${kdc}resourcemanager ${nms% }"
   fi
 }
 
 # Every process this cluster owns, daemons or containers, one pid a line:
 # - JVMs carrying the marker (found even when a pid file is gone),
-# - container processes: the NodeManager gives each container a working
-#   directory under nm-local/ and LOG_DIRS under nm-logs/; a process that
-#   changed directory still has that environment.
+# - container processes: a NodeManager gives each container a working
+#   directory under its nm-local/ and LOG_DIRS under its nm-logs/ (the
+#   state dir's, or nodes/<address>/'s); a process that changed directory
+#   still has that environment.
 # Never the caller or its ancestors, which may sit in the state directory.
 cluster_pids() {
   local self_chain=" " p=$BASHPID
@@ -185,12 +275,13 @@ cluster_pids() {
       continue
     fi
     cwd=$(readlink "$proc/cwd" 2>/dev/null || true)
-    if [[ "$cwd" == "$state/nm-local/"* ]]; then
+    if [[ "$cwd" == "$state/nm-local/"* || "$cwd" == "$state/nodes/"*"/nm-local/"* ]]; then
       echo "$pid"
       continue
     fi
     env=$(tr '\0' '\n' 2>/dev/null <"$proc/environ") || continue
-    if [[ $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nm-logs/"* ]]; then
+    if [[ $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nm-logs/"* ||
+      $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nodes/"*"/nm-logs/"* ]]; then
       echo "$pid"
     fi
   done
@@ -252,13 +343,115 @@ xml_end() {
   printf '</configuration>\n'
 }
 
-write_config() {
-  local classpath_file=$1 java_home=$2
-  local default_fs="file:///"
-  ((with_hdfs)) && default_fs="hdfs://$host:$nn_port"
+# Prints yarn-site.xml. Arg 2: the address of the NodeManager that reads
+# it, or empty for the copy of the ResourceManager and clients of a
+# cluster of several nodes.
+yarn_site() {
+  local classpath_file=$1 node=$2
   local memory=${TONY_YARN_NM_MEMORY_MB:-16384}
   local vcores=${TONY_YARN_NM_VCORES:-16}
+  local expiry=${TONY_YARN_NM_EXPIRY:-10}
+  # yarn.application.classpath: what a Java AM (e.g. DistributedShell) puts
+  # on its classpath; there is no Hadoop install tree, so name the jars.
+  local app_classpath home
+  app_classpath="$conf,$(tr ':' ',' <"$classpath_file")"
+  xml_begin
+  prop yarn.resourcemanager.hostname "$host"
+  prop yarn.resourcemanager.address "$host:$rm_client_port"
+  prop yarn.resourcemanager.scheduler.address "$host:$rm_scheduler_port"
+  prop yarn.resourcemanager.resource-tracker.address "$host:$rm_tracker_port"
+  prop yarn.resourcemanager.admin.address "$host:$rm_admin_port"
+  prop yarn.resourcemanager.webapp.address "$host:$rm_web_port"
+  prop yarn.resourcemanager.connect.retry-interval.ms 500
+  prop yarn.resourcemanager.connect.max-wait.ms 60000
+  # The RM declares a node LOST after this long without a heartbeat (600 s
+  # by default): short, so that a test which kills a NodeManager sees the
+  # RM agree within seconds.
+  prop yarn.nm.liveness-monitor.expiry-interval-ms "$((expiry * 1000))"
+  if [[ -n "$node" ]]; then
+    home=$(node_home "$node")
+    prop yarn.nodemanager.hostname "$node"
+    prop yarn.nodemanager.address "$node:$nm_port"
+    # A node of its own binds its address only, and with a bind-host the
+    # NodeManager takes its node id from yarn.nodemanager.address (else
+    # from a reverse lookup of the address, which names 127.0.0.1
+    # `localhost` and may wait on DNS).
+    single_node || prop yarn.nodemanager.bind-host "$node"
+    prop yarn.nodemanager.localizer.address "$node:$nm_localizer_port"
+    prop yarn.nodemanager.webapp.address "$node:$nm_web_port"
+    prop yarn.nodemanager.collector-service.address "$node:$nm_collector_port"
+    prop yarn.nodemanager.local-dirs "$home/nm-local"
+    prop yarn.nodemanager.log-dirs "$home/nm-logs"
+  fi
+  prop yarn.nodemanager.resource.memory-mb "$memory"
+  prop yarn.nodemanager.resource.cpu-vcores "$vcores"
+  prop yarn.scheduler.minimum-allocation-mb 128
+  prop yarn.scheduler.maximum-allocation-mb 8192
+  prop yarn.scheduler.minimum-allocation-vcores 1
+  prop yarn.scheduler.maximum-allocation-vcores 8
+  prop yarn.nodemanager.vmem-check-enabled false
+  # The physical memory check, as production clusters run it: the
+  # NodeManager polls each container's process tree and kills one that
+  # uses more than it asked for (exit status -104). With memory.enforced
+  # (the default) it leaves that to the cgroups OOM killer and never kills
+  # by itself; this cluster has no cgroups.
+  prop yarn.nodemanager.pmem-check-enabled true
+  prop yarn.nodemanager.resource.memory.enforced false
+  prop yarn.nodemanager.container-executor.class \
+    org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor
+  prop yarn.nodemanager.env-whitelist \
+    JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ
+  # The whitelist alone does not carry PATH: the DefaultContainerExecutor
+  # starts launch_container.sh with an empty environment, bash fills in
+  # its compiled-in PATH, and `export PATH=${PATH:-<NM's PATH>}` keeps it.
+  # The admin env is always applied; $PATH there is the NM's own PATH
+  # (appended when the application sets PATH itself), so containers find
+  # what the caller of `start` had on PATH, e.g. a Python virtualenv.
+  # A secure cluster's containers also get its krb5.conf (for MIT
+  # Kerberos libraries; a Java task is handed -Djava.security.krb5.conf).
+  # shellcheck disable=SC2016 # expanded by the NodeManager, not here
+  local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
+  ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
+  prop yarn.nodemanager.admin-env "$admin_env"
+  # A nearly full disk would otherwise mark the node UNHEALTHY.
+  prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
+  prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb 0
+  prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-watermark-high-mb 0
+  # Aggregated logs make `yarn logs -applicationId` work for finished apps.
+  prop yarn.log-aggregation-enable true
+  prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
+  # Keep container directories and local logs after an app ends, for
+  # tests and debugging; stop removes the whole state directory anyway.
+  prop yarn.nodemanager.delete.debug-delay-sec 3600
+  prop yarn.nodemanager.resource-plugins ""
+  prop yarn.application.classpath "$app_classpath"
+  prop yarn.resourcemanager.scheduler.class \
+    org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
+  prop yarn.resourcemanager.recovery.enabled false
+  prop yarn.timeline-service.enabled false
+  prop yarn.webapp.ui2.enable false
+  ((secure)) && secure_yarn_props "$node"
+  xml_end
+}
+
+# A config directory per node of a cluster of several: the cluster's files
+# (written first, TLS included) with the node's own yarn-site.xml.
+write_node_confs() {
+  local classpath_file=$1 node dir
+  single_node && return 0
+  for node in "${nodes[@]}"; do
+    dir="$(node_home "$node")/conf"
+    mkdir -p "$dir" "$(node_home "$node")"/{nm-local,nm-logs}
+    cp -p "$conf"/* "$dir/"
+    yarn_site "$classpath_file" "$node" >"$dir/yarn-site.xml"
+  done
+}
+
+write_config() {
+  local classpath_file=$1 java_home=$2
   local gpus=${TONY_YARN_NM_GPUS:-4}
+  local default_fs="file:///"
+  ((with_hdfs)) && default_fs="hdfs://$host:$nn_port"
   mkdir -p "$conf"
 
   {
@@ -275,70 +468,14 @@ write_config() {
     xml_end
   } >"$conf/core-site.xml"
 
-  # yarn.application.classpath: what a Java AM (e.g. DistributedShell) puts
-  # on its classpath; there is no Hadoop install tree, so name the jars.
-  local app_classpath
-  app_classpath="$conf,$(tr ':' ',' <"$classpath_file")"
-  {
-    xml_begin
-    prop yarn.resourcemanager.hostname "$host"
-    prop yarn.resourcemanager.address "$host:$rm_client_port"
-    prop yarn.resourcemanager.scheduler.address "$host:$rm_scheduler_port"
-    prop yarn.resourcemanager.resource-tracker.address "$host:$rm_tracker_port"
-    prop yarn.resourcemanager.admin.address "$host:$rm_admin_port"
-    prop yarn.resourcemanager.webapp.address "$host:$rm_web_port"
-    prop yarn.resourcemanager.connect.retry-interval.ms 500
-    prop yarn.resourcemanager.connect.max-wait.ms 60000
-    prop yarn.nodemanager.hostname "$host"
-    prop yarn.nodemanager.address "$host:$nm_port"
-    prop yarn.nodemanager.localizer.address "$host:$nm_localizer_port"
-    prop yarn.nodemanager.webapp.address "$host:$nm_web_port"
-    prop yarn.nodemanager.collector-service.address "$host:$nm_collector_port"
-    prop yarn.nodemanager.local-dirs "$state/nm-local"
-    prop yarn.nodemanager.log-dirs "$state/nm-logs"
-    prop yarn.nodemanager.resource.memory-mb "$memory"
-    prop yarn.nodemanager.resource.cpu-vcores "$vcores"
-    prop yarn.scheduler.minimum-allocation-mb 128
-    prop yarn.scheduler.maximum-allocation-mb 8192
-    prop yarn.scheduler.minimum-allocation-vcores 1
-    prop yarn.scheduler.maximum-allocation-vcores 8
-    prop yarn.nodemanager.vmem-check-enabled false
-    prop yarn.nodemanager.container-executor.class \
-      org.apache.hadoop.yarn.server.nodemanager.DefaultContainerExecutor
-    prop yarn.nodemanager.env-whitelist \
-      JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,CLASSPATH_PREPEND_DISTCACHE,HADOOP_YARN_HOME,HADOOP_HOME,PATH,LANG,TZ
-    # The whitelist alone does not carry PATH: the DefaultContainerExecutor
-    # starts launch_container.sh with an empty environment, bash fills in
-    # its compiled-in PATH, and `export PATH=${PATH:-<NM's PATH>}` keeps it.
-    # The admin env is always applied; $PATH there is the NM's own PATH
-    # (appended when the application sets PATH itself), so containers find
-    # what the caller of `start` had on PATH, e.g. a Python virtualenv.
-    # A secure cluster's containers also get its krb5.conf (for MIT
-    # Kerberos libraries; a Java task is handed -Djava.security.krb5.conf).
-    # shellcheck disable=SC2016 # expanded by the NodeManager, not here
-    local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
-    ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
-    prop yarn.nodemanager.admin-env "$admin_env"
-    # A nearly full disk would otherwise mark the node UNHEALTHY.
-    prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
-    prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb 0
-    prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-watermark-high-mb 0
-    # Aggregated logs make `yarn logs -applicationId` work for finished apps.
-    prop yarn.log-aggregation-enable true
-    prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
-    # Keep container directories and local logs after an app ends, for
-    # tests and debugging; stop removes the whole state directory anyway.
-    prop yarn.nodemanager.delete.debug-delay-sec 3600
-    prop yarn.nodemanager.resource-plugins ""
-    prop yarn.application.classpath "$app_classpath"
-    prop yarn.resourcemanager.scheduler.class \
-      org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
-    prop yarn.resourcemanager.recovery.enabled false
-    prop yarn.timeline-service.enabled false
-    prop yarn.webapp.ui2.enable false
-    ((secure)) && secure_yarn_props
-    xml_end
-  } >"$conf/yarn-site.xml"
+  # One node: its NodeManager reads the cluster's yarn-site.xml. Several:
+  # the cluster's names no NodeManager; each node gets its own copy of the
+  # config directory (write_node_confs).
+  if single_node; then
+    yarn_site "$classpath_file" "$host" >"$conf/yarn-site.xml"
+  else
+    yarn_site "$classpath_file" "" >"$conf/yarn-site.xml"
+  fi
 
   # Two queues: tests may pick a queue other than the default one.
   {
@@ -428,15 +565,19 @@ LOG4J
   echo "$java_home" >"$conf/java-home.txt"
   ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
   ((secure)) && echo kerberos >"$state/security" || echo simple >"$state/security"
+  ((secure)) && write_policy
   echo "$rpc_protection" >"$state/rpc-protection"
   echo "$host" >"$state/host"
+  printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
+  echo "$hadoop_version" >"$state/hadoop-version"
 }
 
 # -- daemons -----------------------------------------------------------------
 
 # Writes a JVM argument file for a daemon; `java @file` keeps ps readable.
+# Arg 3: its config directory (default: the cluster's).
 write_jvm_args() {
-  local name=$1 heap=$2
+  local name=$1 heap=$2 dir=${3:-$conf}
   local file="$state/run/$name.args"
   mkdir -p "$state/run"
   {
@@ -448,38 +589,57 @@ write_jvm_args() {
     echo "-Dhadoop.home.dir=$state"
     echo "-Dhadoop.id.str=$(id -un)"
     echo "-Dhadoop.root.logger=INFO,console"
-    echo "-Dlog4j.configuration=file:$conf/log4j.properties"
+    echo "-Dlog4j.configuration=file:$dir/log4j.properties"
     if state_is_secure; then
       echo "-Djava.security.krb5.conf=$krb5_dir/krb5.conf"
       echo "-Djava.library.path=$(<"$state/run/native-dir")"
     fi
     echo "-cp"
-    echo "$conf:$state/run/resources:$(<"$conf/hadoop-classpath.txt")"
+    echo "$dir:$state/run/resources:$(<"$conf/hadoop-classpath.txt")"
   } >"$file"
   echo "$file"
 }
 
 # Starts one daemon in its own session, detached from the caller's terminal
 # and pipes (a caller reading our stdout must not wait for the daemons).
+#   launch NAME CLASS [ARGS...]
+# with, in the environment of the call, DAEMON_CONF (its config directory,
+# default the cluster's), DAEMON_HEAP (default 512m) and DAEMON_WRAPPER (a
+# program to start it under, which must exec its arguments).
 launch() {
   local name=$1 class=$2
   shift 2
-  local args java java_home
-  args=$(write_jvm_args "$name" 512m)
+  local dir=${DAEMON_CONF:-$conf} args java java_home
+  local -a wrapper=()
+  [[ -n "${DAEMON_WRAPPER:-}" ]] && wrapper=("$DAEMON_WRAPPER")
+  args=$(write_jvm_args "$name" "${DAEMON_HEAP:-512m}" "$dir")
   java=$(yarn_java)
   java_home=$(<"$conf/java-home.txt")
   mkdir -p "$state/logs" "$state/pids"
   (
     cd "$state"
-    export HADOOP_CONF_DIR="$conf" JAVA_HOME="$java_home"
+    export HADOOP_CONF_DIR="$dir" JAVA_HOME="$java_home"
     export HADOOP_HOME="$state" HADOOP_COMMON_HOME="$state"
-    exec setsid "$java" "@$args" "$marker" -Dproc_"$name" "$class" "$@" \
+    exec setsid "${wrapper[@]}" "$java" "@$args" "$marker" -Dproc_"$name" "$class" "$@" \
       </dev/null >>"$state/logs/$name.log" 2>&1
   ) &
   echo $! >"$state/pids/$name.pid"
   # A check before the exec would take the daemon for dead; one that died
   # is reported by the caller's wait loop.
   wait_exec $! || true
+}
+
+# Starts the NodeManager of every node, each with its config directory.
+launch_nodemanagers() {
+  local node wrapper=${TONY_YARN_NM_WRAPPER:-}
+  if [[ -n "$wrapper" && ! -x "$wrapper" ]]; then
+    fail_start "TONY_YARN_NM_WRAPPER '$wrapper' is not an executable program"
+  fi
+  for node in "${nodes[@]}"; do
+    DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-512}m" \
+      DAEMON_WRAPPER="$wrapper" \
+      launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
+  done
 }
 
 show_log_tail() {
@@ -508,8 +668,33 @@ fail_start() {
   exit 1
 }
 
+# True when something listens on address $1, port $2.
 port_in_use() {
-  (exec 3<>"/dev/tcp/$host/$1") 2>/dev/null
+  (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
+}
+
+# Exits 1 naming the first port of the cluster-to-be that is taken.
+check_ports_free() {
+  local -a ports=("${rm_ports[@]}")
+  local port node
+  if ((secure)); then
+    # HTTPS only: the HTTP ports of the NameNode and DataNode stay closed.
+    ports+=("$kdc_port")
+    ((with_hdfs)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
+  else
+    ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+  fi
+  local -a taken=()
+  for port in "${ports[@]}"; do
+    port_in_use "$host" "$port" && taken+=("$host:$port")
+  done
+  for node in "${nodes[@]}"; do
+    for port in "${nm_ports[@]}"; do
+      port_in_use "$node" "$port" && taken+=("$node:$port")
+    done
+  done
+  ((${#taken[@]} == 0)) ||
+    yarn_die "cluster.sh: port ${taken[0]} is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp ${taken[0]##*:}')"
 }
 
 # curl for the cluster's own REST and JMX endpoints: as the user, with
@@ -552,17 +737,24 @@ all_running() {
 
 any_running() {
   local name
-  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc namenode datanode resourcemanager $(nm_names); do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
 }
 
+# True when the running cluster is the one `start` was asked for.
+same_cluster() {
+  [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
+    [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
+    [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
+    [[ "${#nodes[@]}" -eq "$node_count" ]] &&
+    [[ "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")" == "$hadoop_version" ]]
+}
+
 start_cluster() {
   if [[ -d "$state" ]] && any_running; then
-    if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
-      [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
-      [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]]; then
+    if all_running && same_cluster; then
       yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
       # A long-lived cluster outlives the user's ticket (24 h): get a new one.
       if state_is_secure && ! kinit_user; then
@@ -574,25 +766,16 @@ start_cluster() {
     yarn_die "cluster.sh: a different or partial cluster runs in $state ($(status_line)); run 'cluster.sh stop --dir $state' first"
   fi
 
-  local t0=$SECONDS port
-  local -a ports=("${yarn_ports[@]}")
-  if ((secure)); then
-    secure_check_tools
-    # HTTPS only: the HTTP ports of the NameNode and DataNode stay closed.
-    ports+=("$kdc_port")
-    ((with_hdfs)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
-  else
-    ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
-  fi
-  for port in "${ports[@]}"; do
-    port_in_use "$port" &&
-      yarn_die "cluster.sh: port $host:$port is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp $port')"
-  done
+  local t0=$SECONDS node_list
+  node_list=$(node_addresses_for "$node_count")
+  mapfile -t nodes <<<"$node_list"
+  ((secure)) && secure_check_tools
+  check_ports_free
   command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
   command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"
 
   local classpath_file java_home
-  classpath_file=$(yarn_resolve_classpath 0)
+  classpath_file=$(yarn_resolve_classpath 0 "$hadoop_version")
   java_home=$(yarn_java_home)
 
   # A stale state directory (crashed cluster, kept logs) starts over.
@@ -608,6 +791,7 @@ start_cluster() {
     start_kdc
     ((with_hdfs)) && make_tls
   fi
+  write_node_confs "$classpath_file"
 
   if ((with_hdfs)); then
     mkdir -p "$state/hdfs"
@@ -626,29 +810,29 @@ start_cluster() {
     launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
   launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
-  launch nodemanager org.apache.hadoop.yarn.server.nodemanager.NodeManager
+  launch_nodemanagers
 
   local timeout=${TONY_YARN_START_TIMEOUT:-90}
-  local deadline=$((SECONDS + timeout)) name nodes hdfs_ok=1
+  local deadline=$((SECONDS + timeout)) name running hdfs_ok=1
   ((with_hdfs)) && hdfs_ok=0
   while :; do
     for name in $(daemons_of_mode); do
       daemon_pid "$name" >/dev/null ||
         fail_start "the $name exited during start (log: $state/logs/$name.log)"
     done
-    nodes=$(running_nodes)
+    running=$(running_nodes)
     if ((!hdfs_ok)) && [[ $(namenode_state) == "1 Operational" ]]; then
       hdfs_ok=1
     fi
-    [[ "$nodes" == 1 ]] && ((hdfs_ok)) && break
+    [[ "$running" == "${#nodes[@]}" ]] && ((hdfs_ok)) && break
     ((SECONDS < deadline)) ||
-      fail_start "no RUNNING node$( ((hdfs_ok)) || echo " or no live DataNode") after ${timeout}s (RM reports ${nodes:-nothing}); see $state/logs"
+      fail_start "${running:-no} of ${#nodes[@]} nodes RUNNING$( ((hdfs_ok)) || echo " or no live DataNode") after ${timeout}s; see $state/logs"
     sleep 0.5
   done
   ((secure && with_hdfs)) && bootstrap_hdfs_dirs
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
-  yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; RM http://$host:$rm_web_port, state $state"
+  yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
 }
 
@@ -658,14 +842,18 @@ start_cluster() {
 stop_cluster() {
   local keep_state=${1:-0}
   local -a pids
-  # NodeManager first: it stops its containers on the way down.
+  # NodeManagers first: they stop their containers on the way down.
   local name pid
-  for name in nodemanager resourcemanager datanode namenode krb5kdc; do
+  local -a nms=()
+  for name in $(nm_names); do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
-    if [[ "$name" == nodemanager ]]; then
-      wait_gone 10 "$pid" || true
-    fi
+    nms+=("$pid")
+  done
+  ((${#nms[@]} == 0)) || wait_gone 10 "${nms[@]}" || true
+  for name in resourcemanager datanode namenode krb5kdc; do
+    pid=$(daemon_pid "$name") || continue
+    kill -TERM "$pid" 2>/dev/null || true
   done
   mapfile -t pids < <(cluster_pids)
   if ((${#pids[@]})); then
@@ -701,7 +889,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc namenode datanode resourcemanager $(nm_names); do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -717,7 +905,8 @@ status_cluster() {
   echo "state:   $state"
   echo "daemons: $(status_line)"
   if all_running; then
-    echo "nodes:   $(running_nodes) RUNNING (http://$host:$rm_web_port/cluster/nodes)"
+    echo "nodes:   $(running_nodes) of ${#nodes[@]} RUNNING: ${nodes[*]} (http://$host:$rm_web_port/cluster/nodes)"
+    echo "hadoop:  $(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
     fi
@@ -773,7 +962,9 @@ case "$cmd" in
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     # The address the cluster was started on, whatever the caller's is.
     addr=$(cat "$state/host" 2>/dev/null || echo "$host")
-    printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr"
+    printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr" \
+      TONY_YARN_NODES "${nodes[*]}" \
+      TONY_HADOOP_VERSION "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
     if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)

@@ -5,6 +5,8 @@
 #
 #   scripts/yarn/jars.sh            resolve (offline first, then online)
 #   scripts/yarn/jars.sh --refresh  ignore the cached classpath file
+#   scripts/yarn/jars.sh --hadoop-version V   the jars of Hadoop V (default
+#                                   $TONY_HADOOP_VERSION, else pom.xml's)
 #
 # Maven's local repository (~/.m2, or $TONY_MAVEN_REPO) is the jar cache; the
 # classpath file lives in $TONY_YARN_CACHE (default ~/.cache/tony-yarn) and is
@@ -17,15 +19,24 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 
 refresh=0
-for arg in "$@"; do
-  case "$arg" in
+version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
+while (($#)); do
+  case "$1" in
     --refresh) refresh=1 ;;
+    --hadoop-version)
+      [[ $# -ge 2 ]] || yarn_die "jars.sh: --hadoop-version needs a Hadoop release, e.g. 3.3.6"
+      version=$2
+      shift
+      ;;
+    --hadoop-version=*) version=${1#--hadoop-version=} ;;
     -h | --help)
-      sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
-    *) yarn_die "jars.sh: unknown argument '$arg' (expected --refresh)" ;;
+    *) yarn_die "jars.sh: unknown argument '$1' (expected --refresh or --hadoop-version V)" ;;
   esac
+  shift
 done
+yarn_check_hadoop_version "$version"
 
-yarn_resolve_classpath "$refresh"
+yarn_resolve_classpath "$refresh" "$version"

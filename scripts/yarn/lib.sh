@@ -15,6 +15,28 @@
 # Every JVM of the cluster carries -Dtony.yarn.dir=<state dir> on its command
 # line so that `stop` can find it even without its pid file.
 
+# The Apache Hadoop release a cluster runs unless told otherwise
+# (cluster.sh --hadoop-version, TONY_HADOOP_VERSION); pom.xml names it too.
+readonly yarn_default_hadoop_version=3.4.2
+
+# Exits 1 unless $1 looks like a Hadoop release (3.3.6, 3.4.2).
+yarn_check_hadoop_version() {
+  [[ "$1" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] ||
+    yarn_die "the Hadoop version must be a release number like 3.4.2 or 3.3.6, not '$1'"
+}
+
+# The DistributedShell release that goes with Hadoop $1. Maven Central has
+# a complete one (jar and parent pom) for fewer releases than the daemons:
+# not for 3.3.6 (no jar) nor 3.3.5 (no parent pom), so the 3.3 line runs
+# the 3.3.1 one. It is an application on the cluster, not a daemon; its
+# Hadoop dependencies resolve to the cluster's release.
+yarn_distributedshell_version() {
+  case "$1" in
+    3.3.6) echo 3.3.1 ;;
+    *) echo "$1" ;;
+  esac
+}
+
 yarn_die() {
   echo "$*" >&2
   exit 1
@@ -157,15 +179,16 @@ yarn_resolve_native() {
 }
 
 # Resolves the jars of pom.xml with Maven and prints the classpath file path
-# on stdout. Arg 1: 1 to ignore a cached classpath file.
+# on stdout. Arg 1: 1 to ignore a cached classpath file; arg 2: the Hadoop
+# release (default: pom.xml's).
 yarn_resolve_classpath() {
-  local refresh=${1:-0}
+  local refresh=${1:-0} version=${2:-$yarn_default_hadoop_version}
   local here pom sum cache file tmp
   here=$(yarn_script_dir)
   pom="$here/pom.xml"
   command -v mvn >/dev/null ||
     yarn_die "mvn not found: install Maven (scripts/setup.sh does) to resolve the Hadoop jars"
-  sum=$( (cat "$pom"; echo "${TONY_MAVEN_REPO:-}") | sha256sum | cut -c1-12)
+  sum=$( (cat "$pom"; echo "${TONY_MAVEN_REPO:-}"; echo "$version") | sha256sum | cut -c1-12)
   cache=$(yarn_cache_dir)
   file="$cache/classpath-$sum.txt"
   if ((refresh == 0)) && yarn_classpath_ok "$file"; then
@@ -177,15 +200,16 @@ yarn_resolve_classpath() {
   local log="$cache/mvn-$sum.log"
   local -a args
   mapfile -t args < <(yarn_mvn_args)
-  args+=(-B -f "$pom" dependency:build-classpath
+  args+=(-B -f "$pom" dependency:build-classpath "-Dhadoop.version=$version"
+    "-Ddistributedshell.version=$(yarn_distributedshell_version "$version")"
     -Dmdep.outputFile="$tmp" -Dmdep.includeScope=runtime)
   # Offline first: with a warm ~/.m2 this avoids every network round trip.
   if ! mvn -o -q "${args[@]}" >"$log" 2>&1; then
-    yarn_log "jars.sh: resolving the Hadoop jars with Maven (a first run downloads about 120 MB)..."
+    yarn_log "jars.sh: resolving the Hadoop $version jars with Maven (a first run downloads about 120 MB)..."
     if ! mvn -q "${args[@]}" >"$log" 2>&1; then
       rm -f "$tmp"
       tail -n 30 "$log" >&2
-      yarn_die "jars.sh: Maven could not resolve $pom (full log: $log)"
+      yarn_die "jars.sh: Maven could not resolve the jars of Hadoop $version ($pom; full log: $log)"
     fi
   fi
   # build-classpath lists the dependencies, not the (empty) pom project.

@@ -1,6 +1,7 @@
-# shellcheck shell=bash disable=SC2154 # host, state, conf, rpc_protection: cluster.sh's
+# shellcheck shell=bash disable=SC2154 # host, state, conf, rpc_protection, nodes: cluster.sh's
 # The Kerberos side of `cluster.sh start --secure`; sourced by cluster.sh
-# after it set host, state, conf and rpc_protection. Never run.
+# after it set host, state, conf and rpc_protection; its functions also read
+# the node addresses (nodes) and single_node. Never run.
 #
 # What a secure cluster adds to the state directory:
 #   krb5/        kdc.conf, krb5.conf, the KDC database and its stash, the
@@ -12,12 +13,22 @@
 #
 # Principals (R = the realm, H = the cluster's address, an IP literal):
 #   rm/H@R nm/H@R nn/H@R dn/H@R HTTP/H@R   services
+#   nm/N@R HTTP/N@R                         with --nodes > 1, for each node
+#                                           address N instead of nm/H (keytab
+#                                           nm-N.keytab; HTTP.keytab holds all)
 #   <OS user>@R                             the user (TONY_TEST_PRINCIPAL)
 # The site files name rm, nn and HTTP as <service>/_HOST@R, as production
 # does. nm and dn are written with H itself: Hadoop substitutes _HOST in
 # them with the machine's canonical name (the NodeManager's login) or with
 # the connection's source address (the NameNode checking a DataNode), and
 # both are 127.0.0.1 / localhost here, whatever address the daemons bind.
+# Several nodes: each NodeManager's own config names nm/N. The RM's names
+# no NodeManager principal: the RM would check each NodeManager against it
+# with _HOST replaced by the connection's source address, which is
+# 127.0.0.1 (`localhost`) for every node (the IPC client binds the host of
+# its principal only when an interface carries that address, and lo carries
+# only 127.0.0.1). Instead the resource tracker's service ACL
+# (hadoop-policy.xml) admits the user `yarn` only, which nm/* maps to.
 
 readonly krb5_realm=TONY.TEST
 readonly kdc_port=10088
@@ -69,6 +80,12 @@ keytool_path() {
 # host names are used as written, IP literals included.
 write_krb5_conf() {
   local enctypes="aes256-cts-hmac-sha1-96 aes128-cts-hmac-sha1-96"
+  local node node_realms=""
+  if ! single_node; then
+    for node in "${nodes[@]}"; do
+      node_realms+="  $node = $krb5_realm"$'\n'
+    done
+  fi
   mkdir -p "$krb5_dir" "$keytab_dir"
   cat >"$krb5_dir/krb5.conf" <<EOF
 # Written by scripts/yarn/cluster.sh --secure: the client side of realm
@@ -96,6 +113,7 @@ write_krb5_conf() {
 
 [domain_realm]
   $host = $krb5_realm
+${node_realms%$'\n'}
 EOF
   cat >"$krb5_dir/kdc.conf" <<EOF
 # Written by scripts/yarn/cluster.sh --secure: the KDC of realm
@@ -150,18 +168,38 @@ create_realm() {
       cat "$state/logs/kdb5_util.log" >&2
       yarn_die "cluster.sh: creating the Kerberos database in $krb5_dir failed"
     }
-  local service user keytab
+  local service user keytab node
+  local -a keytabs=(rm nn dn HTTP user)
   user=$(secure_user_principal)
   {
-    for service in rm nm nn dn HTTP; do
+    for service in rm nn dn HTTP; do
       echo "addprinc -randkey $service/$host"
       echo "ktadd -k $keytab_dir/$service.keytab $service/$host"
     done
+    if single_node; then
+      echo "addprinc -randkey nm/$host"
+      echo "ktadd -k $keytab_dir/nm.keytab nm/$host"
+    else
+      # A NodeManager's web pages answer SPNEGO as HTTP/<its address>.
+      for node in "${nodes[@]}"; do
+        echo "addprinc -randkey nm/$node"
+        echo "ktadd -k $keytab_dir/nm-$node.keytab nm/$node"
+        echo "addprinc -randkey HTTP/$node"
+        echo "ktadd -k $keytab_dir/HTTP.keytab HTTP/$node"
+      done
+    fi
     echo "addprinc -randkey $user"
     echo "ktadd -k $keytab_dir/user.keytab $user"
   } | kadmin_local || true
+  if single_node; then
+    keytabs+=(nm)
+  else
+    for node in "${nodes[@]}"; do
+      keytabs+=("nm-$node")
+    done
+  fi
   # kadmin.local reading a script exits 0 whatever failed: check its work.
-  for keytab in rm nm nn dn HTTP user; do
+  for keytab in "${keytabs[@]}"; do
     [[ -s "$keytab_dir/$keytab.keytab" ]] || {
       tail -n 20 "$state/logs/kadmin.log" >&2
       yarn_die "cluster.sh: making the keytab of $keytab failed (log: $state/logs/kadmin.log)"
@@ -312,13 +350,21 @@ secure_core_props() {
   prop hadoop.http.authentication.signature.secret.file "$krb5_dir/http-signature.secret"
 }
 
+# Arg 1: the node whose NodeManager reads the file, or empty for the RM's
+# copy of a cluster of several nodes.
 secure_yarn_props() {
+  local node=$1
   prop yarn.resourcemanager.principal "rm/_HOST@$krb5_realm"
   prop yarn.resourcemanager.keytab "$keytab_dir/rm.keytab"
   prop yarn.resourcemanager.webapp.spnego-principal "HTTP/_HOST@$krb5_realm"
   prop yarn.resourcemanager.webapp.spnego-keytab-file "$keytab_dir/HTTP.keytab"
-  prop yarn.nodemanager.principal "nm/$host@$krb5_realm"
-  prop yarn.nodemanager.keytab "$keytab_dir/nm.keytab"
+  if single_node; then
+    prop yarn.nodemanager.principal "nm/$host@$krb5_realm"
+    prop yarn.nodemanager.keytab "$keytab_dir/nm.keytab"
+  elif [[ -n "$node" ]]; then
+    prop yarn.nodemanager.principal "nm/$node@$krb5_realm"
+    prop yarn.nodemanager.keytab "$keytab_dir/nm-$node.keytab"
+  fi
   prop yarn.nodemanager.webapp.spnego-principal "HTTP/_HOST@$krb5_realm"
   prop yarn.nodemanager.webapp.spnego-keytab-file "$keytab_dir/HTTP.keytab"
   # Application ACLs: only the owner (and the yarn admins) may view or
@@ -327,6 +373,17 @@ secure_yarn_props() {
   prop yarn.admin.acl yarn
   prop yarn.resourcemanager.delegation.token.max-lifetime "$(token_max_lifetime_ms)"
   prop yarn.resourcemanager.delegation.token.renew-interval "$(token_renew_interval_ms)"
+}
+
+# hadoop-policy.xml of a cluster of several nodes (see the note on
+# principals above): only `yarn` may heartbeat as a NodeManager.
+write_policy() {
+  single_node && return 0
+  {
+    xml_begin
+    prop security.resourcetracker.protocol.acl yarn
+    xml_end
+  } >"$conf/hadoop-policy.xml"
 }
 
 secure_hdfs_props() {
