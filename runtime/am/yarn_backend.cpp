@@ -53,8 +53,9 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   result.nm = yarn::spawn_yarn_nm(sys, nm, call_timeout);
   auto executor_resources = *resources;
   auto install_dir = get(yarn_env::install_dir);
-  auto executor = install_dir.empty() ? std::string{"./tony-executor"}
-                                      : install_dir + "/tony-executor";
+  auto executor = install_dir.empty()
+                      ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
+                      : install_dir + "/tony-executor";
   result.make_launch = [job, am, executor_resources, executor](
                            const task_id& task, int32_t attempt, const container& c) {
     launch_spec spec;

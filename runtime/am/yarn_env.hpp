@@ -26,6 +26,10 @@ constexpr const char* staging_uri = "TONY_STAGING_URI";
 /// A directory holding tony-am and tony-executor on every node; when set,
 /// nothing is staged for them.
 constexpr const char* install_dir = "TONY_INSTALL_DIR";
+/// Otherwise the binaries and their libraries come as one archive
+/// (runtime/staging/node_bundle.hpp), linked into every container under
+/// this name: ./tony/bin/tony-am, ./tony/bin/tony-executor.
+constexpr const char* bundle_link = "tony";
 /// The cluster's RUNNING nodes as "host=rack,host=rack": asks name them so
 /// the scheduler places a gang several containers per node heartbeat.
 /// Unset on clusters of more than nodes_in_asks_limit nodes.

@@ -246,9 +246,10 @@ std::string content_hash(const std::string& path) {
   return result;
 }
 
-caf::expected<void> make_archive(const std::string& dir, const std::string& out) {
+caf::expected<void> make_archive(const std::string& dir, const std::string& out,
+                                 bool follow_links) {
   process::spawn_options opts;
-  opts.argv = {"tar", "-czf", out, "-C", dir, "."};
+  opts.argv = {"tar", follow_links ? "-czhf" : "-czf", out, "-C", dir, "."};
   opts.env = process::current_environment();
   auto log = out + ".log";
   opts.stdout_path = log;

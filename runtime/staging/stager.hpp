@@ -61,6 +61,8 @@ std::string content_hash(const std::string& path);
 
 /// Packs the contents of directory `dir` into a gzip'd tar at `out`
 /// (entries relative to `dir`, so it unpacks into the resource's own dir).
-caf::expected<void> make_archive(const std::string& dir, const std::string& out);
+/// With `follow_links`, symbolic links are stored as the files they name.
+caf::expected<void> make_archive(const std::string& dir, const std::string& out,
+                                 bool follow_links = false);
 
 } // namespace tony::staging

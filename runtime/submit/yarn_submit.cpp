@@ -22,6 +22,7 @@
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/staging/node_bundle.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/staging/webhdfs.hpp"
 #include "runtime/status_json.hpp"
@@ -260,6 +261,40 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
   return res;
 }
 
+// Stages the binaries with their libraries (runtime/staging/node_bundle.hpp)
+// once per content as <dir>/<hash>/tony.tgz, or reuses the copy an earlier
+// job left there: most submissions upload only the job. Localized PRIVATE,
+// so a node unpacks it once for all of the user's jobs, not once per job.
+caf::expected<local_resource> stage_node_bundle(const std::string& dir,
+                                                const std::string& bin_dir,
+                                                const std::string& scratch,
+                                                const std::string& webhdfs,
+                                                const std::string& user) {
+  auto bundle = staging::collect_node_bundle(bin_dir);
+  if (!bundle)
+    return bundle.error();
+  if (!bundle->has_libraries)
+    complain("warning: no libraries to ship beside " + bin_dir +
+             " (../lib/tony, made by the build's tony-bundle target); the nodes "
+             "need tony's shared libraries installed");
+  auto cache = staging::make_stager(dir + "/" + bundle->hash, webhdfs, user);
+  if (!cache)
+    return cache.error();
+  const std::string file = "tony.tgz";
+  auto res = (*cache)->stat(file, true);
+  if (!res) {
+    auto archive = scratch + "/" + file;
+    if (auto ok = staging::write_node_bundle(*bundle, archive, scratch + "/bundle"); !ok)
+      return ok.error();
+    res = (*cache)->put(archive, file, true);
+    if (!res)
+      return res;
+  }
+  res->name = yarn_env::bundle_link;
+  res->visibility = "PRIVATE";
+  return res;
+}
+
 // Writes `content` to a fresh file in `dir`.
 std::string write_temp(const std::string& dir, const std::string& name,
                        const std::string& content) {
@@ -337,28 +372,16 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
       executor_resources.push_back(*res);
     return caf::unit;
   };
-  std::string am_program = "./tony-am";
+  std::string am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
   std::string install_dir = job.cluster.install_dir;
   if (install_dir.empty()) {
-    // Binaries are staged once per content under <root>/bin/<hash>/ and
-    // reused by every later job: most submissions upload only the job.
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    struct binary {
-      const char* name;
-      bool for_am;
-      bool optional; // tony-guard: without it executors guard with a shell
-    };
-    for (auto [bin, for_am, optional] :
-         {binary{"tony-am", true, false}, binary{"tony-executor", false, false},
-          binary{"tony-guard", false, true}}) {
-      auto path = opts.bin_dir + "/" + bin;
-      if (optional && ::access(path.c_str(), X_OK) != 0)
-        continue;
-      auto res = stage_once(root + "/bin", path, bin, false, webhdfs, user);
-      if (!res)
-        return fail_staging(res.error());
-      (for_am ? am_resources : executor_resources).push_back(*res);
-    }
+    auto res =
+        stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs, user);
+    if (!res)
+      return fail_staging(res.error());
+    am_resources.push_back(*res);
+    executor_resources.push_back(*res);
   } else {
     am_program = install_dir + "/tony-am";
   }
