@@ -50,6 +50,8 @@ struct task_rec {
   int32_t port = 0;
   int32_t exit_code = 0;
   std::string diagnostics;
+  /// It failed by a signal its executor reported: YARN may still say why.
+  bool awaiting_reason = false;
   caf::actor_clock::time_point last_heartbeat;
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
@@ -79,6 +81,8 @@ struct monitor_state {
   bool ticking = false;
   bool finishing = false;
   bool stopping_containers = false;
+  /// Containers are stopped; the final status waits for YARN's reasons.
+  bool awaiting_reasons = false;
   bool done = false;
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
@@ -269,6 +273,52 @@ void unregister(monitor_pointer self) {
             });
 }
 
+bool reasons_pending(monitor_pointer self) {
+  for (auto& t : self->state.tasks)
+    if (t.awaiting_reason && !t.container_done)
+      return true;
+  return false;
+}
+
+// A container the NodeManager kills (over its memory limit, preempted, its
+// node lost) ends its task by a signal first: the executor reports that,
+// and YARN's reason comes with the container's completion a heartbeat or
+// two later. A failed job waits for those reasons, at most
+// container_reason_wait_ms, so that its final status says why.
+void unregister_when_explained(monitor_pointer self) {
+  auto& st = self->state;
+  if (st.job_state != "FAILED" || !reasons_pending(self)) {
+    unregister(self);
+    return;
+  }
+  st.awaiting_reasons = true;
+  self->delayed_send(self, milliseconds(st.cfg.timing.container_reason_wait_ms),
+                     deadline_atom_v,
+                     static_cast<int32_t>(deadline_kind::container_reasons), st.attempt);
+}
+
+// Adds YARN's reason for the end of a container to a task that a signal
+// ended, and to the job's diagnostics that name it. Statuses above -100
+// are the command's own exit code; -105 is the AM's own stop.
+void add_container_reason(monitor_pointer self, task_rec& t,
+                          const container_completion& cc) {
+  if (!t.awaiting_reason)
+    return;
+  t.awaiting_reason = false;
+  if (cc.exit_status > -100 || cc.exit_status == -105)
+    return;
+  auto& st = self->state;
+  auto head = t.diagnostics.substr(0, t.diagnostics.find('\n'));
+  auto told = head + ": " + describe_container_exit(cc.exit_status);
+  auto nm_said = cc.diagnostics.substr(0, cc.diagnostics.find('\n'));
+  if (!nm_said.empty())
+    told += " (" + nm_said + ")";
+  t.diagnostics.replace(0, head.size(), told);
+  t.exit_code = cc.exit_status;
+  if (auto at = st.diagnostics.find(head); at != std::string::npos)
+    st.diagnostics.replace(at, head.size(), told);
+}
+
 // Stops every container still alive, then unregisters.
 void stop_containers(monitor_pointer self) {
   auto& st = self->state;
@@ -278,16 +328,16 @@ void stop_containers(monitor_pointer self) {
   auto cs = live_containers(self);
   st.leftovers.clear();
   if (cs.empty()) {
-    unregister(self);
+    unregister_when_explained(self);
     return;
   }
   auto limit =
       milliseconds(st.cfg.job.policy.stop_grace_ms + st.cfg.timing.rpc_timeout_ms);
   self->request(st.launcher, limit, stop_all_atom_v, std::move(cs))
-      .then([=](bool) { unregister(self); },
+      .then([=](bool) { unregister_when_explained(self); },
             [=](caf::error& err) {
               spdlog::error("monitor: stopping containers failed: {}", describe(err));
-              unregister(self);
+              unregister_when_explained(self);
             });
 }
 
@@ -389,6 +439,13 @@ void on_deadline(monitor_pointer self, deadline_kind kind, int32_t attempt) {
       auto secs = st.cfg.job.timeout_ms / 1000;
       finish(self, "KILLED",
              "the job ran past its timeout of " + std::to_string(secs) + " s");
+    }
+    return;
+  }
+  if (kind == deadline_kind::container_reasons) {
+    if (st.awaiting_reasons) {
+      st.awaiting_reasons = false;
+      unregister(self);
     }
     return;
   }
@@ -623,8 +680,10 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
               continue; // released, or of an earlier attempt
             auto& t = st.tasks[i->second];
             t.container_done = true;
-            if (t.finished())
+            if (t.finished()) {
+              add_container_reason(self, t, cc);
               continue;
+            }
             if (st.finishing) {
               mark_finished(t, s_killed, "stopped: the job is " + st.job_state);
               continue;
@@ -639,6 +698,10 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           }
           if (st.finishing)
             maybe_stop_containers(self);
+          if (st.awaiting_reasons && !reasons_pending(self)) {
+            st.awaiting_reasons = false;
+            unregister(self);
+          }
         },
         [=](launched_atom, const task_id& id, int32_t attempt, const container&) {
           change_guard guard{self};
@@ -726,6 +789,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             check_success(self);
             return true;
           }
+          t->awaiting_reason = x.signal != 0;
           task_failed(self, *t, s_failed, exit_diagnostics(x));
           return true;
         },

@@ -40,6 +40,7 @@ enum class deadline_kind : int32_t {
   registration = 2,
   job = 3,
   stop_grace = 4,
+  container_reasons = 5,
 };
 
 using lifecycle_monitor_actor = caf::typed_actor<
@@ -72,6 +73,10 @@ struct am_timing {
   int64_t allocate_slow_ms = 1000;     // allocate interval when steady
   int64_t rpc_timeout_ms = 10000;      // any request to the RM or an NM
   int64_t rm_failure_limit_ms = 30000; // RM unreachable this long -> FAILED
+  /// A failed job waits at most this long before its final status for YARN's
+  /// reason of a container whose task a signal ended (the NodeManager kills
+  /// a container over its memory limit before the RM reports why).
+  int64_t container_reason_wait_ms = 3000;
 };
 
 struct monitor_config {
