@@ -17,7 +17,8 @@ example chief + 2 workers + ps).
    task has connected to it, so nobody leaves before the others are done.
 
 Prints one line per failed check ("FAILED [check] message"), a summary and
-a machine-readable "CHECK_ENV_SUMMARY {json}" line. Exit 0 if every check
+a machine-readable "CHECK_ENV_SUMMARY {json}" line (with the node the task
+ran on: NM_HOST on YARN, else its host). Exit 0 if every check
 passed, 1 otherwise, 2 on bad arguments.
 """
 
@@ -192,6 +193,13 @@ def check_variables(checks, env, args):
     env.expect("TONY_TASK_ID", me)
     env.expect("TONY_TASK_HOST", host)
     env.expect("TONY_TASK_PORT", str(port))
+    # On YARN the task's address names the node it runs on (NM_HOST, set by
+    # the NodeManager). Loopback hides a wrong host from the network checks
+    # on a one-machine cluster, whose every 127.x address reaches every task.
+    node = env.env.get("NM_HOST")
+    if node is not None:
+        checks.check("own address on its node", host == node,
+                     f"CLUSTER_SPEC gives {me} the host {host!r}, but it runs on {node!r}")
     app_id = env.get("TONY_APP_ID")
     if app_id is not None:
         checks.check("TONY_APP_ID value", app_id.strip() != "", "TONY_APP_ID is empty")
@@ -281,6 +289,7 @@ def check_variables(checks, env, args):
         master = f"{env.get('MASTER_ADDR')}:{env.get('MASTER_PORT')}"
     return {
         "task": me, "type": task_type, "index": index, "host": host, "port": port,
+        "node": node if node is not None else host,
         "cluster": cluster, "rank": env_rank, "master": master, "app_id": app_id,
         "attempt": attempt,
     }
@@ -466,6 +475,7 @@ def main(argv=None):
     ok = not checks.failures
     summary = {
         "task": label, "ok": ok, "passed": checks.passed,
+        "node": me["node"] if me else None, "rank": me["rank"] if me else None,
         "failed": [f"[{n}] {m}" for n, m in checks.failures],
         "reached": sorted(network.outbound) if network else [],
         "heard_from": sorted(str(t) for t in network.inbound) if network else [],

@@ -31,6 +31,68 @@ def test_env_check_job_succeeds_on_yarn():
     assert '"failed": 0' in logs or "FAILED [" not in logs, logs[-3000:]
 
 
+def across_hosts_job(tmp_path, framework):
+    """Four workers of check_env.py, each so large that a node holds two at
+    most: the tasks land on at least two hosts, and (four tasks, at most
+    three nodes) two of them share one."""
+    nodes = y.running_nodes()
+    assert len(nodes) >= 2, f"the cluster has {len(nodes)} node(s); this test needs several"
+    per_node = min(n["availableVirtualCores"] + n["usedVirtualCores"] for n in nodes)
+    vcores = per_node // 3 + 1
+    job = tmp_path / "job.toml"
+    job.write_text(f"""
+name = "across-hosts-{framework}"
+framework = "{framework}"
+[code]
+src_dir = "{os.path.dirname(y.env_check_job())}"
+command = "python3 check_env.py --expect-framework {framework} --expect-types worker:4"
+[tasks.worker]
+instances = 4
+memory = "256m"
+vcores = {vcores}
+""")
+    return str(job)
+
+
+def check_across_hosts(out, code):
+    assert code == 0, out
+    summaries = y.env_summaries(y.app_id_of(out), 4)
+    assert all(s["ok"] for s in summaries), summaries
+    per_node = {}
+    for s in summaries:
+        per_node.setdefault(s["node"], []).append(s["task"])
+    # The tasks' own NM_HOST: several hosts, one of them with two tasks, so
+    # LOCAL_RANK 1 and LOCAL_WORLD_SIZE 2 (or Horovod's local slots) were
+    # checked by the tasks themselves against CLUSTER_SPEC.
+    assert len(per_node) >= 2, per_node
+    assert max(len(tasks) for tasks in per_node.values()) == 2, per_node
+
+
+def test_pytorch_ranks_are_right_across_hosts(tmp_path):
+    code, out, _ = y.submit([across_hosts_job(tmp_path, "pytorch")])
+    check_across_hosts(out, code)
+
+
+def test_horovod_slots_are_right_across_hosts(tmp_path):
+    code, out, _ = y.submit([across_hosts_job(tmp_path, "horovod")])
+    check_across_hosts(out, code)
+
+
+def test_a_task_over_its_memory_is_killed_and_said_so():
+    # worker:1 holds 700 MiB in its 256 MiB container; the others wait.
+    code, out, _ = y.submit([
+        "--set", 'code.command="sleep 120"',
+        "--set", 'tasks.worker.command="if [ $TASK_INDEX = 1 ]; then exec python3 -c '
+                 "'b = bytearray(700 << 20); import time; time.sleep(120)'; fi; sleep 120\"",
+        y.env_check_job()], timeout=110)
+    assert code == 1, out
+    assert "worker:1" in out, out
+    assert "killed for exceeding its memory limit (exit status -104)" in out, out
+    assert "ask for more memory" in out, out
+    st = y.app_status(y.app_id_of(out))
+    assert st["Final-State"] == "FAILED", st
+
+
 def test_pytorch_environment_on_yarn():
     code, out, _ = y.submit([
         "--set", "framework=pytorch",

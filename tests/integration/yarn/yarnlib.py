@@ -122,3 +122,38 @@ def read_until(proc, pattern, timeout):
 
 def interrupt(proc):
     proc.send_signal(signal.SIGINT)
+
+
+def rm_web():
+    """host:port of the ResourceManager's web endpoint, from HADOOP_CONF_DIR."""
+    import xml.etree.ElementTree as ET
+    conf = ET.parse(os.path.join(os.environ["HADOOP_CONF_DIR"], "yarn-site.xml"))
+    for prop in conf.getroot().iter("property"):
+        if prop.findtext("name") == "yarn.resourcemanager.webapp.address":
+            return prop.findtext("value")
+    raise AssertionError("yarn-site.xml names no yarn.resourcemanager.webapp.address")
+
+
+def running_nodes():
+    """The RUNNING nodes as the RM's REST API lists them (dicts)."""
+    import json
+    import urllib.request
+    with urllib.request.urlopen(f"http://{rm_web()}/ws/v1/cluster/nodes?states=RUNNING",
+                                timeout=10) as r:
+        return (json.load(r).get("nodes") or {}).get("node") or []
+
+
+def env_summaries(app, count, timeout=60):
+    """The CHECK_ENV_SUMMARY objects of the application's tasks
+    (tests/integration/env_check/check_env.py), from the aggregated logs
+    once `count` of them are there."""
+    import json
+    found = []
+
+    def aggregated():
+        logs = yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+        found[:] = [json.loads(line.split(" ", 1)[1]) for line in logs.splitlines()
+                    if line.startswith("CHECK_ENV_SUMMARY ")]
+        return len(found) >= count
+    assert wait_until(aggregated, timeout, step=1), f"{len(found)} summaries of {count}"
+    return found
