@@ -222,7 +222,7 @@ pass "clients without a ticket are refused with 'Client cannot authenticate via:
 
 # -- ACLs and the web proxy, on a running application --------------------------------
 
-TONY_YARN_CLIENT_LOG=WARN "$yarn" distributedshell -master_memory 256 -timeout 300000 \
+TONY_YARN_CLIENT_LOG=WARN "$yarn" distributedshell -master_memory 512 -timeout 300000 \
   -shell_command "sleep 300" -num_containers 1 -container_memory 128 >"$work/long.log" 2>&1 &
 client=$!
 long_app=""

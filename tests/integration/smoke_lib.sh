@@ -45,7 +45,7 @@ fail() {
 run_dshell() {
   local out="$work/dshell.$RANDOM.log"
   if ! TONY_YARN_CLIENT_LOG=INFO "$yarn" --dir "$state" distributedshell \
-    -master_memory 256 -timeout 120000 "$@" >"$out" 2>&1; then
+    -master_memory 512 -timeout 120000 "$@" >"$out" 2>&1; then
     tail -n 20 "$out" >&2
     return 1
   fi

@@ -4,7 +4,12 @@
 # Hadoop's DistributedShell, read them back with Hadoop's own CLI, stop it and
 # check that nothing of it is left.
 #
-#   tests/integration/yarn_cluster_smoke.sh [--hdfs]
+#   tests/integration/yarn_cluster_smoke.sh [--hdfs] [--nodes N]
+#
+# With --nodes N > 1 the NodeManagers are hosts of their own (the N
+# addresses after TONY_YARN_HOST): each must be RUNNING under its own
+# address, containers must land on several of them, and stop must find a
+# container on any of them.
 #
 # Exits 0 when every check passes, 1 on a failed check (with a message), 77
 # when java or mvn is missing. Uses the fixed ports of cluster.sh, so it
@@ -18,7 +23,38 @@ cluster="$root/scripts/yarn/cluster.sh"
 yarn="$root/scripts/yarn/yarn.sh"
 
 mode_args=()
-[[ "${1:-}" == --hdfs ]] && mode_args=(--hdfs)
+hdfs=0
+node_count=1
+while (($#)); do
+  case "$1" in
+    --hdfs)
+      hdfs=1
+      mode_args+=(--hdfs)
+      ;;
+    --nodes)
+      node_count=$2
+      mode_args+=(--nodes "$2")
+      shift
+      ;;
+    *)
+      echo "yarn_cluster_smoke: unknown argument '$1'" >&2
+      exit 2
+      ;;
+  esac
+  shift
+done
+host=${TONY_YARN_HOST:-127.0.0.1}
+# The addresses the nodes must have, and the names they may register as.
+if ((node_count == 1)); then
+  node_patterns=("(localhost|${host//./\\.})")
+  expected_nodes=$host
+else
+  node_patterns=()
+  for ((i = 1; i <= node_count; i++)); do
+    node_patterns+=("${host%.*}\\.$((${host##*.} + i))")
+    expected_nodes+="${expected_nodes:+ }${host%.*}.$((${host##*.} + i))"
+  done
+fi
 
 for tool in java mvn curl python3; do
   if ! command -v "$tool" >/dev/null; then
@@ -59,28 +95,34 @@ env_lines=$("$cluster" env --dir "$state") || fail "cluster.sh env exited non-ze
 grep -qx "export HADOOP_CONF_DIR=$conf" <<<"$env_lines" ||
   fail "cluster.sh env does not export HADOOP_CONF_DIR=$conf: $env_lines"
 grep -q 'KRB5' <<<"$env_lines" && fail "cluster.sh env of a SIMPLE cluster names Kerberos: $env_lines"
-pass "cluster.sh env exports HADOOP_CONF_DIR and nothing of Kerberos"
+grep -qxF "export TONY_YARN_NODES=${expected_nodes// /\\ }" <<<"$env_lines" ||
+  fail "cluster.sh env does not export TONY_YARN_NODES='$expected_nodes': $env_lines"
+pass "cluster.sh env exports HADOOP_CONF_DIR, the nodes ($expected_nodes) and nothing of Kerberos"
 
 # -- the node --------------------------------------------------------------------
 
 nodes=$("$yarn" --dir "$state" node -list -all 2>/dev/null) || fail "yarn node -list -all failed"
-grep -q '^Total Nodes:1$' <<<"$nodes" || fail "expected 1 node, got: $nodes"
-grep -qE "^ *(localhost|${TONY_YARN_HOST:-127.0.0.1}):45454[[:space:]]+RUNNING" <<<"$nodes" ||
-  fail "the node on port 45454 is not RUNNING: $nodes"
-pass "yarn node -list -all shows 1 RUNNING node"
+grep -q "^Total Nodes:$node_count\$" <<<"$nodes" || fail "expected $node_count node(s), got: $nodes"
+for pattern in "${node_patterns[@]}"; do
+  grep -qE "^ *$pattern:45454[[:space:]]+RUNNING" <<<"$nodes" ||
+    fail "no node $pattern:45454 RUNNING: $nodes"
+done
+pass "yarn node -list -all shows $node_count RUNNING node(s): $expected_nodes"
 
-node_json=$(curl -sf -m 10 http://${TONY_YARN_HOST:-127.0.0.1}:8088/ws/v1/cluster/nodes) ||
+node_json=$(curl -sf -m 10 "http://$host:8088/ws/v1/cluster/nodes") ||
   fail "the RM REST API does not answer"
-python3 - "$node_json" <<'PY' || fail "the node does not offer the configured resources: $node_json"
+python3 - "$node_json" "$node_count" <<'PY' || fail "a node does not offer the configured resources: $node_json"
 import json, sys
-node = json.loads(sys.argv[1])["nodes"]["node"][0]
-assert node["availMemoryMB"] == 16384, node["availMemoryMB"]
-assert node["availableVirtualCores"] == 16, node["availableVirtualCores"]
-infos = node["availableResource"]["resourceInformations"]["resourceInformation"]
-gpus = [r["value"] for r in infos if r["name"] == "yarn.io/gpu"]
-assert gpus == [4], gpus
+nodes = json.loads(sys.argv[1])["nodes"]["node"]
+assert len(nodes) == int(sys.argv[2]), len(nodes)
+for node in nodes:
+    assert node["availMemoryMB"] == 16384, node["availMemoryMB"]
+    assert node["availableVirtualCores"] == 16, node["availableVirtualCores"]
+    infos = node["availableResource"]["resourceInformations"]["resourceInformation"]
+    gpus = [r["value"] for r in infos if r["name"] == "yarn.io/gpu"]
+    assert gpus == [4], gpus
 PY
-pass "the node offers 16384 MB, 16 vcores and 4 yarn.io/gpu"
+pass "each node offers 16384 MB, 16 vcores and 4 yarn.io/gpu"
 
 # -- containers --------------------------------------------------------------
 
@@ -123,15 +165,27 @@ grep -q "smoke-path=$path_marker:" <<<"$logs" ||
   fail "the container's PATH does not start with the cluster's PATH: $(grep smoke-path <<<"$logs")"
 pass "containers inherit the PATH the cluster was started with"
 
-code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "http://${TONY_YARN_HOST:-127.0.0.1}:8088/proxy/$app/")
+if ((node_count > 1)); then
+  # Three containers of half a node each: one node holds two at most (and
+  # only one beside the AM), so they spread.
+  spread_app=$(run_dshell -shell_command 'echo "smoke-node=$NM_HOST"' -num_containers 3 \
+    -container_memory 8192) || fail "DistributedShell over $node_count nodes failed"
+  spread=$("$yarn" --dir "$state" logs -applicationId "$spread_app" -log_files stdout 2>/dev/null |
+    grep -o 'smoke-node=[0-9.]*' | sort -u | tr '\n' ' ')
+  [[ $(wc -w <<<"$spread") -ge 2 ]] ||
+    fail "the containers of $spread_app ran on '$spread', expected several of $expected_nodes"
+  pass "containers ran on several nodes: $spread"
+fi
+
+code=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "http://$host:8088/proxy/$app/")
 [[ "$code" == 200 || "$code" == 302 ]] || fail "the RM web proxy answered $code for /proxy/$app/"
 pass "the RM web proxy serves /proxy/$app/ ($code)"
 
-if ((${#mode_args[@]})); then
+if ((hdfs)); then
   echo smoke >"$work/file.txt"
   "$yarn" --dir "$state" dfs -put -f "$work/file.txt" /smoke.txt 2>/dev/null ||
     fail "hdfs put failed"
-  got=$(curl -sfL -m 10 "http://${TONY_YARN_HOST:-127.0.0.1}:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
+  got=$(curl -sfL -m 10 "http://$host:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
     fail "WebHDFS OPEN failed"
   [[ "$got" == smoke ]] || fail "WebHDFS returned '$got', expected 'smoke'"
   pass "HDFS stores a file and WebHDFS reads it back"
@@ -147,7 +201,7 @@ cd /
 setsid sleep 4321 </dev/null >/dev/null 2>&1 &
 sleep 4322
 SH
-TONY_YARN_CLIENT_LOG=WARN "$yarn" --dir "$state" distributedshell -master_memory 256 \
+TONY_YARN_CLIENT_LOG=WARN "$yarn" --dir "$state" distributedshell -master_memory 512 \
   -timeout 120000 -shell_script "$orphan" -num_containers 1 >/dev/null 2>&1 &
 client=$!
 for _ in $(seq 1 60); do
