@@ -50,7 +50,8 @@ struct task_rec {
   int32_t port = 0;
   int32_t exit_code = 0;
   std::string diagnostics;
-  /// It failed by a signal its executor reported: YARN may still say why.
+  /// It failed by a signal its executor reported, or its executor was
+  /// lost: YARN's completion of its container may still say why.
   bool awaiting_reason = false;
   caf::actor_clock::time_point last_heartbeat;
   int64_t started_ms = 0;
@@ -281,9 +282,9 @@ bool reasons_pending(monitor_pointer self) {
 }
 
 // A container the NodeManager kills (over its memory limit, preempted, its
-// node lost) ends its task by a signal first: the executor reports that,
-// and YARN's reason comes with the container's completion a heartbeat or
-// two later. A failed job waits for those reasons, at most
+// node lost) ends its task by a signal first: the executor reports that, or
+// dies before it can, and YARN's reason comes with the container's
+// completion a heartbeat or two later. A failed job waits for those reasons, at most
 // container_reason_wait_ms, so that its final status says why.
 void unregister_when_explained(monitor_pointer self) {
   auto& st = self->state;
@@ -298,7 +299,8 @@ void unregister_when_explained(monitor_pointer self) {
 }
 
 // Adds YARN's reason for the end of a container to a task that a signal
-// ended, and to the job's diagnostics that name it. Statuses above -100
+// ended or whose executor was lost, and to the job's diagnostics that name
+// it. Statuses above -100
 // are the command's own exit code; -105 is the AM's own stop.
 void add_container_reason(monitor_pointer self, task_rec& t,
                           const container_completion& cc) {
@@ -512,6 +514,7 @@ void check_heartbeats(monitor_pointer self) {
     auto t = find_task(self, id);
     if (st.finishing || st.attempt != attempt || !t)
       break;
+    t->awaiting_reason = true;
     task_failed(self, *t, s_lost,
                 to_string(t->id) + " lost: no heartbeat from its executor for " +
                     std::to_string(limit.count() / 1000) + " s (container " + t->c.id +
@@ -594,6 +597,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         maybe_stop_containers(self);
         return;
       }
+      t.awaiting_reason = true; // its container may have been killed
       task_failed(self, t, s_lost,
                   to_string(t.id) + " lost: its executor's connection dropped (" +
                       caf::to_string(msg.reason) + "; container " + t.c.id + " on " +

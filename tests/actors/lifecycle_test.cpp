@@ -181,14 +181,32 @@ CAF_TEST(a task ended by a signal gets the reason YARN gives in the final status
   advance(seconds(2));
   CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
   auto& diag = rm_state().finishes[0].diagnostics;
-  CAF_CHECK(contains(diag, "worker:1 was killed by signal 15 (Terminated): its container "
-                           "was killed for exceeding its memory limit (exit status -104)"));
+  CAF_CHECK(contains(diag,
+                     "worker:1 was killed by signal 15 (Terminated): its container "
+                     "was killed for exceeding its memory limit (exit status -104)"));
   CAF_CHECK(contains(diag, "beyond the 'PHYSICAL' memory limit"));
   CAF_CHECK(!contains(diag, "Dump of the process-tree"));
   CAF_CHECK(contains(status().diagnostics, "exit status -104"));
   for (auto& t : status().tasks)
     if (t.task == w1)
       CAF_CHECK(contains(t.diagnostics, "exceeding its memory limit"));
+}
+
+CAF_TEST(a task whose executor vanished gets the reason YARN gives in the final status) {
+  // The NodeManager's SIGKILL can beat the executor's report.
+  start();
+  register_all();
+  kill_executor(w1);
+  CAF_CHECK_EQUAL(status().state, "FAILED");
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  CAF_CHECK(rm_state().finishes.empty());
+  complete_container(container_of(w1).id, -104, "Container [pid=42] is running beyond");
+  advance(seconds(2));
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  auto& diag = rm_state().finishes[0].diagnostics;
+  CAF_CHECK(contains(diag, "worker:1 lost: its executor's connection dropped"));
+  CAF_CHECK(contains(diag, "killed for exceeding its memory limit (exit status -104)"));
 }
 
 CAF_TEST(a task ended by a signal without a YARN reason ends the job after the wait) {
