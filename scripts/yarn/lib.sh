@@ -7,6 +7,10 @@
 #   pids/       one pid file per daemon
 #   nm-local/   NodeManager local dirs (container working directories)
 #   nm-logs/    NodeManager container log dirs
+#   nodes/<address>/{conf,nm-local,nm-logs}   with --nodes N > 1, each
+#               node's own config dir, local and log dirs instead
+#   node-addresses, hadoop-version, host, mode, security, rpc-protection
+#               what `start` was asked for
 #   app-logs/   aggregated application logs (what `yarn logs` reads)
 #   hdfs/       NameNode and DataNode storage (with --hdfs)
 #   tmp/        hadoop.tmp.dir

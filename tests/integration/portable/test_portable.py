@@ -160,6 +160,17 @@ def require_bundle():
 
 
 
+def test_the_glibc_floor_is_the_one_documented():
+    """doc/operations.md states the oldest glibc the shipped binaries run
+    on; the build computes it from what it bundled (cmake/bundle_libs.sh)."""
+    floor = (BUNDLE / "glibc-floor").read_text().strip()
+    doc = (ROOT / "doc" / "operations.md").read_text()
+    stated = re.search(r"\*\*glibc ([0-9.]+) or newer\*\*", doc)
+    assert stated, "doc/operations.md states no glibc floor (**glibc X.Y or newer**)"
+    assert stated.group(1) == floor, \
+        f"the build needs glibc {floor}, doc/operations.md says {stated.group(1)}"
+
+
 def test_a_binary_without_its_bundle_cannot_start_there(tmp_path):
     """The namespace really lacks the libraries: a copy of tony-executor with
     no lib/tony beside it fails to load."""
