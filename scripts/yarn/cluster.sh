@@ -44,7 +44,7 @@
 #   TONY_YARN_NM_MEMORY_MB   memory of each NodeManager (default 16384)
 #   TONY_YARN_NM_VCORES      vcores of each NodeManager (default 16)
 #   TONY_YARN_NM_GPUS        yarn.io/gpu declared by each NodeManager (default 4)
-#   TONY_YARN_NM_HEAP_MB     heap of each NodeManager JVM (default 384)
+#   TONY_YARN_NM_HEAP_MB     heap limit of each NodeManager JVM (default 256)
 #   TONY_YARN_NM_EXPIRY      seconds without heartbeat after which the RM
 #                            declares a NodeManager LOST (default 10)
 #   TONY_YARN_NM_WRAPPER     a command the NodeManagers are started under
@@ -636,7 +636,7 @@ launch_nodemanagers() {
     fail_start "TONY_YARN_NM_WRAPPER '$wrapper' is not an executable program"
   fi
   for node in "${nodes[@]}"; do
-    DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-512}m" \
+    DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
       DAEMON_WRAPPER="$wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
   done

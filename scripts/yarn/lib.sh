@@ -105,6 +105,10 @@ yarn_java17_opens() {
 yarn_jvm_opts() {
   local heap=$1
   echo "-Xmx$heap"
+  # The initial heap would be 1/64 of the machine's memory (384 MB here),
+  # which a serial young generation then cycles through; start small and
+  # let it grow as the daemon needs.
+  echo "-Xms32m"
   echo "-XX:+UseSerialGC"
   echo "-XX:TieredStopAtLevel=1"
   echo "-Xss512k"
