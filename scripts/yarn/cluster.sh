@@ -631,13 +631,13 @@ launch() {
 
 # Starts the NodeManager of every node, each with its config directory.
 launch_nodemanagers() {
-  local node wrapper=${TONY_YARN_NM_WRAPPER:-}
-  if [[ -n "$wrapper" && ! -x "$wrapper" ]]; then
-    fail_start "TONY_YARN_NM_WRAPPER '$wrapper' is not an executable program"
+  local node nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
+  if [[ -n "$nm_wrapper" && ! -x "$nm_wrapper" ]]; then
+    fail_start "TONY_YARN_NM_WRAPPER '$nm_wrapper' is not an executable program"
   fi
   for node in "${nodes[@]}"; do
     DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
-      DAEMON_WRAPPER="$wrapper" \
+      DAEMON_WRAPPER="$nm_wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
   done
 }

@@ -168,6 +168,7 @@ pass "containers inherit the PATH the cluster was started with"
 if ((node_count > 1)); then
   # Three containers of half a node each: one node holds two at most (and
   # only one beside the AM), so they spread.
+  # shellcheck disable=SC2016 # expanded in the container
   spread_app=$(run_dshell -shell_command 'echo "smoke-node=$NM_HOST"' -num_containers 3 \
     -container_memory 8192) || fail "DistributedShell over $node_count nodes failed"
   spread=$("$yarn" --dir "$state" logs -applicationId "$spread_app" -log_files stdout 2>/dev/null |
