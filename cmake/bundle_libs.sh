@@ -79,6 +79,7 @@ done
 # system's libraries).
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "${out%/}.new.XXXXXX")
+chmod 755 "$tmp" # mktemp's 0700 would travel in the archive and the install
 trap 'rm -rf "$tmp"' EXIT
 for soname in "${!wanted[@]}"; do
   cp -L --preserve=mode "${wanted[$soname]}" "$tmp/$soname"
