@@ -106,7 +106,10 @@ caf::expected<void> write_node_bundle(const node_bundle& bundle, const std::stri
       return fail("cannot lay out " + name + " in " + scratch + ": " + ec.message());
     }
   }
-  auto ok = make_archive(scratch, out, true);
+  archive_options opts;
+  opts.follow_links = true;
+  opts.fast = true; // made once per build, and every build makes one
+  auto ok = make_archive(scratch, out, opts);
   cleanup();
   return ok;
 }

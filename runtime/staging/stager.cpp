@@ -247,9 +247,12 @@ std::string content_hash(const std::string& path) {
 }
 
 caf::expected<void> make_archive(const std::string& dir, const std::string& out,
-                                 bool follow_links) {
+                                 archive_options archive) {
   process::spawn_options opts;
-  opts.argv = {"tar", follow_links ? "-czhf" : "-czf", out, "-C", dir, "."};
+  opts.argv = {"tar", archive.follow_links ? "-chf" : "-cf",
+               out,   archive.fast ? "--use-compress-program=gzip -1" : "--gzip",
+               "-C",  dir,
+               "."};
   opts.env = process::current_environment();
   auto log = out + ".log";
   opts.stdout_path = log;

@@ -59,10 +59,17 @@ caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
 /// read error): binaries are staged once per content under the staging root.
 std::string content_hash(const std::string& path);
 
+struct archive_options {
+  /// Store the files symbolic links name, not the links.
+  bool follow_links = false;
+  /// gzip -1: 2.5 times faster than the default level for 10 % more bytes
+  /// on tony's binaries (bench/notes.md, "Portable binaries").
+  bool fast = false;
+};
+
 /// Packs the contents of directory `dir` into a gzip'd tar at `out`
 /// (entries relative to `dir`, so it unpacks into the resource's own dir).
-/// With `follow_links`, symbolic links are stored as the files they name.
 caf::expected<void> make_archive(const std::string& dir, const std::string& out,
-                                 bool follow_links = false);
+                                 archive_options opts = {});
 
 } // namespace tony::staging

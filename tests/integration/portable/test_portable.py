@@ -171,6 +171,14 @@ def test_the_glibc_floor_is_the_one_documented():
         f"the build needs glibc {floor}, doc/operations.md says {stated.group(1)}"
 
 
+def test_the_bundle_is_readable_by_every_user():
+    """It travels as it is into the archive and the install: a directory
+    only its owner could enter would fail every other user's containers."""
+    assert (BUNDLE.stat().st_mode & 0o777) == 0o755, oct(BUNDLE.stat().st_mode)
+    for lib in BUNDLE.iterdir():
+        assert lib.stat().st_mode & 0o444 == 0o444, f"{lib} is not readable by all"
+
+
 def test_a_binary_without_its_bundle_cannot_start_there(tmp_path):
     """The namespace really lacks the libraries: a copy of tony-executor with
     no lib/tony beside it fails to load."""
