@@ -632,9 +632,6 @@ launch() {
 # Starts the NodeManager of every node, each with its config directory.
 launch_nodemanagers() {
   local node nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
-  if [[ -n "$nm_wrapper" && ! -x "$nm_wrapper" ]]; then
-    fail_start "TONY_YARN_NM_WRAPPER '$nm_wrapper' is not an executable program"
-  fi
   for node in "${nodes[@]}"; do
     DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
       DAEMON_WRAPPER="$nm_wrapper" \
@@ -770,6 +767,8 @@ start_cluster() {
   node_list=$(node_addresses_for "$node_count")
   mapfile -t nodes <<<"$node_list"
   ((secure)) && secure_check_tools
+  [[ -z "${TONY_YARN_NM_WRAPPER:-}" || -x "${TONY_YARN_NM_WRAPPER}" ]] ||
+    yarn_die "cluster.sh: TONY_YARN_NM_WRAPPER '$TONY_YARN_NM_WRAPPER' is not an executable program"
   check_ports_free
   command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
   command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Bad input to `cluster.sh start` about the cluster's shape: each case must
+# end with exit 1, a message that says what and what to do, and nothing
+# left running.
+#
+#   tests/integration/yarn_cluster_bad_input.sh
+#
+# Cases: --nodes that is not a positive number, or more nodes than fit after
+# the cluster's address; --hadoop-version that is no release number, or a
+# release Maven Central does not have; a node's port taken (refused before
+# anything starts); a NodeManager wrapper that is not a program (refused
+# before anything starts); a second start of a different shape on a running
+# cluster (refused, the cluster untouched). Exits 0 when all hold, 1
+# otherwise, 77 when java or mvn is missing. Uses $TONY_YARN_HOST.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cluster="$root/scripts/yarn/cluster.sh"
+yarn="$root/scripts/yarn/yarn.sh"
+host=${TONY_YARN_HOST:-127.0.0.1}
+node2="${host%.*}.$((${host##*.} + 2))"
+
+for tool in java mvn python3; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "yarn_cluster_bad_input: skipped, $tool not found (scripts/setup.sh installs it)"
+    exit 77
+  fi
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tony-yarn-bad.XXXXXX")
+state="$work/cluster"
+# shellcheck source=tests/integration/smoke_lib.sh
+source "$here/smoke_lib.sh"
+smoke_init
+holder=""
+release_port() {
+  [[ -n "$holder" ]] && kill "$holder" 2>/dev/null && wait "$holder" 2>/dev/null
+  holder=""
+}
+trap 'release_port; smoke_cleanup' EXIT
+
+# Runs `cluster.sh start ARGS`, which must fail with exit 1 and a message
+# matching $1; leaves its output in $out.
+start_must_fail() {
+  local want=$1 rc
+  shift
+  out=$("$cluster" start --dir "$state" "$@" 2>&1)
+  rc=$?
+  ((rc == 1)) || fail "start $* exited $rc, expected 1; output: $out"
+  grep -qE -- "$want" <<<"$out" || fail "start $*: no message matching '$want' in: $out"
+}
+
+nothing_left() {
+  local left
+  left=$(pgrep -fa -- "-Dtony[.]yarn[.]dir=${state//./[.]}( |$)" || true)
+  [[ -z "$left" ]] || fail "$1: processes left: $left"
+}
+
+start_must_fail "--nodes must be a whole number of NodeManagers \(1 or more\), not '0'" --nodes 0
+start_must_fail "--nodes must be a whole number of NodeManagers \(1 or more\), not 'two'" --nodes two
+start_must_fail "--nodes 300 does not fit after $host" --nodes 300
+nothing_left "--nodes"
+pass "--nodes 0, two and 300 are refused with what to pass"
+
+start_must_fail "must be a release number like 3.4.2 or 3.3.6, not '3.4'" --hadoop-version 3.4
+start_must_fail "Maven could not resolve the jars of Hadoop 3.3.99" --hadoop-version 3.3.99
+nothing_left "--hadoop-version"
+pass "--hadoop-version 3.4 and an unpublished 3.3.99 are refused"
+
+# A node's NodeManager port taken: refused before anything starts.
+python3 - "$node2" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 45454))
+s.listen(1)
+time.sleep(300)
+PY
+holder=$!
+for _ in $(seq 1 100); do
+  (exec 3<>"/dev/tcp/$node2/45454") 2>/dev/null && break
+  sleep 0.1
+done
+start_must_fail "port $node2:45454 is in use" --nodes 3
+nothing_left "a node's port taken"
+release_port
+pass "a node's port in use is named and nothing starts"
+
+TONY_YARN_NM_WRAPPER="$work/no-such-wrapper" \
+  start_must_fail "TONY_YARN_NM_WRAPPER '$work/no-such-wrapper' is not an executable program" --nodes 2
+nothing_left "a missing NodeManager wrapper"
+pass "a NodeManager wrapper that is not a program is refused before anything starts"
+
+"$cluster" start --dir "$state" --nodes 2 >/dev/null 2>&1 || fail "a start with --nodes 2 failed"
+start_must_fail "a different or partial cluster runs in $state" --nodes 3
+start_must_fail "a different or partial cluster runs in $state" --nodes 2 --hadoop-version 3.3.6
+nodes=$("$yarn" --dir "$state" node -list 2>/dev/null)
+grep -q '^Total Nodes:2$' <<<"$nodes" || fail "the running cluster changed: $nodes"
+pass "a start of another shape on a running cluster is refused and the cluster keeps running"
+
+"$cluster" stop --dir "$state" >/dev/null 2>&1 || fail "stop failed"
+nothing_left "stop"
+echo "bad input: $passed passed, $failed failed"
