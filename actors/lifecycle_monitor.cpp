@@ -284,8 +284,9 @@ bool reasons_pending(monitor_pointer self) {
 // A container the NodeManager kills (over its memory limit, preempted, its
 // node lost) ends its task by a signal first: the executor reports that, or
 // dies before it can, and YARN's reason comes with the container's
-// completion a heartbeat or two later. A failed job waits for those reasons, at most
-// container_reason_wait_ms, so that its final status says why.
+// completion a heartbeat or two later. A failed job waits for those
+// reasons, at most container_reason_wait_ms, so that its final status says
+// why.
 void unregister_when_explained(monitor_pointer self) {
   auto& st = self->state;
   if (st.job_state != "FAILED" || !reasons_pending(self)) {
@@ -300,8 +301,8 @@ void unregister_when_explained(monitor_pointer self) {
 
 // Adds YARN's reason for the end of a container to a task that a signal
 // ended or whose executor was lost, and to the job's diagnostics that name
-// it. Statuses above -100
-// are the command's own exit code; -105 is the AM's own stop.
+// it. Statuses above -100 are the command's own exit code; -105 is the
+// AM's own stop.
 void add_container_reason(monitor_pointer self, task_rec& t,
                           const container_completion& cc) {
   if (!t.awaiting_reason)
