@@ -215,10 +215,22 @@ nm_names() {
   done
 }
 
-# A node's directory, holding its conf/, nm-local/ and nm-logs/: the state
-# directory itself for a single node, nodes/<address>/ for each of several.
-node_home() {
-  if single_node; then echo "$state"; else echo "$state/nodes/$1"; fi
+# A node's local dirs (container working directories) and log dirs:
+# nm-local/ and nm-logs/ of the state directory for a single node, their
+# <address>/ subdirectories for each of several, so that everything of the
+# containers stays under those two whatever the shape.
+node_local_dir() {
+  if single_node; then echo "$state/nm-local"; else echo "$state/nm-local/$1"; fi
+}
+
+node_log_dir() {
+  if single_node; then echo "$state/nm-logs"; else echo "$state/nm-logs/$1"; fi
+}
+
+# A node's config directory: the cluster's for a single node,
+# nodes/<address>/conf for each of several.
+node_conf_dir() {
+  if single_node; then echo "$conf"; else echo "$state/nodes/$1/conf"; fi
 }
 
 # -- processes ---------------------------------------------------------------
@@ -256,9 +268,9 @@ daemons_of_mode() {
 # Every process this cluster owns, daemons or containers, one pid a line:
 # - JVMs carrying the marker (found even when a pid file is gone),
 # - container processes: a NodeManager gives each container a working
-#   directory under its nm-local/ and LOG_DIRS under its nm-logs/ (the
-#   state dir's, or nodes/<address>/'s); a process that changed directory
-#   still has that environment.
+#   directory under nm-local/ and LOG_DIRS under nm-logs/ (each node of
+#   several its own subdirectory); a process that changed directory still
+#   has that environment.
 # Never the caller or its ancestors, which may sit in the state directory.
 cluster_pids() {
   local self_chain=" " p=$BASHPID
@@ -275,13 +287,12 @@ cluster_pids() {
       continue
     fi
     cwd=$(readlink "$proc/cwd" 2>/dev/null || true)
-    if [[ "$cwd" == "$state/nm-local/"* || "$cwd" == "$state/nodes/"*"/nm-local/"* ]]; then
+    if [[ "$cwd" == "$state/nm-local/"* ]]; then
       echo "$pid"
       continue
     fi
     env=$(tr '\0' '\n' 2>/dev/null <"$proc/environ") || continue
-    if [[ $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nm-logs/"* ||
-      $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nodes/"*"/nm-logs/"* ]]; then
+    if [[ $'\n'"$env" == *$'\n'"LOG_DIRS=$state/nm-logs/"* ]]; then
       echo "$pid"
     fi
   done
@@ -353,7 +364,7 @@ yarn_site() {
   local expiry=${TONY_YARN_NM_EXPIRY:-10}
   # yarn.application.classpath: what a Java AM (e.g. DistributedShell) puts
   # on its classpath; there is no Hadoop install tree, so name the jars.
-  local app_classpath home
+  local app_classpath
   app_classpath="$conf,$(tr ':' ',' <"$classpath_file")"
   xml_begin
   prop yarn.resourcemanager.hostname "$host"
@@ -369,7 +380,6 @@ yarn_site() {
   # RM agree within seconds.
   prop yarn.nm.liveness-monitor.expiry-interval-ms "$((expiry * 1000))"
   if [[ -n "$node" ]]; then
-    home=$(node_home "$node")
     prop yarn.nodemanager.hostname "$node"
     prop yarn.nodemanager.address "$node:$nm_port"
     # A node of its own binds its address only, and with a bind-host the
@@ -380,8 +390,8 @@ yarn_site() {
     prop yarn.nodemanager.localizer.address "$node:$nm_localizer_port"
     prop yarn.nodemanager.webapp.address "$node:$nm_web_port"
     prop yarn.nodemanager.collector-service.address "$node:$nm_collector_port"
-    prop yarn.nodemanager.local-dirs "$home/nm-local"
-    prop yarn.nodemanager.log-dirs "$home/nm-logs"
+    prop yarn.nodemanager.local-dirs "$(node_local_dir "$node")"
+    prop yarn.nodemanager.log-dirs "$(node_log_dir "$node")"
   fi
   prop yarn.nodemanager.resource.memory-mb "$memory"
   prop yarn.nodemanager.resource.cpu-vcores "$vcores"
@@ -440,8 +450,8 @@ write_node_confs() {
   local classpath_file=$1 node dir
   single_node && return 0
   for node in "${nodes[@]}"; do
-    dir="$(node_home "$node")/conf"
-    mkdir -p "$dir" "$(node_home "$node")"/{nm-local,nm-logs}
+    dir=$(node_conf_dir "$node")
+    mkdir -p "$dir" "$(node_local_dir "$node")" "$(node_log_dir "$node")"
     cp -p "$conf"/* "$dir/"
     yarn_site "$classpath_file" "$node" >"$dir/yarn-site.xml"
   done
@@ -633,7 +643,7 @@ launch() {
 launch_nodemanagers() {
   local node nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
   for node in "${nodes[@]}"; do
-    DAEMON_CONF="$(node_home "$node")/conf" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
+    DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
       DAEMON_WRAPPER="$nm_wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
   done

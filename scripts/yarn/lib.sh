@@ -5,10 +5,10 @@
 #   conf/       HADOOP_CONF_DIR (site files, log4j, resource types)
 #   logs/       one log per daemon (stdout and stderr of its JVM)
 #   pids/       one pid file per daemon
-#   nm-local/   NodeManager local dirs (container working directories)
-#   nm-logs/    NodeManager container log dirs
-#   nodes/<address>/{conf,nm-local,nm-logs}   with --nodes N > 1, each
-#               node's own config dir, local and log dirs instead
+#   nm-local/   NodeManager local dirs (container working directories);
+#               with --nodes N > 1, nm-local/<node address>/ for each node
+#   nm-logs/    NodeManager container log dirs (likewise per node)
+#   nodes/<address>/conf   with --nodes N > 1, each node's own config dir
 #   node-addresses, hadoop-version, host, mode, security, rpc-protection
 #               what `start` was asked for
 #   app-logs/   aggregated application logs (what `yarn logs` reads)
