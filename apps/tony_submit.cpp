@@ -1,45 +1,95 @@
 // tony-submit: validate, stage, submit and follow a job (doc/job-toml.md,
-// doc/operations.md).
+// doc/operations.md). Also takes TonY's command line and tony.xml
+// (doc/migrating.md).
 
+#include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "config/job_config.hpp"
+#include "compat/tony_cli.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
-#include "runtime/submit/submit.hpp"
+#include "runtime/submit/front.hpp"
+
+namespace {
+
+// TonY's ClusterSubmitter options, single or double dash.
+void add_tony_options(CLI::App& app, tony::tony_cli_args& t) {
+  auto group = "TonY's options (doc/migrating.md)";
+  app.add_option("--executes", t.executes, "TonY: the entry point, relative to --src_dir")
+      ->group(group);
+  app.add_option("--task_params", t.task_params, "TonY: arguments of the entry point")
+      ->group(group);
+  app.add_option("--python_venv", t.python_venv, "TonY: a zipped Python environment")
+      ->group(group);
+  app.add_option("--python_binary_path", t.python_binary_path,
+                 "TonY: the interpreter, relative to the unpacked venv or absolute")
+      ->group(group);
+  app.add_option("--src_dir", t.src_dir, "TonY: the directory shipped to every task")
+      ->group(group);
+  app.add_option("--shell_env", t.shell_env,
+                 "TonY: NAME=VALUE for the tasks (repeatable)")
+      ->group(group);
+  app.add_option("--container_env", t.container_env,
+                 "TonY: NAME=VALUE for the containers (repeatable)")
+      ->group(group);
+  app.add_option("--conf_file", t.conf_file, "TonY: a tony.xml")->group(group);
+  app.add_option("--conf", t.conf, "TonY: tony.KEY=VALUE, over --conf_file (repeatable)")
+      ->group(group);
+  app.add_option("--hdfs_classpath", t.hdfs_classpath, "TonY: not supported")
+      ->group(group);
+  app.add_option("--sidecar_tensorboard_log_dir", t.sidecar_tensorboard_log_dir,
+                 "TonY: run TensorBoard beside the job on this directory")
+      ->group(group);
+}
+
+bool ends_with_xml(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".xml") == 0;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   // Before any thread starts: Ctrl-C becomes a flag the follow loops read.
   tony::process::signal_watcher signals;
   std::atomic<int> interrupted{0};
   signals.start([&interrupted](int sig) { interrupted = sig; });
-  CLI::App app{"tony-submit: run a distributed job described by a job.toml"};
+  CLI::App app{"tony-submit: run a distributed job described by a job.toml, or by "
+               "TonY's command line and tony.xml"};
+  tony::front_request req;
+  req.program = "tony-submit";
   std::string job_file;
-  std::vector<std::string> overrides;
-  std::string backend;
   std::string kill_id;
   std::string status_id;
-  tony::submit_options opts;
-  app.add_option("job", job_file, "the job.toml");
-  app.add_option("--set", overrides,
+  tony::tony_cli_args tony_args;
+  auto& opts = req.opts;
+  app.add_option("job", job_file, "the job.toml (or a TonY tony.xml)");
+  app.add_option("--set", req.set_items,
                  "override a job.toml key, e.g. --set tasks.worker.instances=4 "
                  "(repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--backend", backend, "local | yarn (overrides [cluster] backend)")
+  app.add_option("--backend", req.backend, "local | yarn (overrides [cluster] backend)")
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");
   app.add_flag("--detach", opts.detach, "submit and return without following the job");
   app.add_flag("-q,--quiet", opts.quiet, "print only the outcome");
+  app.add_flag("--print-toml", req.print_toml,
+               "print the job as job.toml (e.g. what a TonY command line amounts to) "
+               "and exit");
   app.add_option("--kill", kill_id, "kill YARN application APP_ID and exit");
   app.add_option("--status", status_id, "print YARN application APP_ID's state and exit");
+  add_tony_options(app, tony_args);
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args{argv + 1, argv + argc};
+    args = tony::normalize_tony_dashes(args);
+    std::reverse(args.begin(), args.end()); // CLI11 takes them last to first
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     auto code = app.exit(e);
     return code == 0 ? 0 : tony::exit_usage;
@@ -57,20 +107,26 @@ int main(int argc, char** argv) {
     return kill_id.empty() ? tony::status_yarn_application(status_id, opts)
                            : tony::kill_yarn_application(kill_id, opts);
   }
-  if (job_file.empty()) {
-    std::cerr << "tony-submit: which job? usage: tony-submit [options] job.toml "
-                 "(see --help)\n";
+  if (ends_with_xml(job_file) && tony_args.conf_file.empty()) {
+    tony_args.conf_file = job_file; // tony-submit tony.xml: TonY's configuration
+    job_file.clear();
+  }
+  if (tony_args.any() && !job_file.empty()) {
+    std::cerr << "tony-submit: TonY's options describe the whole job; give them without "
+                 "a job.toml, or use --set with the job.toml (doc/migrating.md)\n";
     return tony::exit_usage;
   }
-  if (!backend.empty())
-    overrides.push_back("cluster.backend=\"" + backend + "\"");
-  auto job = tony::load_job(job_file, overrides);
-  if (!job) {
-    for (auto& err : job.error())
-      std::cerr << err.to_string() << "\n";
+  tony::job_draft draft;
+  if (tony_args.any()) {
+    req.base_dir = std::filesystem::current_path().string();
+    draft = tony::translate_tony(tony_args, req.base_dir);
+    req.draft = &draft;
+    req.draft_name = tony_args.conf_file.empty() ? "TonY job" : tony_args.conf_file;
+  } else if (job_file.empty()) {
+    std::cerr << "tony-submit: which job? usage: tony-submit [options] job.toml, or "
+                 "TonY's options (see --help)\n";
     return tony::exit_usage;
   }
-  if (job->cluster.backend == "yarn")
-    return tony::submit_yarn(*job, opts);
-  return tony::submit_local(*job, opts);
+  req.job_file = job_file;
+  return tony::run_front(req);
 }
