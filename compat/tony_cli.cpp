@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "compat/text.hpp"
 #include "config/job_toml.hpp"
 #include "config/units.hpp"
 #include "runtime/hadoop/configuration.hpp"
@@ -18,12 +19,7 @@ namespace {
 
 // -- text helpers ---------------------------------------------------------------
 
-std::string trim(const std::string& s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos)
-    return {};
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
+using compat::trim;
 
 std::string lower(std::string s) {
   for (auto& c : s)
@@ -34,18 +30,7 @@ std::string lower(std::string s) {
 
 // Hadoop's getStrings: comma-separated, trimmed, empty items dropped.
 std::vector<std::string> split_list(const std::string& value) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= value.size()) {
-    auto end = value.find(',', start);
-    if (end == std::string::npos)
-      end = value.size();
-    auto item = trim(value.substr(start, end - start));
-    if (!item.empty())
-      out.push_back(item);
-    start = end + 1;
-  }
-  return out;
+  return compat::split_commas(value, false);
 }
 
 bool is_integer(const std::string& s) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "compat/text.hpp"
 #include "config/job_toml.hpp"
 #include "config/units.hpp"
 
@@ -13,24 +14,10 @@ namespace tony {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos)
-    return {};
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
+using compat::trim;
 
 std::vector<std::string> split_commas(const std::string& value) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= value.size()) {
-    auto end = value.find(',', start);
-    if (end == std::string::npos)
-      end = value.size();
-    out.push_back(trim(value.substr(start, end - start)));
-    start = end + 1;
-  }
-  return out;
+  return compat::split_commas(value, true);
 }
 
 std::optional<int64_t> positive(const std::string& text) {

@@ -142,7 +142,7 @@ public:
                                      bool archive, const std::string& where) {
     auto res = source.find("://") != std::string::npos
                    ? remote_resource(source, name, archive, conf_, user_)
-                   : stage_local(source, name, archive);
+                   : stage_local(source, archive);
     if (!res) {
       bool missing = res.error().category() == errc_category &&
                      res.error().code() == static_cast<uint8_t>(errc::unsatisfiable);
@@ -158,11 +158,12 @@ public:
   }
 
 private:
-  // Staged under a numbered name: two entries may share a link name. A
-  // directory is shipped as an archive of itself.
-  caf::expected<local_resource> stage_local(const std::string& source,
-                                            const std::string& name, bool archive) {
-    auto staged = std::to_string(++count_) + "-" + name;
+  // Staged under a numbered name: two entries may share a link name. The
+  // source's own file name follows the number, since the NodeManager picks
+  // how to unpack an archive by its extension. A directory is shipped as an
+  // archive of itself.
+  caf::expected<local_resource> stage_local(const std::string& source, bool archive) {
+    auto staged = std::to_string(++count_) + "-" + fs::path{source}.filename().string();
     std::error_code ec;
     if (!fs::is_directory(source, ec))
       return stager_.put(source, staged, archive);

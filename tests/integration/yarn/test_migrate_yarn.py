@@ -70,13 +70,14 @@ def ytf(cwd, *args):
     return run([YTF, "--backend", "yarn", "-m", "1024", *args], cwd)
 
 
-def task_logs(app, expect):
-    """Every container's stdout, once the NodeManager aggregated `expect` lines."""
+def task_logs(app, expect, line="dtf example OK"):
+    """Every container's stdout, once the NodeManager aggregated `expect`
+    lines holding `line`."""
     said = []
 
     def aggregated():
         said[:] = [y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")]
-        return said[0].count("dtf example OK") >= expect
+        return said[0].count(line) >= expect
     y.wait_until(aggregated, 90)
     return said[0]
 
@@ -124,6 +125,7 @@ def test_ytf_example_passing_the_script_file_on_yarn(home):
     app = assert_succeeded(code, out)
     logs = task_logs(app, 2)
     assert logs.count("points=4") == 2, logs[-3000:]
+    assert logs.count("converged=True") == 2, logs[-3000:]
 
 
 def test_ytf_example_using_hdfs_paths_on_yarn(home):
@@ -212,13 +214,7 @@ def test_files_and_archives_from_local_hdfs_and_viewfs_on_yarn(home):
     code, out, _ = run([y.SUBMIT, "--backend", "yarn", "--hadoop-conf", str(conf),
                         str(home / "job.toml")], home, timeout=300)
     app = assert_succeeded(code, out)
-    said = []
-
-    def aggregated():
-        said[:] = [y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")]
-        return said[0].count("FILES OK") == 3
-    y.wait_until(aggregated, 90)
-    logs = said[0]
+    logs = task_logs(app, 3, "FILES OK")
     assert logs.count("FILES OK") == 3, logs[-3000:]
     for line in ["local vocabulary", "from hdfs", "1,2", "a shipped directory",
                  "ps conf through viewfs"]:

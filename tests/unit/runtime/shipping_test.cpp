@@ -1,5 +1,9 @@
 // viewfs:// mount tables, WebHDFS addresses, and client:0's environment.
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "messages/error.hpp"
@@ -44,6 +48,55 @@ TEST(shipping, webhdfs_address_of_the_default_namenode_comes_from_the_configurat
   auto conf = mount_table();
   EXPECT_EQ(webhdfs_address_of("nn1:8020", conf), "nn1:9871");
   EXPECT_EQ(webhdfs_address_of("nn2:8020", conf), "nn2:9870");
+}
+
+TEST(shipping, local_sources_are_staged_under_their_own_file_names) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "tony-ship-XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  fs::path dir{tmpl};
+  fs::create_directories(dir / "src");
+  fs::create_directories(dir / "helpers");
+  std::ofstream{dir / "src" / "train.py"} << "x";
+  std::ofstream{dir / "helpers" / "h.py"} << "x";
+  std::ofstream{dir / "my-venv.zip"} << "zip";
+  std::ofstream{dir / "vocab.txt"} << "v";
+  job_spec job;
+  job.src_dir = (dir / "src").string();
+  job.python_venv = (dir / "my-venv.zip").string();
+  job.files = {{(dir / "vocab.txt").string(), "vocab.txt", false},
+               {(dir / "helpers").string(), "helpers", false}};
+  task_type_spec ps;
+  ps.name = "ps";
+  ps.files = {{(dir / "vocab.txt").string(), "ps-vocab", false}};
+  job.tasks = {ps};
+  auto stager = staging::make_file_stager((dir / "staging").string());
+  hadoop::configuration conf;
+  auto shipped = ship_job_files(job, *stager, dir.string(), conf, "me");
+  ASSERT_TRUE(shipped) << describe(shipped.error());
+  auto& common = shipped->common;
+  ASSERT_EQ(common.size(), 4u);
+  auto ends_with = [](const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() &&
+           s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  EXPECT_EQ(common[0].name, "src");
+  EXPECT_TRUE(common[0].archive);
+  EXPECT_TRUE(ends_with(common[0].url, "-src.tgz")) << common[0].url;
+  // The NodeManager unpacks an archive by its extension.
+  EXPECT_EQ(common[1].name, "venv");
+  EXPECT_TRUE(common[1].archive);
+  EXPECT_TRUE(ends_with(common[1].url, "-my-venv.zip")) << common[1].url;
+  EXPECT_EQ(common[2].name, "vocab.txt");
+  EXPECT_FALSE(common[2].archive);
+  EXPECT_EQ(common[3].name, "helpers");
+  EXPECT_TRUE(common[3].archive) << "a directory travels as an archive of itself";
+  EXPECT_TRUE(ends_with(common[3].url, ".tgz")) << common[3].url;
+  ASSERT_EQ(shipped->by_type.at("ps").size(), 1u);
+  EXPECT_EQ(shipped->by_type.at("ps")[0].name, "ps-vocab");
+  EXPECT_NE(shipped->by_type.at("ps")[0].url, common[2].url) << "staged apart";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 TEST(client_task, client_zero_sees_the_cluster_but_is_not_in_it) {
