@@ -230,3 +230,21 @@ def test_a_missing_hdfs_file_is_refused_before_submission(home):
     assert code == 2, out
     assert "[code] files: hdfs:///tmp/tony-migrate-test/nowhere.txt does not exist" in out, out
     assert "submitted" not in out, out
+
+
+def test_ytf_client_runs_beside_a_yarn_job(home):
+    # The workers wait for the client's file; the client ends the job.
+    flag = home / "client-was-here"
+    cmd = (f'if [ "$DTF_TASK_JOB_NAME" = client ]; then echo "CLIENT sees $DTF_WORKER_HOSTS"; '
+           f'touch {flag}; exit 0; fi; while [ ! -e {flag} ]; do sleep 0.2; done; sleep 120')
+    code, out, secs = run([YTF, "--backend", "yarn", "-m", "256", "--client", "-r",
+                           "worker:2", "--set", 'framework="standalone"', cmd], home,
+                          timeout=300)
+    assert code == 0, out
+    assert "client:0 started" in out, out
+    host = os.environ.get("TONY_YARN_HOST", "127.0.0.1")
+    assert f"CLIENT sees {host}:" in out, out
+    assert "client:0 exited with code 0: stopping the job" in out, out
+    app = y.app_id_of(out)
+    assert y.wait_until(lambda: y.app_status(app)["State"] == "KILLED", 30), y.app_status(app)
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
