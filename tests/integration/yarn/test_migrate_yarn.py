@@ -246,5 +246,8 @@ def test_ytf_client_runs_beside_a_yarn_job(home):
     assert f"CLIENT sees {host}:" in out, out
     assert "client:0 exited with code 0: stopping the job" in out, out
     app = y.app_id_of(out)
-    assert y.wait_until(lambda: y.app_status(app)["State"] == "KILLED", 30), y.app_status(app)
+    def killed():
+        st = y.app_status(app)
+        return st["State"] == "KILLED" or st.get("Final-State") == "KILLED"
+    assert y.wait_until(killed, 30), y.app_status(app)
     assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
