@@ -33,12 +33,15 @@ void add_tony_options(CLI::App& app, tony::tony_cli_args& t) {
       ->group(group);
   app.add_option("--shell_env", t.shell_env,
                  "TonY: NAME=VALUE for the tasks (repeatable)")
+      ->allow_extra_args(false)
       ->group(group);
   app.add_option("--container_env", t.container_env,
                  "TonY: NAME=VALUE for the containers (repeatable)")
+      ->allow_extra_args(false)
       ->group(group);
   app.add_option("--conf_file", t.conf_file, "TonY: a tony.xml")->group(group);
   app.add_option("--conf", t.conf, "TonY: tony.KEY=VALUE, over --conf_file (repeatable)")
+      ->allow_extra_args(false)
       ->group(group);
   app.add_option("--hdfs_classpath", t.hdfs_classpath, "TonY: not supported")
       ->group(group);

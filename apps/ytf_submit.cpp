@@ -34,10 +34,12 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("-c,--task_vcores", y.task_vcores,
                  "vcores per task: N, job_name:N or job_name[index]:N (repeatable; "
-                 "default 1)");
+                 "default 1)")
+      ->allow_extra_args(false);
   app.add_option("-m,--task_memory", y.task_memory,
                  "memory per task in MB: N, job_name:N or job_name[index]:N (repeatable; "
-                 "default 8192)");
+                 "default 8192)")
+      ->allow_extra_args(false);
   app.add_option("-i,--input", y.input, "input path, as DTF_INPUT_PATH");
   app.add_option("-o,--output", y.output, "output path, as DTF_OUTPUT_PATH");
   app.add_option("-s,--script", y.script,

@@ -151,10 +151,12 @@ def test_tony_xml_as_the_job_file_and_print_toml_round_trip(sandbox):
 def test_tony_xml_alone_is_read_as_tonys_configuration(sandbox):
     tony_xml(sandbox.root / "tony.xml", {"tony.worker.instances": "1",
                                          "tony.application.framework": "standalone",
-                                         "tony.containers.command": "echo from-xml"})
-    out = run_tool(sandbox, "tony-submit", str(sandbox.root / "tony.xml"))
+                                         "tony.containers.command": "echo from-xml $GREETING"})
+    # --shell_env right before the file: it takes one value, not the file too.
+    out = run_tool(sandbox, "tony-submit", "--shell_env", "GREETING=hi",
+                   str(sandbox.root / "tony.xml"))
     assert out.rc == 0, out.describe()
-    assert "from-xml" in tasks_stdout(out)["worker:0"]
+    assert "from-xml hi" in tasks_stdout(out)["worker:0"]
 
 
 def test_unknown_tony_key_names_its_place_and_the_closest_key(sandbox):
@@ -274,8 +276,9 @@ def test_ytf_client_runs_here_outside_the_cluster(sandbox):
 
 def test_ytf_print_toml_round_trip(sandbox):
     (sandbox.root / "mnist.py").write_text("print('x')\n")
+    # -c right before the command: it takes one value, not the command too.
     printed = ytf(sandbox, "-t", "-o", "/tmp/out", "-r", "ps:1,worker:2", "-s", "mnist.py",
-                  "-c", "worker[1]:2", "--print-toml",
+                  "--print-toml", "-c", "worker[1]:2",
                   "python ${DTF_TASK_SCRIPT} --job_name ${DTF_TASK_JOB_NAME}")
     assert printed.rc == 0, printed.describe()
     assert "[tasks.worker.index.1]" in printed.stdout, printed.stdout
