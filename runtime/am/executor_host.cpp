@@ -95,8 +95,8 @@ void prepare_layout(const std::string& here,
     return;
   }
   for (auto& name : layout->shadowed)
-    spdlog::warn("tony-executor: src/{} is not linked into the working directory: a "
-                 "shipped file of that name is there",
+    spdlog::warn("tony-executor: src/{} is not linked into the working directory: the "
+                 "name is taken there (a shipped file, the venv, or the container's own)",
                  name);
   for (auto& [k, v] : layout->env)
     cfg.base_env[k] = v;
