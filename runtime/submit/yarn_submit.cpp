@@ -28,6 +28,7 @@
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/event_output.hpp"
 #include "runtime/submit/job_control.hpp"
+#include "runtime/submit/shipping.hpp"
 #include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 #include "runtime/yarn/application_client.hpp"
@@ -173,14 +174,21 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
   bool kill_sent = false;
+  client_hook hook{opts.client};
+  bool stopped_for_client = false;
   auto last_report_ok = clock_type::now();
   std::optional<job_status> last_status;
   for (;;) {
-    if (interrupted() && !kill_sent) {
+    auto client_stop = hook.stop_reason();
+    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
       kill_sent = true;
-      view.note("interrupted: killing " + app);
-      auto killed = rm.force_kill_application(id, "killed by tony-submit (interrupted)",
-                                              hadoop::deadline_after(seconds(15)));
+      stopped_for_client = !interrupted();
+      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app);
+      auto killed = rm.force_kill_application(
+          id,
+          stopped_for_client ? "killed by tony-submit: " + client_stop
+                             : "killed by tony-submit (interrupted)",
+          hadoop::deadline_after(seconds(15)));
       if (!killed)
         complain("could not kill " + app + ": " + killed.error().message());
     }
@@ -214,6 +222,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       view.show(*st);
       if (opts.events)
         opts.events->show(*st);
+      hook.on_status(*st);
     }
     if (yarn::is_terminal(report->state)) {
       if (last_status)
@@ -227,10 +236,12 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       if (!quiet && !history_uri.empty())
         say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
             history_uri + " show " + app + ")");
-      auto code = report->state == yarn::application_state::finished &&
-                          report->final == yarn::final_status::succeeded
-                      ? exit_succeeded
-                      : exit_failed;
+      auto grace = milliseconds(job ? job->policy.stop_grace_ms : 3000);
+      auto code = hook.exit_code(report->state == yarn::application_state::finished &&
+                                         report->final == yarn::final_status::succeeded
+                                     ? exit_succeeded
+                                     : exit_failed,
+                                 stopped_for_client, grace);
       if (opts.events)
         opts.events->finished(final_view(app, job, *report, last_status), code);
       return code;
@@ -294,8 +305,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   // Asks the cluster can never grant fail here, before anything is submitted.
   auto max = fresh->max_capability;
   for (auto& type : job.tasks) {
-    if (!fits(type.capability, max)) {
-      complain("tasks." + type.name + " asks for " + to_string(type.capability) +
+    for (int32_t i = 0; i < type.instances; ++i) {
+      if (fits(type.capability_of(i), max))
+        continue;
+      complain((type.index_capability.count(i) != 0
+                    ? "task " + type.name + ":" + std::to_string(i)
+                    : "tasks." + type.name) +
+               " asks for " + to_string(type.capability_of(i)) +
                " per task, but the largest container this cluster grants is " +
                to_string(max) + "; lower the request or use a larger queue/cluster");
       return exit_usage;
@@ -368,24 +384,24 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
         make_error(errc::infrastructure, "cannot write " + scratch.string()));
   if (auto ok = stage(job_file, "job.json", false, true, false); !ok)
     return fail_staging(ok.error());
-  auto src_archive = (scratch / "src.tgz").string();
-  if (auto ok = staging::make_archive(job.src_dir, src_archive); !ok)
-    return fail_staging(ok.error());
-  if (auto ok = stage(src_archive, "src.tgz", true, false, true); !ok)
-    return fail_staging(ok.error());
-  executor_resources.back().name = "src";
-  if (!job.python_venv.empty()) {
-    // Staged once per content under <root>/envs/<sha256>/, as the binaries
-    // are: an unchanged environment (tony.pack_env) is not uploaded again.
-    auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    auto res =
-        stage_once(root + "/envs", job.python_venv,
-                   fs::path(job.python_venv).filename().string(), true, webhdfs, user);
-    if (!res)
-      return fail_staging(res.error());
-    executor_resources.push_back(*res);
-    executor_resources.back().name = "venv";
+  // A local venv is staged once per content under <root>/envs/<sha256>/, as
+  // the binaries are: an unchanged environment (tony.pack_env) is not
+  // uploaded again.
+  auto root = staging_uri.substr(0, staging_uri.rfind('/'));
+  auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
+    return stage_once(root + "/envs", path, name, archive, webhdfs, user);
+  };
+  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, user, stage_env);
+  if (!shipped) {
+    if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+      return fail_staging(shipped.error());
+    complain(describe(shipped.error()));
+    (*stager)->remove_all();
+    cleanup_scratch();
+    return exit_usage;
   }
+  executor_resources.insert(executor_resources.end(), shipped->common.begin(),
+                            shipped->common.end());
   cleanup_scratch();
 
   // The AM's container.
@@ -397,6 +413,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_resource = job.am.capability;
   ctx.max_app_attempts = job.am.max_app_attempts;
   ctx.tags = job.tags;
+  ctx.node_label = job.node_label;
   ctx.am_launch.resources = am_resources;
   auto scheduler = yarn::scheduler_address(conf);
   if (!scheduler) {
@@ -406,6 +423,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   }
   ctx.am_launch.env[yarn_env::scheduler] = hadoop::to_string(*scheduler);
   ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
+  if (!shipped->by_type.empty())
+    ctx.am_launch.env[yarn_env::type_resources] =
+        type_resources_to_json(shipped->by_type);
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
   if (auto nodes = rm->get_cluster_nodes(hadoop::deadline_after(seconds(10)))) {
     std::string places;
