@@ -15,15 +15,15 @@ namespace tony {
 
 /// One [tasks.<name>] table.
 struct task_type_spec {
-  std::string name;          // [a-z][a-z0-9_-]*
+  std::string name; // [a-z][a-z0-9_-]*
   int32_t instances = 1;
   resource capability{2048, 1, 0};
-  std::string command;       // resolved: per-type override or [code] command
-  bool tracked = true;       // default false for ps and tensorboard
-  bool sidecar = false;      // default true for tensorboard: failure ignored
+  std::string command;  // resolved: per-type override or [code] command
+  bool tracked = true;  // default false for ps and tensorboard
+  bool sidecar = false; // default true for tensorboard: failure ignored
   std::string node_label;
   std::map<std::string, std::string> env;
-  int32_t priority = 0;      // assigned by resolve order: one per type
+  int32_t priority = 0; // assigned by resolve order: one per type
 };
 
 struct tensorboard_spec {
@@ -33,19 +33,29 @@ struct tensorboard_spec {
 
 /// [cluster.local]: the local backend's resource pool.
 struct local_pool_spec {
-  int64_t memory_mb = 0;  // 0: this machine's physical memory
-  int32_t vcores = 0;     // 0: 4 x this machine's cores (see doc/job-toml.md)
+  int64_t memory_mb = 0; // 0: this machine's physical memory
+  int32_t vcores = 0;    // 0: 4 x this machine's cores (see doc/job-toml.md)
   int32_t gpus = 0;
 };
 
 struct cluster_settings {
-  std::string backend = "local";  // local | yarn
-  std::string hadoop_conf;        // YARN config dir (yarn backend)
-  std::string install_dir;        // where tony binaries live on the nodes, if any
-  std::string staging_dir;        // override of the staging root
-  std::string jobs_dir;           // local backend: root of job dirs (~/.tony/jobs)
-  std::string history_dir;        // yarn backend: where event logs are kept (doc/tracking.md)
+  std::string backend = "local"; // local | yarn
+  std::string hadoop_conf;       // YARN config dir (yarn backend)
+  std::string install_dir;       // where tony binaries live on the nodes, if any
+  std::string staging_dir;       // override of the staging root
+  std::string jobs_dir;          // local backend: root of job dirs (~/.tony/jobs)
+  std::string history_dir; // yarn backend: where event logs are kept (doc/tracking.md)
   local_pool_spec local;
+};
+
+/// [security]: how tony-submit authenticates on a Kerberos cluster
+/// (doc/job-toml.md). Read by tony-submit only; not sent to the AM.
+struct security_spec {
+  std::string principal; // e.g. alice@EXAMPLE.COM; empty: the ticket cache's
+  std::string keytab;    // absolute path; empty: the ticket cache (kinit)
+  /// Extra HDFS namenodes the job reads or writes ("hdfs://host:port"),
+  /// for which delegation tokens are obtained.
+  std::vector<std::string> file_systems;
 };
 
 /// [am]: the ApplicationMaster's own container.
@@ -61,22 +71,22 @@ struct policy_spec {
   int64_t registration_timeout_ms = 120000;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 10000;
-  int64_t stop_grace_ms = 3000;  // SIGTERM -> SIGKILL for stopped tasks
+  int64_t stop_grace_ms = 3000; // SIGTERM -> SIGKILL for stopped tasks
 };
 
 struct job_spec {
   std::string name;
-  std::string framework = "tensorflow";  // tensorflow|pytorch|horovod|standalone
+  std::string framework = "tensorflow"; // tensorflow|pytorch|horovod|standalone
   std::string queue = "default";
   int64_t timeout_ms = 0;
   std::vector<std::string> tags;
 
   // [code]
-  std::string src_dir;      // absolute
-  std::string command;      // default command of every task type
-  std::string python_venv;  // absolute path of an archive, or empty
+  std::string src_dir;     // absolute
+  std::string command;     // default command of every task type
+  std::string python_venv; // absolute path of an archive, or empty
 
-  std::map<std::string, std::string> env;  // [env]
+  std::map<std::string, std::string> env; // [env]
 
   // [data]: exported as DTF_INPUT_PATH / DTF_OUTPUT_PATH when set.
   std::string input_path;
@@ -88,10 +98,11 @@ struct job_spec {
 
   tensorboard_spec tensorboard;
   cluster_settings cluster;
+  security_spec security;
   am_spec am;
   policy_spec policy;
 
-  std::string job_file;  // absolute path of the job.toml it came from
+  std::string job_file; // absolute path of the job.toml it came from
 
   /// The task type called `name`, or nullptr.
   const task_type_spec* find(const std::string& name) const {
