@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sasl/sasl.h>
+#include <strings.h>
 
 #include <cstring>
 #include <mutex>
@@ -154,6 +155,14 @@ public:
     unsigned out_len = 0;
     sasl_interact_t* interact = nullptr;
     if (!started_) {
+      // Cyrus takes a first message starting with rspauth= as the answer
+      // to a fast reauthentication tony never attempted, and then reads a
+      // response it never computed (a NULL dereference in
+      // libsasl2-modules 2.1.28): a server must challenge first.
+      if (challenge.size() >= 8 && strncasecmp(challenge.data(), "rspauth=", 8) == 0)
+        return error{error_code::auth,
+                     "DIGEST-MD5: the server's first message is a final rspauth, not a "
+                     "challenge; refusing it"};
       // No output here: Cyrus would try a "fast reauthentication" from an
       // earlier connection, which Hadoop's servers do not know.
       const char* mech = nullptr;

@@ -153,6 +153,19 @@ TEST(digest_md5, a_malformed_challenge_is_an_error_not_a_crash) {
   }
 }
 
+TEST(digest_md5, a_first_message_that_is_already_rspauth_is_refused) {
+  // Cyrus would take it for the end of a fast reauthentication and crash
+  // reading a response it never computed (found by fuzz_rpc_frames).
+  for (std::string first : {"rspauth=0123456789abcdef0123456789abcdef", "RSPAUTH=x"}) {
+    auto c = client();
+    ASSERT_TRUE(c);
+    auto r = c->evaluate(first);
+    ASSERT_FALSE(r) << first;
+    EXPECT_EQ(r.error().code(), error_code::auth);
+    EXPECT_FALSE(c->complete());
+  }
+}
+
 TEST(digest_md5, a_random_cnonce_differs_between_clients) {
   auto a = client();
   auto b = client();
