@@ -8,23 +8,6 @@ namespace tony::hadoop {
 
 namespace {
 
-std::string gss_text(OM_uint32 code, int type) {
-  std::string result;
-  OM_uint32 ctx = 0;
-  do {
-    OM_uint32 minor = 0;
-    gss_buffer_desc buf{0, nullptr};
-    if (gss_display_status(&minor, code, type, gss_mech_krb5, &ctx, &buf) !=
-        GSS_S_COMPLETE)
-      break;
-    if (!result.empty())
-      result += "; ";
-    result.append(static_cast<const char*>(buf.value), buf.length);
-    gss_release_buffer(&minor, &buf);
-  } while (ctx != 0);
-  return result;
-}
-
 std::string take(gss_buffer_desc& buf) {
   std::string result{static_cast<const char*>(buf.value), buf.length};
   OM_uint32 minor = 0;
@@ -69,7 +52,7 @@ public:
     auto buf = view(target_);
     if (GSS_ERROR(gss_import_name(&minor, &buf, GSS_KRB5_NT_PRINCIPAL_NAME, &name_)))
       return error{error_code::auth, "invalid server principal '" + target_ +
-                                         "': " + gss_text(minor, GSS_C_MECH_CODE)};
+                                         "': " + gss_status_text(minor, true)};
     return {};
   }
 
@@ -100,8 +83,8 @@ public:
                           &in, &conf, &out);
     if (GSS_ERROR(major))
       return error{error_code::protocol,
-                   "GSSAPI cannot wrap: " + gss_text(major, GSS_C_GSS_CODE) + " (" +
-                       gss_text(minor, GSS_C_MECH_CODE) + ")"};
+                   "GSSAPI cannot wrap: " + gss_status_text(major, false) + " (" +
+                       gss_status_text(minor, true) + ")"};
     return take(out);
   }
 
@@ -115,8 +98,8 @@ public:
       return error{error_code::protocol,
                    "GSSAPI rejects a wrapped message from the server (tampered with, "
                    "replayed or out of order): " +
-                       gss_text(major, GSS_C_GSS_CODE) + " (" +
-                       gss_text(minor, GSS_C_MECH_CODE) + ")"};
+                       gss_status_text(major, false) + " (" +
+                       gss_status_text(minor, true) + ")"};
     if (qop_ == qop::auth_conf && conf == 0) {
       OM_uint32 ignored = 0;
       gss_release_buffer(&ignored, &out);
@@ -171,7 +154,7 @@ private:
     if (GSS_ERROR(major))
       return error{error_code::auth, "GSSAPI: cannot read the server's security-layer "
                                      "offer: " +
-                                         gss_text(major, GSS_C_GSS_CODE)};
+                                         gss_status_text(major, false)};
     auto offer = take(out);
     if (offer.size() != 4)
       return error{error_code::auth, "GSSAPI: the server's security-layer offer has " +
@@ -210,7 +193,7 @@ private:
     major = gss_wrap(&minor, ctx_, 0, GSS_C_QOP_DEFAULT, &plain, &conf, &out);
     if (GSS_ERROR(major))
       return error{error_code::auth, "GSSAPI: cannot wrap the security-layer answer: " +
-                                         gss_text(major, GSS_C_GSS_CODE)};
+                                         gss_status_text(major, false)};
     qop_ = chosen;
     complete_ = true;
     return take(out);
@@ -240,8 +223,8 @@ private:
                                          " expired: run kinit " + creds_->principal() +
                                          " again, or set [security] keytab"};
     return error{error_code::auth, "GSSAPI authentication of " + who + " to " + target_ +
-                                       " failed: " + gss_text(major, GSS_C_GSS_CODE) +
-                                       " (" + gss_text(minor, GSS_C_MECH_CODE) + ")"};
+                                       " failed: " + gss_status_text(major, false) +
+                                       " (" + gss_status_text(minor, true) + ")"};
   }
 
   std::shared_ptr<const kerberos_credentials> creds_;

@@ -126,22 +126,6 @@ krb5_timestamp tgt_end(krb5_session& s) {
 
 // -- GSSAPI ---------------------------------------------------------------------
 
-std::string gss_text(OM_uint32 code, int type, gss_OID mech) {
-  std::string result;
-  OM_uint32 ctx = 0;
-  do {
-    OM_uint32 minor = 0;
-    gss_buffer_desc buf{0, nullptr};
-    if (gss_display_status(&minor, code, type, mech, &ctx, &buf) != GSS_S_COMPLETE)
-      break;
-    if (!result.empty())
-      result += "; ";
-    result.append(static_cast<const char*>(buf.value), buf.length);
-    gss_release_buffer(&minor, &buf);
-  } while (ctx != 0);
-  return result;
-}
-
 // GSSAPI credentials for `principal` from the cache named `ccache`, renewed
 // from `client_keytab` when that is set.
 expected<gss_cred_id_t> acquire(const std::string& principal, const std::string& ccache,
@@ -152,7 +136,7 @@ expected<gss_cred_id_t> acquire(const std::string& principal, const std::string&
   auto major = gss_import_name(&minor, &name_buf, GSS_KRB5_NT_PRINCIPAL_NAME, &name);
   if (GSS_ERROR(major))
     return error{error_code::auth, "invalid Kerberos principal '" + principal +
-                                       "': " + gss_text(minor, GSS_C_MECH_CODE, nullptr)};
+                                       "': " + gss_status_text(minor, true)};
   std::vector<gss_key_value_element_desc> elements{{"ccache", ccache.c_str()}};
   if (!client_keytab.empty())
     elements.push_back({"client_keytab", client_keytab.c_str()});
@@ -165,10 +149,10 @@ expected<gss_cred_id_t> acquire(const std::string& principal, const std::string&
   OM_uint32 ignored = 0;
   gss_release_name(&ignored, &name);
   if (GSS_ERROR(major))
-    return error{error_code::auth,
-                 "no usable Kerberos credentials for " + principal + " in " + ccache +
-                     ": " + gss_text(major, GSS_C_GSS_CODE, nullptr) + " (" +
-                     gss_text(minor, GSS_C_MECH_CODE, gss_mech_krb5) + ")"};
+    return error{error_code::auth, "no usable Kerberos credentials for " + principal +
+                                       " in " + ccache + ": " +
+                                       gss_status_text(major, false) + " (" +
+                                       gss_status_text(minor, true) + ")"};
   return cred;
 }
 
@@ -400,6 +384,24 @@ expected<std::string> realm_of_host(const std::string& host) {
   // No [domain_realm] entry: MIT answers the empty referral realm.
   if (result.empty())
     return default_realm();
+  return result;
+}
+
+std::string gss_status_text(uint32_t code, bool mech) {
+  std::string result;
+  OM_uint32 ctx = 0;
+  do {
+    OM_uint32 minor = 0;
+    gss_buffer_desc buf{0, nullptr};
+    if (gss_display_status(&minor, code, mech ? GSS_C_MECH_CODE : GSS_C_GSS_CODE,
+                           mech ? gss_mech_krb5 : GSS_C_NO_OID, &ctx,
+                           &buf) != GSS_S_COMPLETE)
+      break;
+    if (!result.empty())
+      result += "; ";
+    result.append(static_cast<const char*>(buf.value), buf.length);
+    gss_release_buffer(&minor, &buf);
+  } while (ctx != 0);
   return result;
 }
 

@@ -16,6 +16,7 @@
 // per KDC that does not answer; a refused port fails at once).
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -85,6 +86,10 @@ expected<std::string> realm_of_host(const std::string& host);
 
 /// The default realm of krb5.conf.
 expected<std::string> default_realm();
+
+/// The text of a GSSAPI status code: a major code (`mech` false) or a
+/// minor code of the Kerberos mechanism (`mech` true).
+std::string gss_status_text(uint32_t code, bool mech);
 
 /// "127.0.0.1:88, kdc2:88 (kdc in /etc/krb5.conf)": where the KDCs of
 /// `realm` are configured, for messages.

@@ -161,6 +161,17 @@ private:
   std::thread thread_;
 };
 
+std::string printable_text(size_t n) {
+  std::string out;
+  out.reserve(n);
+  uint32_t x = 12345;
+  for (size_t i = 0; i < n; ++i) {
+    x = x * 1103515245 + 12345;
+    out.push_back(static_cast<char>('a' + (x >> 16) % 26));
+  }
+  return out;
+}
+
 class kerberos_rpc : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -269,6 +280,46 @@ protected:
     return conn ? std::move(*conn) : nullptr;
   }
 
+  /// Sends a marker through a recording relay to the server `port_key` and
+  /// checks it came back over a connection of QOP `wanted`; returns the
+  /// marker and every byte the relay saw.
+  std::pair<std::string, std::string> echo_through_relay(const std::string& port_key,
+                                                         qop wanted) {
+    kinit("alice");
+    recording_relay relay{host(), port(port_key)};
+    auto rm = rm_client(client_conf(relay.port()), login());
+    auto marker = "tony-" + port_key + "-marker-" + printable_text(8);
+    auto back = echo(rm, marker);
+    EXPECT_TRUE(back) << back.error().message();
+    EXPECT_EQ(back ? *back : std::string{}, marker);
+    auto conn = open_connection(rm);
+    EXPECT_TRUE(conn);
+    if (conn) {
+      EXPECT_EQ(conn->negotiated_qop(), wanted);
+      conn->close();
+    }
+    return {marker, relay.seen()};
+  }
+
+  /// A port on the test host that nothing listens on (bound, then freed).
+  std::string closed_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    auto addr = bind_any_port(fd);
+    ::close(fd);
+    return host() + ":" + std::to_string(ntohs(addr.sin_port));
+  }
+
+  /// Binds `fd` to a free port of the test host.
+  sockaddr_in bind_any_port(int fd) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    ::inet_pton(AF_INET, host().c_str(), &addr.sin_addr);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    return addr;
+  }
+
   /// A krb5.conf like the fixture's whose KDC is at `kdc` instead.
   void use_kdc(const std::string& kdc) {
     std::ifstream in(env_["KRB5_CONFIG"]);
@@ -318,17 +369,6 @@ protected:
   std::shared_ptr<ipc_client> ipc_;
 };
 
-std::string printable_text(size_t n) {
-  std::string out;
-  out.reserve(n);
-  uint32_t x = 12345;
-  for (size_t i = 0; i < n; ++i) {
-    x = x * 1103515245 + 12345;
-    out.push_back(static_cast<char>('a' + (x >> 16) % 26));
-  }
-  return out;
-}
-
 // -- KERBEROS ---------------------------------------------------------------------
 
 TEST_F(kerberos_rpc, a_ticket_cache_login_authenticates_to_hadoop_as_the_principal) {
@@ -351,28 +391,12 @@ TEST_F(kerberos_rpc, a_ticket_cache_login_authenticates_to_hadoop_as_the_princip
 }
 
 TEST_F(kerberos_rpc, integrity_signs_every_call_but_leaves_it_readable) {
-  kinit("alice");
-  recording_relay relay{host(), port("SASL_KERBEROS_INTEGRITY_PORT")};
-  auto rm = rm_client(client_conf(relay.port()), login());
-  auto marker = "tony-integrity-marker-" + printable_text(8);
-  auto back = echo(rm, marker);
-  ASSERT_TRUE(back) << back.error().message();
-  EXPECT_EQ(*back, marker);
-  EXPECT_NE(relay.seen().find(marker), std::string::npos);
-  auto conn = open_connection(rm);
-  ASSERT_TRUE(conn);
-  EXPECT_EQ(conn->negotiated_qop(), qop::auth_int);
+  auto [marker, wire] = echo_through_relay("SASL_KERBEROS_INTEGRITY_PORT", qop::auth_int);
+  EXPECT_NE(wire.find(marker), std::string::npos);
 }
 
 TEST_F(kerberos_rpc, privacy_encrypts_every_call) {
-  kinit("alice");
-  recording_relay relay{host(), port("SASL_KERBEROS_PRIVACY_PORT")};
-  auto rm = rm_client(client_conf(relay.port()), login());
-  auto marker = "tony-privacy-marker-" + printable_text(8);
-  auto back = echo(rm, marker);
-  ASSERT_TRUE(back) << back.error().message();
-  EXPECT_EQ(*back, marker);
-  auto wire = relay.seen();
+  auto [marker, wire] = echo_through_relay("SASL_KERBEROS_PRIVACY_PORT", qop::auth_conf);
   EXPECT_GT(wire.size(), marker.size());
   EXPECT_EQ(wire.find(marker), std::string::npos)
       << "the marker crossed the wire in clear";
@@ -536,16 +560,7 @@ TEST_F(kerberos_rpc, a_server_with_another_principal_is_refused_as_impersonation
 }
 
 TEST_F(kerberos_rpc, an_unreachable_kdc_is_named_with_its_address) {
-  // A port that was free a moment ago: the KDC is down.
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  ::inet_pton(AF_INET, host().c_str(), &addr.sin_addr);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  auto dead = host() + ":" + std::to_string(ntohs(addr.sin_port));
-  ::close(fd);
+  auto dead = closed_port(); // the KDC is down
   use_kdc(dead);
   auto creds = kerberos_credentials::login({principal("alice"), keytab("alice")});
   ASSERT_FALSE(creds);
@@ -558,13 +573,8 @@ TEST_F(kerberos_rpc, an_unreachable_kdc_is_named_with_its_address) {
 TEST_F(kerberos_rpc, a_silent_kdc_fails_after_a_bounded_wait_naming_its_address) {
   // A KDC that accepts connections and never answers.
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  ::inet_pton(AF_INET, host().c_str(), &addr.sin_addr);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  auto addr = bind_any_port(fd);
   ::listen(fd, 16);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   auto silent = host() + ":" + std::to_string(ntohs(addr.sin_port));
   use_kdc(silent);
   auto creds = kerberos_credentials::login({principal("alice"), keytab("alice")});
@@ -578,15 +588,7 @@ TEST_F(kerberos_rpc, a_kdc_lost_after_login_is_named_when_a_server_ticket_is_nee
   kinit("alice");
   auto creds = login();
   ASSERT_TRUE(creds);
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  ::inet_pton(AF_INET, host().c_str(), &addr.sin_addr);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  auto dead = host() + ":" + std::to_string(ntohs(addr.sin_port));
-  ::close(fd);
+  auto dead = closed_port();
   use_kdc(dead);
   auto rm = rm_client(client_conf(port("SASL_KERBEROS_AUTHENTICATION_PORT")), creds);
   auto seen = whoami(rm);
