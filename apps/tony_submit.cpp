@@ -127,6 +127,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");
+  app.add_option("--principal", opts.principal,
+                 "Kerberos principal to log in as (overrides [security] principal)");
+  app.add_option("--keytab", opts.keytab,
+                 "keytab of --principal: log in from it instead of the ticket cache "
+                 "(overrides [security] keytab)");
   app.add_flag("--detach", opts.detach, "submit and return without following the job");
   app.add_flag("-q,--quiet", opts.quiet, "print only the outcome");
   app.add_flag("--print-toml", req.print_toml,

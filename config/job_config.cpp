@@ -15,6 +15,8 @@
 #include <sstream>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <toml++/toml.h>
 
 #include "config/job_toml.hpp"
@@ -251,6 +253,46 @@ bool has_uri_scheme(std::string_view s) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            c == '+' || c == '-' || c == '.';
   });
+}
+
+// primary[/instance][@REALM]: no blanks or control characters, no empty
+// part, one '@' at most.
+bool is_kerberos_principal(std::string_view s) {
+  if (s.empty() || has_control_chars(s) ||
+      std::any_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t'; }))
+    return false;
+  auto at = s.find('@');
+  if (at != std::string_view::npos &&
+      (at + 1 == s.size() || s.find('@', at + 1) != std::string_view::npos))
+    return false;
+  auto name = s.substr(0, at);
+  if (name.empty() || name.front() == '/' || name.back() == '/')
+    return false;
+  return std::count(name.begin(), name.end(), '/') <= 1;
+}
+
+// Why `uri` is not an hdfs://host[:port] namenode URI ("" when it is).
+std::string file_system_problem(std::string_view uri) {
+  if (uri.rfind("hdfs://", 0) != 0)
+    return "must be an hdfs://host:port URI of a NameNode";
+  auto rest = uri.substr(7);
+  if (!rest.empty() && rest.back() == '/')
+    rest.remove_suffix(1);
+  if (rest.find_first_of("/?#@ ") != std::string_view::npos)
+    return "must name a NameNode only (hdfs://host:port, no path, user or query)";
+  auto colon = rest.rfind(':');
+  auto host = rest.substr(0, colon);
+  if (host.empty() || has_control_chars(host))
+    return "has no host (hdfs://host:port)";
+  if (colon != std::string_view::npos) {
+    auto port = rest.substr(colon + 1);
+    int value = 0;
+    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (port.empty() || ec != std::errc{} || end != port.data() + port.size() ||
+        value < 1 || value > 65535)
+      return "has an invalid port (1 to 65535)";
+  }
+  return "";
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -839,7 +881,7 @@ private:
     check_keys(root, "",
                {"name", "framework", "queue", "timeout", "tags", "node_label", "code",
                 "env", "data", "tasks", "tensorboard", "docker", "am", "policy",
-                "cluster"});
+                "cluster", "security"});
     read_identity(root);
     if (auto label = read_string(root, "node_label"))
       spec_.node_label = read_node_label(*root.get("node_label"), *label);
@@ -863,6 +905,8 @@ private:
       read_policy(*policy);
     if (auto* cluster = read_table(root, "cluster", "'cluster'"))
       read_cluster(*cluster);
+    if (auto* security = read_table(root, "security", "'security'"))
+      read_security(*security);
     auto* tasks = read_table(root, "tasks", "'tasks'");
     if (tasks != nullptr)
       read_tasks(*tasks);
@@ -1118,6 +1162,52 @@ private:
         c.local.vcores = static_cast<int32_t>(*vcores);
       if (auto gpus = read_int(*local, "gpus", 0, max_gpus))
         c.local.gpus = static_cast<int32_t>(*gpus);
+    }
+  }
+
+  void read_security(const toml::table& t) {
+    check_keys(t, "[security]", {"principal", "keytab", "file_systems"});
+    auto& s = spec_.security;
+    if (auto principal = read_string(t, "principal")) {
+      if (!is_kerberos_principal(*principal))
+        error(*t.get("principal"),
+              "'principal' must be a Kerberos principal such as alice@EXAMPLE.COM or "
+              "alice/host@EXAMPLE.COM, got " +
+                  quote_text(*principal));
+      else
+        s.principal = *principal;
+    }
+    if (auto keytab = read_string(t, "keytab")) {
+      auto abs = keytab->empty() ? std::string{} : absolute_path(*keytab, base_dir_);
+      std::error_code ec;
+      if (keytab->empty())
+        error(*t.get("keytab"), "'keytab' must not be empty; leave it out to use the "
+                                "ticket cache (kinit)");
+      else if (!fs::is_regular_file(abs, ec))
+        error(*t.get("keytab"), "'keytab' " + quote_text(*keytab) +
+                                    " is not a file (resolved to " + abs + ")");
+      else if (::access(abs.c_str(), R_OK) != 0)
+        error(*t.get("keytab"),
+              "'keytab' " + abs + " cannot be read: " + std::strerror(errno));
+      else if (t.get("principal") == nullptr)
+        error(*t.get("keytab"), "'keytab' needs 'principal' in [security]: the principal "
+                                "whose keys the keytab holds (klist -kt " +
+                                    abs + " lists them)");
+      else
+        s.keytab = abs;
+    }
+    if (auto fss = read_strings(t, "file_systems")) {
+      auto& node = *t.get("file_systems");
+      for (auto& uri : *fss) {
+        auto why = file_system_problem(uri);
+        if (!why.empty())
+          error(node, "'file_systems' entry " + quote_text(uri) + " " + why);
+        else if (std::find(s.file_systems.begin(), s.file_systems.end(), uri) !=
+                 s.file_systems.end())
+          error(node, "'file_systems' lists " + quote_text(uri) + " twice");
+        else
+          s.file_systems.push_back(uri);
+      }
     }
   }
 

@@ -81,6 +81,16 @@ struct cluster_settings {
   local_pool_spec local;
 };
 
+/// [security]: how tony-submit authenticates on a Kerberos cluster
+/// (doc/job-toml.md). Read by tony-submit only; not sent to the AM.
+struct security_spec {
+  std::string principal; // e.g. alice@EXAMPLE.COM; empty: the ticket cache's
+  std::string keytab;    // absolute path; empty: the ticket cache (kinit)
+  /// Extra HDFS namenodes the job reads or writes ("hdfs://host:port"),
+  /// for which delegation tokens are obtained.
+  std::vector<std::string> file_systems;
+};
+
 /// [am]: the ApplicationMaster's own container.
 struct am_spec {
   resource capability{512, 1, 0};
@@ -138,6 +148,7 @@ struct job_spec {
 
   tensorboard_spec tensorboard;
   cluster_settings cluster;
+  security_spec security;
   am_spec am;
   policy_spec policy;
 

@@ -26,6 +26,11 @@ struct submit_options {
   bool detach = false;
   bool quiet = false;
   std::string hadoop_conf; // --hadoop-conf, else HADOOP_CONF_DIR, else [cluster]
+  /// --principal / --keytab: override [security] of job.toml (and are the
+  /// only source for --kill and --status). Used when the cluster's
+  /// core-site.xml sets hadoop.security.authentication=kerberos.
+  std::string principal;
+  std::string keytab;
   /// The directory holding tony-am and tony-executor (tony-submit's own).
   std::string bin_dir;
   /// Set (to the signal number) when the user interrupts tony-submit. The

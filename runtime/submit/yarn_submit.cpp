@@ -17,8 +17,10 @@
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/kerberos.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
@@ -92,6 +94,63 @@ std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
       return exit_usage;
     }
   return hadoop_setup{dir, std::move(*conf)};
+}
+
+// A client of the cluster's ResourceManager, authenticated as its client
+// configuration asks: SIMPLE as the current user, or Kerberos from the
+// ticket cache or a keytab (--principal/--keytab, else [security]).
+struct rm_connection {
+  yarn::application_client rm;
+  std::string user; // the short user name: staging dirs, HADOOP_USER_NAME
+};
+
+std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                            const submit_options& opts,
+                                            const security_spec& from_job) {
+  auto security = hadoop::client_security_from(setup.conf);
+  if (!security) {
+    complain(security.error().message());
+    return exit_usage;
+  }
+  auto principal = opts.principal.empty() ? from_job.principal : opts.principal;
+  auto keytab = from_job.keytab;
+  if (!opts.keytab.empty())
+    keytab = fs::absolute(opts.keytab).lexically_normal().string();
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  auto user = hadoop::current_user();
+  if (security->kerberos) {
+    auto login = hadoop::kerberos_credentials::login({principal, keytab});
+    if (!login) {
+      complain(login.error().message());
+      return exit_infra;
+    }
+    kerberos = *login;
+    user = kerberos->short_name();
+    if (!opts.quiet)
+      say("Kerberos: " + kerberos->principal() + " from " + kerberos->source());
+  } else if (!principal.empty() || !keytab.empty()) {
+    complain("warning: the Kerberos principal/keytab are not used: " + setup.dir +
+             "/core-site.xml sets hadoop.security.authentication to simple");
+  }
+  hadoop::connection_options ipc_opts;
+  ipc_opts.allow_simple_fallback = !security->kerberos || security->fallback_to_simple;
+  auto ipc = std::make_shared<hadoop::ipc_client>(ipc_opts);
+  auto rm = yarn::application_client::from_configuration(ipc, setup.conf, user, kerberos);
+  if (!rm) {
+    complain(rm.error().message());
+    return exit_usage;
+  }
+  return rm_connection{std::move(*rm), user};
+}
+
+// The message for a ResourceManager that did not answer a first call.
+std::string rm_failure(const hadoop::error& err, const std::string& conf_dir) {
+  // Authentication problems carry their own what-to-do.
+  if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException"))
+    return err.message();
+  return "cannot reach the ResourceManager: " + err.message() +
+         " (is it running? check yarn.resourcemanager.address in " + conf_dir +
+         "/yarn-site.xml)";
 }
 
 const char* application_type(const std::string& framework) {
@@ -287,18 +346,14 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (auto code = std::get_if<int>(&setup))
     return *code;
   auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
-  auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto user = hadoop::current_user();
-  auto rm = yarn::application_client::from_configuration(ipc, conf, user);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  auto& user = std::get<rm_connection>(connection).user;
+  auto* rm = &std::get<rm_connection>(connection).rm;
   auto fresh = rm->get_new_application(hadoop::deadline_after(seconds(20)));
   if (!fresh) {
-    complain("cannot reach the ResourceManager: " + fresh.error().message() +
-             " (is it running? check yarn.resourcemanager.address in " + conf_dir +
-             "/yarn-site.xml)");
+    complain(rm_failure(fresh.error(), conf_dir));
     return exit_infra;
   }
   auto app = yarn::to_string(fresh->id);
@@ -492,13 +547,10 @@ std::variant<rm_target, int> rm_for_application(const std::string& app_id,
   if (auto code = std::get_if<int>(&setup))
     return *code;
   auto& conf = std::get<hadoop_setup>(setup).conf;
-  auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto rm = yarn::application_client::from_configuration(ipc, conf);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
-  return rm_target{*id, std::move(*rm), conf};
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  return rm_target{*id, std::move(std::get<rm_connection>(connection).rm), conf};
 }
 
 // The report of an application, or the exit code: 2 when the RM does not
