@@ -168,6 +168,10 @@ void fail_start(executor_pointer self, const std::string& why) {
 
 void start_command(executor_pointer self, const cluster_spec& spec) {
   auto& st = self->state;
+  if (!st.cfg.start_error.empty()) {
+    fail_start(self, st.cfg.start_error);
+    return;
+  }
   auto cluster = decode_cluster(spec.encoded);
   if (!cluster) {
     fail_start(self, "the AM sent a malformed cluster spec");

@@ -82,6 +82,9 @@ struct executor_config {
   std::map<std::string, std::string> base_env;
   int64_t stop_grace_ms = 3000;
   int64_t rpc_timeout_ms = 10000;
+  /// When set, the command cannot run (e.g. its interpreter is missing):
+  /// instead of starting it the executor reports exit 127 with this text.
+  std::string start_error;
   /// Frees the reserved port just before the command starts.
   std::function<void()> release_port;
   /// Receives the executor's exit code when it is done.

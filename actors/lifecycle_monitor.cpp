@@ -185,6 +185,9 @@ void start_attempt(monitor_pointer self) {
   std::vector<task_id> ids;
   std::vector<container_ask> asks;
   for (auto& type : st.cfg.job.tasks) {
+    // One ask per priority: the type's own, and one per group of its tasks
+    // with a capability of their own ([tasks.<type>.index.<i>]).
+    std::map<int32_t, container_ask> by_priority;
     for (int32_t i = 0; i < type.instances; ++i) {
       task_rec t;
       t.id = {type.name, i};
@@ -193,9 +196,12 @@ void start_attempt(monitor_pointer self) {
       t.state = s_requested;
       ids.push_back(t.id);
       st.tasks.push_back(std::move(t));
+      auto prio = type.priority_of(i);
+      auto& ask = by_priority[prio];
+      ask = {prio, type.name, type.capability_of(i), type.node_label, ask.count + 1};
     }
-    asks.push_back(
-        {type.priority, type.name, type.capability, type.node_label, type.instances});
+    for (auto& [prio, ask] : by_priority)
+      asks.push_back(std::move(ask));
   }
   spdlog::info("monitor: attempt {}: asking for {} containers", st.attempt, ids.size());
   st.job_state = "ALLOCATING";
@@ -612,17 +618,25 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             return;
           resource total;
           for (auto& type : st.cfg.job.tasks) {
-            if (!fits(type.capability, reg.max_capability)) {
-              finish(self, "FAILED",
-                     "tasks." + type.name + " asks for " + to_string(type.capability) +
-                         " per task, but the largest container this cluster grants is " +
-                         to_string(reg.max_capability) +
-                         "; lower the request in job.toml or use a larger queue/cluster");
-              return;
+            for (int32_t i = 0; i < type.instances; ++i) {
+              auto& capability = type.capability_of(i);
+              if (!fits(capability, reg.max_capability)) {
+                finish(
+                    self, "FAILED",
+                    (type.index_capability.count(i) != 0
+                         ? "task " + type.name + ":" + std::to_string(i)
+                         : "tasks." + type.name) +
+                        " asks for " + to_string(capability) +
+                        " per task, but the largest container this cluster grants is " +
+                        to_string(reg.max_capability) +
+                        "; lower the request in job.toml or use a larger "
+                        "queue/cluster");
+                return;
+              }
+              total.memory_mb += capability.memory_mb;
+              total.vcores += capability.vcores;
+              total.gpus += capability.gpus;
             }
-            total.memory_mb += type.capability.memory_mb * type.instances;
-            total.vcores += type.capability.vcores * type.instances;
-            total.gpus += type.capability.gpus * type.instances;
           }
           auto cap = reg.cluster_capacity;
           if (cap.memory_mb > 0 && !fits(total, cap)) {
@@ -648,7 +662,8 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             if (!st.finishing) {
               for (auto& t : st.tasks) {
                 auto type = st.cfg.job.find(t.id.type);
-                if (t.state == s_requested && type && type->priority == c.priority) {
+                if (t.state == s_requested && type &&
+                    type->priority_of(t.id.index) == c.priority) {
                   match = &t;
                   break;
                 }

@@ -11,11 +11,15 @@
 #include <initializer_list>
 #include <iterator>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <toml++/toml.h>
 
+#include "config/job_toml.hpp"
 #include "config/units.hpp"
 
 namespace tony {
@@ -221,41 +225,6 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-// A TOML basic string holding `s` exactly.
-std::string toml_string_literal(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      if (u < 0x20 || u == 0x7f) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 std::string expand_user(const std::string& path) {
   if (path == "~" || path.rfind("~/", 0) == 0) {
     if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
@@ -286,6 +255,46 @@ bool has_uri_scheme(std::string_view s) {
   });
 }
 
+// primary[/instance][@REALM]: no blanks or control characters, no empty
+// part, one '@' at most.
+bool is_kerberos_principal(std::string_view s) {
+  if (s.empty() || has_control_chars(s) ||
+      std::any_of(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t'; }))
+    return false;
+  auto at = s.find('@');
+  if (at != std::string_view::npos &&
+      (at + 1 == s.size() || s.find('@', at + 1) != std::string_view::npos))
+    return false;
+  auto name = s.substr(0, at);
+  if (name.empty() || name.front() == '/' || name.back() == '/')
+    return false;
+  return std::count(name.begin(), name.end(), '/') <= 1;
+}
+
+// Why `uri` is not an hdfs://host[:port] namenode URI ("" when it is).
+std::string file_system_problem(std::string_view uri) {
+  if (uri.rfind("hdfs://", 0) != 0)
+    return "must be an hdfs://host:port URI of a NameNode";
+  auto rest = uri.substr(7);
+  if (!rest.empty() && rest.back() == '/')
+    rest.remove_suffix(1);
+  if (rest.find_first_of("/?#@ ") != std::string_view::npos)
+    return "must name a NameNode only (hdfs://host:port, no path, user or query)";
+  auto colon = rest.rfind(':');
+  auto host = rest.substr(0, colon);
+  if (host.empty() || has_control_chars(host))
+    return "has no host (hdfs://host:port)";
+  if (colon != std::string_view::npos) {
+    auto port = rest.substr(colon + 1);
+    int value = 0;
+    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+    if (port.empty() || ec != std::errc{} || end != port.data() + port.size() ||
+        value < 1 || value > 65535)
+      return "has an invalid port (1 to 65535)";
+  }
+  return "";
+}
+
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -296,6 +305,16 @@ std::string lower(std::string_view s) {
     if (c >= 'A' && c <= 'Z')
       c = static_cast<char>(c - 'A' + 'a');
   return out;
+}
+
+// "zip" or "tar" for the archives YARN unpacks (FSDownload), else empty.
+std::string archive_kind(std::string_view path) {
+  auto name = lower(path);
+  if (ends_with(name, ".zip") || ends_with(name, ".jar"))
+    return "zip";
+  if (ends_with(name, ".tar.gz") || ends_with(name, ".tgz") || ends_with(name, ".tar"))
+    return "tar";
+  return {};
 }
 
 // -- the reader ---------------------------------------------------------------
@@ -315,7 +334,7 @@ public:
 
   // -- entry points -----------------------------------------------------------
 
-  load_result load(std::string_view text, const std::vector<std::string>& overrides) {
+  load_result load(std::string_view text, const std::vector<job_override>& overrides) {
     if (text.size() > max_job_file_size) {
       file_error("the file is larger than 1 MiB; a job file is a few KiB of TOML "
                  "text. Is this the right file?");
@@ -355,8 +374,8 @@ public:
                  "[tasks.<type>] table");
       return finish();
     }
-    for (auto& item : overrides)
-      apply_override(root, item);
+    for (auto& o : overrides)
+      apply_override(root, o.item, o.label);
     read_root(root);
     return finish();
   }
@@ -365,7 +384,12 @@ private:
   // -- error reporting --------------------------------------------------------
 
   bool from_override(const toml::source_region& src) const {
-    return src.path && *src.path != file_ && src.path->rfind(override_prefix, 0) == 0;
+    return src.path && *src.path != file_ && is_override_label(*src.path);
+  }
+
+  bool is_override_label(const std::string& label) const {
+    return std::find(override_labels_.begin(), override_labels_.end(), label) !=
+           override_labels_.end();
   }
 
   // Position of an override's label on the command line, for ordering.
@@ -392,7 +416,7 @@ private:
     // File errors in reading order, then those without a place, then the
     // overrides in command-line order.
     auto group = [&](const config_error& e) {
-      if (e.file.rfind(override_prefix, 0) == 0 && e.file != file_)
+      if (e.file != file_ && is_override_label(e.file))
         return 2;
       return e.line > 0 ? 0 : 1;
     };
@@ -424,8 +448,8 @@ private:
   // a TOML value, as `KEY = "VALUE"`, and merges it into `root`. The parsed
   // nodes keep "--set KEY=VALUE" as their source, so later errors about them
   // name the override.
-  void apply_override(toml::table& root, const std::string& item) {
-    std::string label = std::string{override_prefix} + item;
+  void apply_override(toml::table& root, const std::string& item,
+                      const std::string& label) {
     override_labels_.push_back(label);
     auto eq = item.find('=');
     if (eq == std::string::npos || trim(std::string_view{item}.substr(0, eq)).empty()) {
@@ -451,7 +475,7 @@ private:
     };
     auto doc = parse_one(value);
     if (!doc)
-      doc = parse_one(toml_string_literal(value));
+      doc = parse_one(toml_quote(value));
     if (!doc) {
       errors_.push_back({label, 0, 0,
                          quote_name(key) + " is not a key path; use dotted names like "
@@ -721,13 +745,148 @@ private:
     return out;
   }
 
+  // -- shipped files ------------------------------------------------------------
+
+  // `files` and `archives` of [code] or of a task type: each a path (local,
+  // or an hdfs:// / viewfs:// URI) or a table { source = "...", name = "..." }.
+  std::vector<shipped_file> read_shipped(const toml::table& t, const std::string& where) {
+    std::vector<shipped_file> out;
+    for (bool archive : {false, true}) {
+      const char* key = archive ? "archives" : "files";
+      auto* n = t.get(key);
+      if (n == nullptr)
+        continue;
+      auto* arr = n->as_array();
+      if (arr == nullptr) {
+        type_error(*n, key, "an array of paths or { source = ..., name = ... } tables");
+        continue;
+      }
+      for (size_t i = 0; i < arr->size(); ++i) {
+        auto label = std::string{key} + "[" + std::to_string(i) + "] in " + where;
+        if (auto f = read_shipped_entry(*arr->get(i), label, archive))
+          out.push_back(std::move(*f));
+      }
+    }
+    return out;
+  }
+
+  std::optional<shipped_file> read_shipped_entry(const toml::node& n,
+                                                 const std::string& label, bool archive) {
+    shipped_file f;
+    f.archive = archive;
+    if (auto* str = n.as_string()) {
+      f.source = str->get();
+    } else if (auto* tab = n.as_table()) {
+      check_keys(*tab, label, {"source", "name"});
+      auto source = read_string(*tab, "source");
+      if (!source) {
+        if (tab->get("source") == nullptr)
+          error(n, label + " needs 'source', the path or URI to ship");
+        return std::nullopt;
+      }
+      f.source = *source;
+      if (auto name = read_string(*tab, "name"))
+        f.name = *name;
+    } else {
+      error(n, label + " must be a path or a table { source = ..., name = ... }, got " +
+                   type_name(n.type()));
+      return std::nullopt;
+    }
+    if (!resolve_shipped_source(n, label, f))
+      return std::nullopt;
+    if (f.name.empty())
+      f.name = base_name(f.source);
+    if (auto why = bad_file_name(f.name); !why.empty()) {
+      error(n, label + ": " + why);
+      return std::nullopt;
+    }
+    return f;
+  }
+
+  // Makes a local source absolute and checks it; keeps a URI as written.
+  bool resolve_shipped_source(const toml::node& n, const std::string& label,
+                              shipped_file& f) {
+    if (f.source.empty() || f.source.find('\0') != std::string::npos) {
+      error(n, label + " must not be empty");
+      return false;
+    }
+    if (f.source.rfind("file://", 0) == 0)
+      f.source = f.source.substr(7);
+    if (has_uri_scheme(f.source)) {
+      auto scheme = lower(f.source.substr(0, f.source.find("://")));
+      if (scheme != "hdfs" && scheme != "viewfs") {
+        error(n, label + " " + quote_text(f.source) +
+                     ": tony ships local paths and hdfs:// or viewfs:// URIs");
+        return false;
+      }
+      if (archive_kind(f.source).empty() && f.archive) {
+        error(n, label + " " + quote_text(f.source) + " " + archive_suffix_hint);
+        return false;
+      }
+      return true;
+    }
+    auto abs = absolute_path(f.source, base_dir_);
+    std::error_code ec;
+    auto st = fs::status(abs, ec);
+    if (!fs::exists(st)) {
+      error(n, label + " " + quote_text(f.source) + " does not exist (resolved to " +
+                   abs + ")");
+      return false;
+    }
+    if (f.archive && (!fs::is_regular_file(st) || archive_kind(abs).empty())) {
+      error(n, label + " " + quote_text(f.source) + " " + archive_suffix_hint +
+                   " (resolved to " + abs + ")");
+      return false;
+    }
+    if (!f.archive && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+      error(n, label + " " + quote_text(f.source) +
+                   " is neither a file nor a directory (resolved to " + abs + ")");
+      return false;
+    }
+    f.source = abs;
+    return true;
+  }
+
+  static constexpr const char* archive_suffix_hint =
+      "must be an archive: .zip, .tar.gz, .tgz, .tar or .jar";
+
+  static std::string base_name(const std::string& source) {
+    auto path = source;
+    if (auto scheme = path.find("://"); scheme != std::string::npos) {
+      auto slash = path.find('/', scheme + 3);
+      path = slash == std::string::npos ? std::string{} : path.substr(slash);
+    }
+    while (path.size() > 1 && path.back() == '/')
+      path.pop_back();
+    return fs::path{path}.filename().string();
+  }
+
+  // Why `name` cannot name a shipped file, or empty.
+  static std::string bad_file_name(const std::string& name) {
+    if (name.empty() || name == "." || name == "..")
+      return "the name " + quote_text(name) + " is not a file name";
+    if (name.find('/') != std::string::npos || has_control_chars(name))
+      return "the name " + quote_text(name) +
+             " must be a plain file name (no '/' or control characters)";
+    if (is_reserved_file_name(name))
+      return "the name " + quote_text(name) +
+             " is taken by tony or YARN in the working directory; give the entry "
+             "another name with { source = ..., name = ... }";
+    return {};
+  }
+
   // -- sections ---------------------------------------------------------------
 
   void read_root(const toml::table& root) {
     check_keys(root, "",
-               {"name", "framework", "queue", "timeout", "tags", "code", "env", "data",
-                "tasks", "tensorboard", "am", "policy", "cluster"});
+               {"name", "framework", "queue", "timeout", "tags", "node_label", "code",
+                "env", "data", "tasks", "tensorboard", "docker", "am", "policy",
+                "cluster", "security"});
     read_identity(root);
+    if (auto label = read_string(root, "node_label"))
+      spec_.node_label = read_node_label(*root.get("node_label"), *label);
+    if (auto* docker = read_table(root, "docker", "'docker'"))
+      read_docker(*docker);
     if (auto* code = read_table(root, "code", "'code'"))
       read_code(*code);
     else if (root.get("code") != nullptr)
@@ -746,6 +905,8 @@ private:
       read_policy(*policy);
     if (auto* cluster = read_table(root, "cluster", "'cluster'"))
       read_cluster(*cluster);
+    if (auto* security = read_table(root, "security", "'security'"))
+      read_security(*security);
     auto* tasks = read_table(root, "tasks", "'tasks'");
     if (tasks != nullptr)
       read_tasks(*tasks);
@@ -825,7 +986,9 @@ private:
   }
 
   void read_code(const toml::table& t) {
-    check_keys(t, "[code]", {"src_dir", "command", "python_venv"});
+    check_keys(
+        t, "[code]",
+        {"src_dir", "command", "python_venv", "python_binary_path", "files", "archives"});
     if (auto cmd = read_string(t, "command")) {
       if (is_blank(*cmd))
         error(*t.get("command"), "'command' in [code] must not be empty");
@@ -833,7 +996,14 @@ private:
         spec_.command = *cmd;
     }
     default_command_broken_ = t.get("command") != nullptr && spec_.command.empty();
-    if (auto dir = read_string(t, "src_dir")) {
+    if (auto* b = t.get_as<bool>("src_dir")) {
+      // false: ship no directory (a job of shipped files, or code on the nodes).
+      if (b->get())
+        error(*b, "'src_dir' = true means nothing; give a directory, or false to ship "
+                  "none");
+      else
+        no_src_dir_ = true;
+    } else if (auto dir = read_string(t, "src_dir")) {
       if (dir->empty())
         error(*t.get("src_dir"), "'src_dir' must not be empty; leave it out to ship "
                                  "the job file's directory");
@@ -846,6 +1016,41 @@ private:
       else
         venv_given_ = *venv;
     }
+    if (auto python = read_string(t, "python_binary_path")) {
+      if (is_blank(*python) || has_control_chars(*python))
+        error(*t.get("python_binary_path"),
+              "'python_binary_path' must be a path (relative to the unpacked "
+              "python_venv, or absolute), got " +
+                  quote_text(*python));
+      else
+        spec_.python_binary_path = *python;
+    }
+    spec_.files = read_shipped(t, "[code]");
+  }
+
+  void read_docker(const toml::table& t) {
+    check_keys(t, "[docker]", {"image"});
+    if (auto image = read_string(t, "image"))
+      spec_.docker_image = read_docker_image(*t.get("image"), "image", *image);
+  }
+
+  std::string read_docker_image(const toml::node& n, std::string_view key,
+                                const std::string& image) {
+    if (is_valid_docker_image(image))
+      return image;
+    error(n, "'" + std::string{key} + "' " + quote_text(image) +
+                 " is not a Docker image name; write [registry[:port]/]name[:tag] with a "
+                 "lower-case name, e.g. \"tensorflow/tensorflow:2.15.0\"");
+    return {};
+  }
+
+  std::string read_node_label(const toml::node& n, const std::string& label) {
+    if (label.empty() || is_valid_node_label(label))
+      return label;
+    error(n, "'node_label' " + quote_text(label) +
+                 " is not a YARN node label; use letters, digits, '-' and '_', starting "
+                 "with a letter or digit");
+    return {};
   }
 
   void read_data(const toml::table& t) {
@@ -877,8 +1082,11 @@ private:
   void read_policy(const toml::table& t) {
     check_keys(t, "[policy]",
                {"max_attempts", "allocation_timeout", "registration_timeout",
-                "heartbeat_interval", "heartbeat_timeout", "stop_grace"});
+                "heartbeat_interval", "heartbeat_timeout", "stop_grace",
+                "tolerated_failures"});
     auto& p = spec_.policy;
+    if (auto v = read_int(t, "tolerated_failures", 0, max_instances))
+      p.tolerated_failures = static_cast<int32_t>(*v);
     if (auto v = read_int(t, "max_attempts", 1, 100))
       p.max_attempts = static_cast<int32_t>(*v);
     if (auto v = read_duration(t, "allocation_timeout", true))
@@ -906,10 +1114,9 @@ private:
   }
 
   void read_cluster(const toml::table& t) {
-    check_keys(
-        t, "[cluster]",
-        {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir", "history_dir",
-         "local"});
+    check_keys(t, "[cluster]",
+               {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir",
+                "history_dir", "local"});
     auto& c = spec_.cluster;
     if (auto backend = read_string(t, "backend")) {
       auto& known = known_backends();
@@ -958,6 +1165,52 @@ private:
     }
   }
 
+  void read_security(const toml::table& t) {
+    check_keys(t, "[security]", {"principal", "keytab", "file_systems"});
+    auto& s = spec_.security;
+    if (auto principal = read_string(t, "principal")) {
+      if (!is_kerberos_principal(*principal))
+        error(*t.get("principal"),
+              "'principal' must be a Kerberos principal such as alice@EXAMPLE.COM or "
+              "alice/host@EXAMPLE.COM, got " +
+                  quote_text(*principal));
+      else
+        s.principal = *principal;
+    }
+    if (auto keytab = read_string(t, "keytab")) {
+      auto abs = keytab->empty() ? std::string{} : absolute_path(*keytab, base_dir_);
+      std::error_code ec;
+      if (keytab->empty())
+        error(*t.get("keytab"), "'keytab' must not be empty; leave it out to use the "
+                                "ticket cache (kinit)");
+      else if (!fs::is_regular_file(abs, ec))
+        error(*t.get("keytab"), "'keytab' " + quote_text(*keytab) +
+                                    " is not a file (resolved to " + abs + ")");
+      else if (::access(abs.c_str(), R_OK) != 0)
+        error(*t.get("keytab"),
+              "'keytab' " + abs + " cannot be read: " + std::strerror(errno));
+      else if (t.get("principal") == nullptr)
+        error(*t.get("keytab"), "'keytab' needs 'principal' in [security]: the principal "
+                                "whose keys the keytab holds (klist -kt " +
+                                    abs + " lists them)");
+      else
+        s.keytab = abs;
+    }
+    if (auto fss = read_strings(t, "file_systems")) {
+      auto& node = *t.get("file_systems");
+      for (auto& uri : *fss) {
+        auto why = file_system_problem(uri);
+        if (!why.empty())
+          error(node, "'file_systems' entry " + quote_text(uri) + " " + why);
+        else if (std::find(s.file_systems.begin(), s.file_systems.end(), uri) !=
+                 s.file_systems.end())
+          error(node, "'file_systems' lists " + quote_text(uri) + " twice");
+        else
+          s.file_systems.push_back(uri);
+      }
+    }
+  }
+
   // -- tasks ------------------------------------------------------------------
 
   struct task_entry {
@@ -966,6 +1219,7 @@ private:
     bool has_command = false;
     std::optional<bool> tracked;
     std::optional<bool> sidecar;
+    bool docker_image_given = false;
   };
 
   void read_tasks(const toml::table& tasks) {
@@ -998,7 +1252,7 @@ private:
                        const std::string& where) {
     check_keys(t, where,
                {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
-                "node_label", "env"});
+                "node_label", "env", "files", "archives", "docker_image", "index"});
     task_entry e;
     e.table = &t;
     auto& s = e.spec;
@@ -1022,25 +1276,61 @@ private:
     }
     e.tracked = read_bool(t, "tracked");
     e.sidecar = read_bool(t, "sidecar");
-    if (auto label = read_string(t, "node_label")) {
-      if (!label->empty() && !is_valid_node_label(*label))
-        error(*t.get("node_label"),
-              "'node_label' " + quote_text(*label) +
-                  " is not a YARN node label; use letters, digits, '-' and '_', "
-                  "starting with a letter or digit");
-      else
-        s.node_label = *label;
-    }
+    if (auto label = read_string(t, "node_label"))
+      s.node_label = read_node_label(*t.get("node_label"), *label);
     if (auto* env = read_table(t, "env", "'env' in " + where))
       s.env = read_env(*env, "[tasks." + name + ".env]");
+    s.files = read_shipped(t, where);
+    if (auto image = read_string(t, "docker_image"))
+      s.docker_image = read_docker_image(*t.get("docker_image"), "docker_image", *image);
+    e.docker_image_given = t.get("docker_image") != nullptr;
+    if (auto* index = read_table(t, "index", "'index' in " + where))
+      read_task_indexes(*index, s, where);
     return e;
+  }
+
+  // [tasks.<type>.index.<i>]: the capability of single tasks, each key
+  // defaulting to the type's own.
+  void read_task_indexes(const toml::table& t, task_type_spec& s,
+                         const std::string& where) {
+    for (auto&& [k, v] : t) {
+      std::string key{k.str()};
+      auto place = "[tasks." + s.name + ".index." + key + "]";
+      int32_t index = -1;
+      auto res = std::from_chars(key.data(), key.data() + key.size(), index);
+      if (res.ec != std::errc{} || res.ptr != key.data() + key.size() || index < 0 ||
+          index >= s.instances) {
+        error(k.source(), "'index' keys in " + where + " are task indexes from 0 to " +
+                              std::to_string(s.instances - 1) + ", got " +
+                              quote_name(key));
+        continue;
+      }
+      auto* sub = v.as_table();
+      if (sub == nullptr) {
+        error(v, place + " must be a table with memory, vcores or gpus, got " +
+                     type_name(v.type()));
+        continue;
+      }
+      check_keys(*sub, place, {"memory", "vcores", "gpus"});
+      resource r = s.capability;
+      if (auto mb = read_memory(*sub, "memory"))
+        r.memory_mb = *mb;
+      if (auto vcores = read_int(*sub, "vcores", 1, max_vcores))
+        r.vcores = static_cast<int32_t>(*vcores);
+      if (auto gpus = read_int(*sub, "gpus", 0, max_gpus))
+        r.gpus = static_cast<int32_t>(*gpus);
+      if (!(r == s.capability))
+        s.index_capability[index] = r;
+    }
   }
 
   // -- resolution ---------------------------------------------------------------
 
   void resolve_code(const toml::table* code) {
     spec_.job_file = absolute_path(fs::path{file_}.filename().string(), base_dir_);
-    if (src_dir_given_) {
+    if (no_src_dir_) {
+      spec_.src_dir.clear();
+    } else if (src_dir_given_) {
       auto abs = absolute_path(*src_dir_given_, base_dir_);
       std::error_code ec;
       auto& node = *code->get("src_dir");
@@ -1059,28 +1349,43 @@ private:
         file_error("the job's directory " + spec_.src_dir +
                    " does not exist; set [code] src_dir");
     }
-    if (venv_given_) {
-      auto abs = absolute_path(*venv_given_, base_dir_);
-      auto& node = *code->get("python_venv");
-      std::error_code ec;
-      auto name = lower(abs);
-      if (!ends_with(name, ".zip") && !ends_with(name, ".tar.gz") &&
-          !ends_with(name, ".tgz"))
-        error(node, "'python_venv' " + quote_text(*venv_given_) +
-                        " must be a .zip, .tar.gz or .tgz archive");
-      else if (!fs::exists(abs, ec))
-        error(node, "'python_venv' " + quote_text(*venv_given_) +
-                        " does not exist (resolved to " + abs + ")");
-      else if (!fs::is_regular_file(abs, ec))
-        error(node, "'python_venv' " + quote_text(*venv_given_) +
-                        " is not a file (resolved to " + abs + ")");
-      else
-        spec_.python_venv = abs;
-    }
+    if (venv_given_)
+      resolve_venv(*code->get("python_venv"), *venv_given_);
     if (spec_.cluster.jobs_dir.empty()) {
       if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
         spec_.cluster.jobs_dir = absolute_path(std::string{home} + "/.tony/jobs", "/");
     }
+  }
+
+  void resolve_venv(const toml::node& node, const std::string& given) {
+    auto venv = given.rfind("file://", 0) == 0 ? given.substr(7) : given;
+    auto kind = lower(venv);
+    bool pex = ends_with(kind, ".pex");
+    if (!pex && !ends_with(kind, ".zip") && !ends_with(kind, ".tar.gz") &&
+        !ends_with(kind, ".tgz")) {
+      error(node, "'python_venv' " + quote_text(given) +
+                      " must be a .zip, .tar.gz or .tgz archive");
+      return;
+    }
+    if (has_uri_scheme(venv)) {
+      auto scheme = lower(venv.substr(0, venv.find("://")));
+      if (scheme == "hdfs" || scheme == "viewfs")
+        spec_.python_venv = venv;
+      else
+        error(node, "'python_venv' " + quote_text(given) +
+                        ": tony ships local paths and hdfs:// or viewfs:// URIs");
+      return;
+    }
+    auto abs = absolute_path(venv, base_dir_);
+    std::error_code ec;
+    if (!fs::exists(abs, ec))
+      error(node, "'python_venv' " + quote_text(given) + " does not exist (resolved to " +
+                      abs + ")");
+    else if (!fs::is_regular_file(abs, ec))
+      error(node, "'python_venv' " + quote_text(given) + " is not a file (resolved to " +
+                      abs + ")");
+    else
+      spec_.python_venv = abs;
   }
 
   // [tensorboard] enabled adds a sidecar task type running TensorBoard on its
@@ -1202,11 +1507,54 @@ private:
       file_error("framework '" + spec_.framework +
                  "' needs a task type that trains: chief, master, worker, or any type "
                  "other than ps, tensorboard and evaluator");
-    int32_t priority = 1;
     for (auto& e : entries_) {
-      e.spec.priority = priority++;
-      spec_.tasks.push_back(std::move(e.spec));
+      if (!e.docker_image_given)
+        e.spec.docker_image = spec_.docker_image;
+      check_file_names(e);
     }
+    assign_priorities();
+  }
+
+  // Every task type's files, its own and the job's, appear side by side in
+  // its working directory: their names must differ.
+  void check_file_names(const task_entry& e) {
+    std::map<std::string, std::string> seen;
+    auto where_of = [&](bool own) {
+      return own ? "[tasks." + e.spec.name + "]" : std::string{"[code]"};
+    };
+    for (bool own : {false, true}) {
+      for (auto& f : own ? e.spec.files : spec_.files) {
+        auto [it, added] = seen.emplace(f.name, where_of(own));
+        if (added)
+          continue;
+        if (own || &e == &entries_.front())
+          file_error("two shipped files are named " + quote_text(f.name) + " (in " +
+                     it->second + " and " + where_of(own) +
+                     "); give one another name with { source = ..., name = ... }");
+      }
+    }
+  }
+
+  // Each type asks with its own priority (its position + 1); the tasks of a
+  // type whose [tasks.<type>.index.<i>] capability differs ask with further
+  // priorities after every type's, one per distinct capability, because
+  // YARN hands out one capability per priority.
+  void assign_priorities() {
+    int32_t priority = 1;
+    for (auto& e : entries_)
+      e.spec.priority = priority++;
+    for (auto& e : entries_) {
+      std::vector<std::pair<resource, int32_t>> groups;
+      for (auto& [index, cap] : e.spec.index_capability) {
+        auto same = std::find_if(groups.begin(), groups.end(),
+                                 [&](auto& g) { return g.first == cap; });
+        if (same == groups.end())
+          same = groups.insert(groups.end(), {cap, priority++});
+        e.spec.index_priority[index] = same->second;
+      }
+    }
+    for (auto& e : entries_)
+      spec_.tasks.push_back(std::move(e.spec));
   }
 
   // -- state ------------------------------------------------------------------
@@ -1220,6 +1568,7 @@ private:
   bool default_command_broken_ = false;
   std::optional<std::string> src_dir_given_;
   std::optional<std::string> venv_given_;
+  bool no_src_dir_ = false;
   const toml::table* tensorboard_table_ = nullptr;
 };
 
@@ -1236,6 +1585,106 @@ const std::vector<std::string>& known_backends() {
   return xs;
 }
 
+bool is_valid_docker_image(std::string_view image) {
+  // Docker's reference grammar (distribution/reference): an optional
+  // registry, lower-case path components, a tag, a digest.
+  static const std::regex component{"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"};
+  static const std::regex domain{
+      "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+      "(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*"
+      "(?::[0-9]+)?"};
+  static const std::regex tag{"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"};
+  static const std::regex digest{"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:"
+                                 "[0-9a-fA-F]{32,}"};
+  std::string rest{image};
+  if (rest.empty() || rest.size() > 512)
+    return false;
+  if (auto at = rest.find('@'); at != std::string::npos) {
+    if (!std::regex_match(rest.substr(at + 1), digest))
+      return false;
+    rest.resize(at);
+  }
+  // A ':' after the last '/' starts the tag; one before it is a port.
+  auto slash = rest.rfind('/');
+  auto colon = rest.rfind(':');
+  if (colon != std::string::npos && (slash == std::string::npos || colon > slash)) {
+    if (!std::regex_match(rest.substr(colon + 1), tag))
+      return false;
+    rest.resize(colon);
+  }
+  if (rest.empty() || rest.size() > 255)
+    return false;
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    auto end = rest.find('/', start);
+    parts.push_back(rest.substr(start, end - start));
+    if (end == std::string::npos)
+      break;
+    start = end + 1;
+  }
+  size_t first = 0;
+  auto& head = parts.front();
+  bool is_domain = parts.size() > 1 && (head.find_first_of(".:") != std::string::npos ||
+                                        head == "localhost" ||
+                                        std::any_of(head.begin(), head.end(), [](char c) {
+                                          return c >= 'A' && c <= 'Z';
+                                        }));
+  if (is_domain) {
+    if (!std::regex_match(head, domain))
+      return false;
+    first = 1;
+  }
+  for (size_t i = first; i < parts.size(); ++i)
+    if (!std::regex_match(parts[i], component))
+      return false;
+  return true;
+}
+
+bool is_reserved_file_name(std::string_view name) {
+  static const std::vector<std::string_view> reserved{
+      "src",
+      "venv",
+      "venv.pex",
+      "tony-executor",
+      "tony-guard",
+      "tony-am",
+      "job.json",
+      ".tony-bin",
+      "stdout",
+      "stderr",
+      "executor.log",
+      "launch_container.sh",
+      "container_tokens",
+      "tmp",
+      "default_container_executor.sh",
+      "default_container_executor_session.sh"};
+  return std::find(reserved.begin(), reserved.end(), name) != reserved.end();
+}
+
+std::vector<unsupported_feature> unsupported_features(const job_spec& job) {
+  std::vector<unsupported_feature> out;
+  if (!job.docker_image.empty())
+    out.push_back({"docker.image",
+                   "[docker] image = " + quote_text(job.docker_image) +
+                       ": running tasks in Docker containers is not supported yet; tony "
+                       "runs every task directly on its node (remove the image, and ship "
+                       "a python_venv instead)"});
+  for (auto& t : job.tasks)
+    if (!t.docker_image.empty() && t.docker_image != job.docker_image)
+      out.push_back({"tasks." + t.name + ".docker_image",
+                     "[tasks." + t.name +
+                         "] docker_image = " + quote_text(t.docker_image) +
+                         ": running tasks in Docker containers is not supported yet; "
+                         "tony runs every task directly on its node (remove the image)"});
+  if (job.policy.tolerated_failures > 0)
+    out.push_back({"policy.tolerated_failures",
+                   "[policy] tolerated_failures = " +
+                       std::to_string(job.policy.tolerated_failures) +
+                       ": finishing with failed tasks is not supported yet; tony fails "
+                       "the job on the first failed tracked task (remove the setting)"});
+  return out;
+}
+
 bool is_valid_task_type_name(std::string_view name) {
   if (name.empty() || name.size() > 64 || name[0] < 'a' || name[0] > 'z')
     return false;
@@ -1244,9 +1693,16 @@ bool is_valid_task_type_name(std::string_view name) {
   });
 }
 
-load_result load_job_text(std::string_view text, const std::string& file_name,
-                          const std::string& base_dir,
-                          const std::vector<std::string>& overrides) {
+std::vector<job_override> set_overrides(const std::vector<std::string>& items) {
+  std::vector<job_override> out;
+  for (auto& item : items)
+    out.push_back({item, std::string{override_prefix} + item});
+  return out;
+}
+
+load_result load_job_text_from(std::string_view text, const std::string& file_name,
+                               const std::string& base_dir,
+                               const std::vector<job_override>& overrides) {
   try {
     std::error_code ec;
     auto base = fs::absolute(base_dir.empty() ? fs::path{"."} : fs::path{base_dir}, ec);
@@ -1259,7 +1715,14 @@ load_result load_job_text(std::string_view text, const std::string& file_name,
   }
 }
 
-load_result load_job(const std::string& path, const std::vector<std::string>& overrides) {
+load_result load_job_text(std::string_view text, const std::string& file_name,
+                          const std::string& base_dir,
+                          const std::vector<std::string>& overrides) {
+  return load_job_text_from(text, file_name, base_dir, set_overrides(overrides));
+}
+
+load_result load_job_from(const std::string& path,
+                          const std::vector<job_override>& overrides) {
   auto fail = [&](std::string msg) {
     return load_result{std::vector<config_error>{{path, 0, 0, std::move(msg)}}};
   };
@@ -1286,6 +1749,10 @@ load_result load_job(const std::string& path, const std::vector<std::string>& ov
   } catch (const std::exception& e) {
     return fail(std::string{"cannot load the job: "} + e.what());
   }
+}
+
+load_result load_job(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_job_from(path, set_overrides(overrides));
 }
 
 } // namespace tony

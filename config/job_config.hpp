@@ -33,6 +33,18 @@ constexpr int64_t max_instances = 10000;
 constexpr int64_t max_vcores = 1024;
 constexpr int64_t max_gpus = 64;
 
+/// One override of the job document: `item` is "KEY=VALUE" as --set takes it;
+/// `label` names it in messages ("--set KEY=VALUE", or where a translated
+/// TonY or YARN-DTF setting came from: "tony.xml:7:5: tony.worker.memory").
+/// Labels must be unique among the overrides of one load.
+struct job_override {
+  std::string item;
+  std::string label;
+};
+
+/// `--set` items as overrides labelled "--set ITEM".
+std::vector<job_override> set_overrides(const std::vector<std::string>& items);
+
 /// Reads, overrides, validates and resolves the job file at `path`. Messages
 /// name the file as `path` spells it; relative paths inside it resolve against
 /// its directory. Touches the filesystem: reads `path`, checks that src_dir,
@@ -45,6 +57,36 @@ load_result load_job(const std::string& path, const std::vector<std::string>& ov
 load_result load_job_text(std::string_view text, const std::string& file_name,
                           const std::string& base_dir,
                           const std::vector<std::string>& overrides);
+
+/// The same with labelled overrides (applied in order, after the file).
+load_result load_job_from(const std::string& path,
+                          const std::vector<job_override>& overrides);
+
+/// The same for text in memory, with labelled overrides.
+load_result load_job_text_from(std::string_view text, const std::string& file_name,
+                               const std::string& base_dir,
+                               const std::vector<job_override>& overrides);
+
+/// A feature the job asks for that the job model holds but tony cannot run
+/// yet (Docker images, tolerated failures): `key` is the job.toml key,
+/// `message` says what is missing and what to do.
+struct unsupported_feature {
+  std::string key;
+  std::string message;
+};
+
+/// Every unsupported feature `job` asks for; tony-submit refuses to submit
+/// such a job (exit 2) but can still print it (--print-toml).
+std::vector<unsupported_feature> unsupported_features(const job_spec& job);
+
+/// True for a Docker image reference: [registry[:port]/]name[:tag][@digest],
+/// the name's components lower-case letters and digits with '.', '_', '__'
+/// or '-' between them (Docker's reference grammar).
+bool is_valid_docker_image(std::string_view image);
+
+/// Names a shipped file may not take: tony's own entries of the working
+/// directory (src, venv, ...) and those a NodeManager creates.
+bool is_reserved_file_name(std::string_view name);
 
 /// tensorflow, pytorch, horovod, standalone.
 const std::vector<std::string>& known_frameworks();

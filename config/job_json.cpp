@@ -17,6 +17,23 @@ json resource_json(const resource& r) {
   return {{"memory_mb", r.memory_mb}, {"vcores", r.vcores}, {"gpus", r.gpus}};
 }
 
+json files_json(const std::vector<shipped_file>& files) {
+  json out = json::array();
+  for (auto& f : files)
+    out.push_back({{"source", f.source}, {"name", f.name}, {"archive", f.archive}});
+  return out;
+}
+
+// [tasks.<type>.index.<i>] as [{"index": i, "capability": {...}, "priority": p}].
+json indexes_json(const task_type_spec& t) {
+  json out = json::array();
+  for (auto& [index, cap] : t.index_capability)
+    out.push_back({{"index", index},
+                   {"capability", resource_json(cap)},
+                   {"priority", t.priority_of(index)}});
+  return out;
+}
+
 // Reads typed fields out of a JSON object, remembering the first problem
 // with its path. After an error every further read is a no-op.
 class json_reader {
@@ -119,6 +136,49 @@ public:
     }
   }
 
+  void read(const json& obj, const std::string& path, const char* key,
+            std::vector<shipped_file>& out) {
+    auto* v = member(obj, path, key);
+    if (v == nullptr)
+      return;
+    if (!v->is_array()) {
+      fail(join(path, key), "must be an array of files");
+      return;
+    }
+    out.clear();
+    for (size_t i = 0; i < v->size() && !failed(); ++i) {
+      auto p = join(path, key) + "[" + std::to_string(i) + "]";
+      shipped_file f;
+      read((*v)[i], p, "source", f.source);
+      read((*v)[i], p, "name", f.name);
+      read((*v)[i], p, "archive", f.archive);
+      if (!failed() && (f.source.empty() || f.name.empty()))
+        fail(p, "needs a source and a name");
+      out.push_back(std::move(f));
+    }
+  }
+
+  void read_indexes(const json& obj, const std::string& path, task_type_spec& t) {
+    auto* v = member(obj, path, "indexes");
+    if (v == nullptr)
+      return;
+    if (!v->is_array()) {
+      fail(join(path, "indexes"), "must be an array");
+      return;
+    }
+    for (size_t i = 0; i < v->size() && !failed(); ++i) {
+      auto p = join(path, "indexes") + "[" + std::to_string(i) + "]";
+      int32_t index = 0;
+      int32_t priority = 0;
+      resource cap;
+      read_int((*v)[i], p, "index", index, 0, INT32_MAX);
+      read((*v)[i], p, "capability", cap);
+      read_int((*v)[i], p, "priority", priority, 0, INT32_MAX);
+      t.index_capability[index] = cap;
+      t.index_priority[index] = priority;
+    }
+  }
+
   void read(const json& obj, const std::string& path, const char* key, resource& out) {
     if (auto* v = member(obj, path, key)) {
       auto p = join(path, key);
@@ -147,7 +207,10 @@ std::string to_json(const job_spec& spec, int indent) {
                      {"sidecar", t.sidecar},
                      {"node_label", t.node_label},
                      {"env", t.env},
-                     {"priority", t.priority}});
+                     {"priority", t.priority},
+                     {"files", files_json(t.files)},
+                     {"docker_image", t.docker_image},
+                     {"indexes", indexes_json(t)}});
   }
   json doc = {
       {"version", job_json_version},
@@ -156,10 +219,14 @@ std::string to_json(const job_spec& spec, int indent) {
       {"queue", spec.queue},
       {"timeout_ms", spec.timeout_ms},
       {"tags", spec.tags},
+      {"node_label", spec.node_label},
+      {"docker_image", spec.docker_image},
       {"code",
        {{"src_dir", spec.src_dir},
         {"command", spec.command},
-        {"python_venv", spec.python_venv}}},
+        {"python_venv", spec.python_venv},
+        {"python_binary_path", spec.python_binary_path},
+        {"files", files_json(spec.files)}}},
       {"env", spec.env},
       {"data", {{"input_path", spec.input_path}, {"output_path", spec.output_path}}},
       {"tasks", tasks},
@@ -185,7 +252,8 @@ std::string to_json(const job_spec& spec, int indent) {
         {"registration_timeout_ms", spec.policy.registration_timeout_ms},
         {"heartbeat_interval_ms", spec.policy.heartbeat_interval_ms},
         {"heartbeat_timeout_ms", spec.policy.heartbeat_timeout_ms},
-        {"stop_grace_ms", spec.policy.stop_grace_ms}}},
+        {"stop_grace_ms", spec.policy.stop_grace_ms},
+        {"tolerated_failures", spec.policy.tolerated_failures}}},
       {"job_file", spec.job_file},
   };
   // Replace, not throw, on invalid UTF-8: the loader validated the text, and
@@ -227,10 +295,14 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
     r.read(doc, "", "queue", s.queue);
     r.read_int(doc, "", "timeout_ms", s.timeout_ms, 0, int64_max);
     r.read(doc, "", "tags", s.tags);
+    r.read(doc, "", "node_label", s.node_label);
+    r.read(doc, "", "docker_image", s.docker_image);
     if (auto* code = r.member(doc, "", "code")) {
       r.read(*code, "code", "src_dir", s.src_dir);
       r.read(*code, "code", "command", s.command);
       r.read(*code, "code", "python_venv", s.python_venv);
+      r.read(*code, "code", "python_binary_path", s.python_binary_path);
+      r.read(*code, "code", "files", s.files);
     }
     r.read(doc, "", "env", s.env);
     if (auto* data = r.member(doc, "", "data")) {
@@ -254,6 +326,9 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
           r.read(t, path, "node_label", ts.node_label);
           r.read(t, path, "env", ts.env);
           r.read_int(t, path, "priority", ts.priority, 0, INT32_MAX);
+          r.read(t, path, "files", ts.files);
+          r.read(t, path, "docker_image", ts.docker_image);
+          r.read_indexes(t, path, ts);
           if (!r.failed() && ts.name.empty())
             r.fail(path + ".name", "must not be empty");
           s.tasks.push_back(std::move(ts));
@@ -294,6 +369,8 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
       r.read_int(*p, "policy", "heartbeat_timeout_ms", pol.heartbeat_timeout_ms, 1,
                  int64_max);
       r.read_int(*p, "policy", "stop_grace_ms", pol.stop_grace_ms, 0, int64_max);
+      r.read_int(*p, "policy", "tolerated_failures", pol.tolerated_failures, 0,
+                 INT32_MAX);
     }
     r.read(doc, "", "job_file", s.job_file);
     if (r.failed())

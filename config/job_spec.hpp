@@ -13,17 +13,50 @@
 
 namespace tony {
 
+/// A file or archive shipped to every task ([code] files / archives) or to
+/// one task type ([tasks.<type>] files / archives). It appears in the task's
+/// working directory as `name`; an archive is unpacked into a directory of
+/// that name (a YARN local resource of type ARCHIVE).
+struct shipped_file {
+  std::string source; // absolute local path, or an hdfs:// or viewfs:// URI
+  std::string name;   // link name in the working directory (no '/')
+  bool archive = false;
+};
+
+inline bool operator==(const shipped_file& x, const shipped_file& y) {
+  return x.source == y.source && x.name == y.name && x.archive == y.archive;
+}
+
 /// One [tasks.<name>] table.
 struct task_type_spec {
-  std::string name;          // [a-z][a-z0-9_-]*
+  std::string name; // [a-z][a-z0-9_-]*
   int32_t instances = 1;
   resource capability{2048, 1, 0};
-  std::string command;       // resolved: per-type override or [code] command
-  bool tracked = true;       // default false for ps and tensorboard
-  bool sidecar = false;      // default true for tensorboard: failure ignored
+  std::string command;  // resolved: per-type override or [code] command
+  bool tracked = true;  // default false for ps and tensorboard
+  bool sidecar = false; // default true for tensorboard: failure ignored
   std::string node_label;
   std::map<std::string, std::string> env;
-  int32_t priority = 0;      // assigned by resolve order: one per type
+  int32_t priority = 0;            // assigned by resolve order: one per type
+  std::vector<shipped_file> files; // this type's own, besides the job's
+  std::string docker_image;        // resolved: this type's, else [docker] image
+  /// [tasks.<type>.index.<i>]: capabilities of single tasks that differ
+  /// from `capability`, and the YARN priority each such task asks with
+  /// (tasks with equal capabilities share one).
+  std::map<int32_t, resource> index_capability;
+  std::map<int32_t, int32_t> index_priority;
+
+  /// The capability of task `index` of this type.
+  const resource& capability_of(int32_t index) const {
+    auto i = index_capability.find(index);
+    return i == index_capability.end() ? capability : i->second;
+  }
+
+  /// The YARN priority task `index` of this type asks with.
+  int32_t priority_of(int32_t index) const {
+    auto i = index_priority.find(index);
+    return i == index_priority.end() ? priority : i->second;
+  }
 };
 
 struct tensorboard_spec {
@@ -33,19 +66,29 @@ struct tensorboard_spec {
 
 /// [cluster.local]: the local backend's resource pool.
 struct local_pool_spec {
-  int64_t memory_mb = 0;  // 0: this machine's physical memory
-  int32_t vcores = 0;     // 0: 4 x this machine's cores (see doc/job-toml.md)
+  int64_t memory_mb = 0; // 0: this machine's physical memory
+  int32_t vcores = 0;    // 0: 4 x this machine's cores (see doc/job-toml.md)
   int32_t gpus = 0;
 };
 
 struct cluster_settings {
-  std::string backend = "local";  // local | yarn
-  std::string hadoop_conf;        // YARN config dir (yarn backend)
-  std::string install_dir;        // where tony binaries live on the nodes, if any
-  std::string staging_dir;        // override of the staging root
-  std::string jobs_dir;           // local backend: root of job dirs (~/.tony/jobs)
-  std::string history_dir;        // yarn backend: where event logs are kept (doc/tracking.md)
+  std::string backend = "local"; // local | yarn
+  std::string hadoop_conf;       // YARN config dir (yarn backend)
+  std::string install_dir;       // where tony binaries live on the nodes, if any
+  std::string staging_dir;       // override of the staging root
+  std::string jobs_dir;          // local backend: root of job dirs (~/.tony/jobs)
+  std::string history_dir; // yarn backend: where event logs are kept (doc/tracking.md)
   local_pool_spec local;
+};
+
+/// [security]: how tony-submit authenticates on a Kerberos cluster
+/// (doc/job-toml.md). Read by tony-submit only; not sent to the AM.
+struct security_spec {
+  std::string principal; // e.g. alice@EXAMPLE.COM; empty: the ticket cache's
+  std::string keytab;    // absolute path; empty: the ticket cache (kinit)
+  /// Extra HDFS namenodes the job reads or writes ("hdfs://host:port"),
+  /// for which delegation tokens are obtained.
+  std::vector<std::string> file_systems;
 };
 
 /// [am]: the ApplicationMaster's own container.
@@ -61,22 +104,39 @@ struct policy_spec {
   int64_t registration_timeout_ms = 120000;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 10000;
-  int64_t stop_grace_ms = 3000;  // SIGTERM -> SIGKILL for stopped tasks
+  int64_t stop_grace_ms = 3000; // SIGTERM -> SIGKILL for stopped tasks
+  /// Failed tracked tasks the job may end with and still succeed. Modelled
+  /// (TonY's fail-on-worker-failure-enabled=false) but not run yet: a job
+  /// that sets it is refused at submission (unsupported_features).
+  int32_t tolerated_failures = 0;
 };
 
 struct job_spec {
   std::string name;
-  std::string framework = "tensorflow";  // tensorflow|pytorch|horovod|standalone
+  std::string framework = "tensorflow"; // tensorflow|pytorch|horovod|standalone
   std::string queue = "default";
   int64_t timeout_ms = 0;
   std::vector<std::string> tags;
+  /// YARN node label expression of the application: the AM's, and the
+  /// default of every task type without its own.
+  std::string node_label;
 
   // [code]
-  std::string src_dir;      // absolute
-  std::string command;      // default command of every task type
-  std::string python_venv;  // absolute path of an archive, or empty
+  std::string src_dir; // absolute; empty: no directory is shipped
+  std::string command; // default command of every task type
+  /// An archive (.zip, .tar.gz, .tgz) unpacked as `venv`, or a .pex file
+  /// linked as `venv.pex`: absolute local path or hdfs:// / viewfs:// URI.
+  std::string python_venv;
+  /// The interpreter: relative to the unpacked venv, or absolute on the
+  /// nodes. Empty: found in the venv (bin/python3, */bin/python, ...).
+  std::string python_binary_path;
+  std::vector<shipped_file> files; // [code] files and archives
 
-  std::map<std::string, std::string> env;  // [env]
+  /// [docker] image: the default image of every task type. Modelled, not
+  /// run yet (unsupported_features).
+  std::string docker_image;
+
+  std::map<std::string, std::string> env; // [env]
 
   // [data]: exported as DTF_INPUT_PATH / DTF_OUTPUT_PATH when set.
   std::string input_path;
@@ -88,10 +148,11 @@ struct job_spec {
 
   tensorboard_spec tensorboard;
   cluster_settings cluster;
+  security_spec security;
   am_spec am;
   policy_spec policy;
 
-  std::string job_file;  // absolute path of the job.toml it came from
+  std::string job_file; // absolute path of the job.toml it came from
 
   /// The task type called `name`, or nullptr.
   const task_type_spec* find(const std::string& name) const {
@@ -99,6 +160,12 @@ struct job_spec {
       if (t.name == name)
         return &t;
     return nullptr;
+  }
+
+  /// The link name of python_venv in the working directory.
+  std::string venv_link_name() const {
+    auto n = python_venv.size();
+    return n >= 4 && python_venv.compare(n - 4, 4, ".pex") == 0 ? "venv.pex" : "venv";
   }
 
   /// Total number of tasks over all types.

@@ -7,11 +7,28 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "config/job_spec.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
+
+/// Variables of the executor's container beyond the task's own (private to
+/// the executor: it reads them, the task does not see them).
+namespace launch_env {
+/// [code] python_binary_path, when set.
+constexpr const char* python_binary_path = "TONY_PYTHON_BINARY_PATH";
+/// The names of the files and archives shipped to this task, '/'-separated
+/// (a name holds no '/').
+constexpr const char* shipped_files = "TONY_SHIPPED_FILES";
+} // namespace launch_env
+
+/// The files and archives a task of `type` gets: the job's, then its type's.
+std::vector<shipped_file> shipped_files_of(const job_spec& job, const std::string& type);
+
+/// launch_env::shipped_files' value as names.
+std::vector<std::string> split_shipped_names(const std::string& value);
 
 struct am_endpoint {
   std::string app_id;

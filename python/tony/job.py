@@ -34,6 +34,13 @@ SIZE = ("size", 'an integer (MiB) or a string like "2g"')
 DURATION = ("duration", 'an integer of seconds or a string like "30m"')
 STRINGS = ("strings", "an array of strings")
 ENV = ("env", "a table")  # NAME = string, number or boolean
+FILES = ("files", "an array of paths or { source, name } tables")
+INDEX = ("index", "a table of task indexes, each { memory, vcores, gpus }")
+
+# The keys of a { source, name } entry of files/archives, and of one task's
+# own capability in [tasks.<type>.index.<i>].
+FILE_ENTRY_KEYS = {"source": STRING, "name": STRING}
+INDEX_KEYS = {"memory": SIZE, "vcores": INTEGER, "gpus": INTEGER}
 
 # Every section and key of job.toml (doc/job-toml.md). A dict is a table of
 # its own; TASKS stands for [tasks.<type>], whose keys are TASK_KEYS.
@@ -47,6 +54,10 @@ TASK_KEYS = {
     "sidecar": BOOLEAN,
     "node_label": STRING,
     "env": ENV,
+    "files": FILES,
+    "archives": FILES,
+    "docker_image": STRING,
+    "index": INDEX,
 }
 TASKS = "tasks"
 SCHEMA = {
@@ -55,7 +66,16 @@ SCHEMA = {
     "queue": STRING,
     "timeout": DURATION,
     "tags": STRINGS,
-    "code": {"src_dir": STRING, "command": STRING, "python_venv": STRING},
+    "node_label": STRING,
+    "code": {
+        "src_dir": STRING,
+        "command": STRING,
+        "python_venv": STRING,
+        "python_binary_path": STRING,
+        "files": FILES,
+        "archives": FILES,
+    },
+    "docker": {"image": STRING},
     "env": ENV,
     "data": {"input_path": STRING, "output_path": STRING},
     "tasks": TASKS,
@@ -68,6 +88,7 @@ SCHEMA = {
         "heartbeat_interval": DURATION,
         "heartbeat_timeout": DURATION,
         "stop_grace": DURATION,
+        "tolerated_failures": INTEGER,
     },
     "cluster": {
         "backend": STRING,
@@ -82,6 +103,15 @@ SCHEMA = {
 
 # Keys whose relative paths job.toml resolves against its own directory.
 _PATH_KEYS = {("code", "src_dir"), ("code", "python_venv"), ("cluster", "hadoop_conf")}
+
+
+def _absolute_entry(entry, base):
+    """A files/archives entry with a local relative source made absolute."""
+    source = entry if isinstance(entry, str) else entry.get("source", "")
+    if "://" in source or not source:
+        return entry
+    absolute = str(base / os.path.expanduser(source))
+    return absolute if isinstance(entry, str) else {**entry, "source": absolute}
 
 
 # -- checks with job.toml's messages ---------------------------------------------
@@ -142,6 +172,8 @@ def _check_value(key, kind, value):
         "duration": t in ("integer", "string"),
         "strings": t == "array" and all(isinstance(x, str) for x in value),
         "env": t == "table",
+        "files": t == "array" and all(isinstance(x, (str, dict)) for x in value),
+        "index": t == "table" and all(isinstance(x, dict) for x in value.values()),
     }[name]
     if not ok:
         raise JobConfigError(f"'{key}' must be {words}, got {t}")
@@ -150,6 +182,11 @@ def _check_value(key, kind, value):
             if _toml_type(v) not in ("string", "integer", "float", "boolean"):
                 raise JobConfigError(f"'{key}.{k}' must be a string, number or boolean, "
                                      f"got {_toml_type(v)}")
+    if name == "files":
+        return [x if isinstance(x, str) else _check_table(x, FILE_ENTRY_KEYS, f"'{key}' entry")
+                for x in value]
+    if name == "index":
+        return {str(i): _check_table(v, INDEX_KEYS, f"[{key}.{i}]") for i, v in value.items()}
     return list(value) if name == "strings" else value
 
 
@@ -334,6 +371,11 @@ class Job:
             value = table.get(key)
             if value is not None:
                 table[key] = str(base / os.path.expanduser(value))
+        tables = [job._doc.get("code", {})] + [t._keys for t in job.tasks.values()]
+        for table in tables:
+            for key in ("files", "archives"):
+                if key in table:
+                    table[key] = [_absolute_entry(e, base) for e in table[key]]
         for k, v in _override_items(overrides):
             job.set(k, v)
         return job

@@ -18,8 +18,10 @@
 #include "actors/actor_types.hpp"
 #include "actors/executor.hpp"
 #include "actors/registry.hpp"
+#include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/am/task_layout.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
@@ -77,9 +79,29 @@ std::string env_or(const std::map<std::string, std::string>& env, const char* ke
   return i == env.end() ? fallback : i->second;
 }
 
-bool is_dir(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+// The working directory as doc/task-environment.md describes it. A
+// python_binary_path that names nothing is the task's failure, reported to
+// the AM when the command would start (executor_config::start_error).
+void prepare_layout(const std::string& here,
+                    const std::map<std::string, std::string>& env, executor_config& cfg) {
+  task_layout_input in;
+  in.container_dir = here;
+  in.python_binary_path = env_or(env, launch_env::python_binary_path);
+  in.shipped = split_shipped_names(env_or(env, launch_env::shipped_files));
+  in.env = cfg.base_env;
+  auto layout = prepare_task_layout(in);
+  if (!layout) {
+    cfg.start_error = describe(layout.error());
+    return;
+  }
+  for (auto& name : layout->shadowed)
+    spdlog::warn("tony-executor: src/{} is not linked into the working directory: the "
+                 "name is taken there (a shipped file, the venv, or the container's own)",
+                 name);
+  for (auto& [k, v] : layout->env)
+    cfg.base_env[k] = v;
+  if (!layout->python.empty())
+    spdlog::info("tony-executor: python and python3 run {}", layout->python);
 }
 
 } // namespace
@@ -125,7 +147,7 @@ int run_executor(const std::string& guard_program) {
   cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
   char cwd[4096];
   std::string here = ::getcwd(cwd, sizeof(cwd)) ? cwd : ".";
-  cfg.work_dir = is_dir(here + "/src") ? here + "/src" : here;
+  cfg.work_dir = here;
   cfg.file_dir = here;
   auto log_dir = env_or(env, "LOG_DIRS", here);
   if (auto comma = log_dir.find(','); comma != std::string::npos)
@@ -134,8 +156,7 @@ int run_executor(const std::string& guard_program) {
   for (auto& [k, v] : env)
     if (!is_executor_private(k))
       cfg.base_env.emplace(k, v);
-  if (is_dir(here + "/venv/bin"))
-    cfg.base_env["PATH"] = here + "/venv/bin:" + env_or(env, "PATH", "/usr/bin:/bin");
+  prepare_layout(here, env, cfg);
 
   port_reservation reservation;
   if (!reservation.open()) {

@@ -57,6 +57,24 @@ std::map<std::string, std::string> local_base_env() {
   return env;
 }
 
+// What a task's container links, as YARN would localize it: the source
+// directory, the venv, the shipped files (directories as they are) and
+// archives (unpacked once per job). tony-submit refused remote sources.
+std::vector<local_resource> local_resources(const job_spec& job,
+                                            const std::string& type) {
+  std::vector<local_resource> out;
+  auto add = [&out](std::string name, const std::string& path, bool archive) {
+    out.push_back({std::move(name), "file://" + path, 0, 0, archive, "APPLICATION"});
+  };
+  if (!job.src_dir.empty())
+    add("src", job.src_dir, false);
+  if (!job.python_venv.empty())
+    add(job.venv_link_name(), job.python_venv, job.venv_link_name() == "venv");
+  for (auto& f : shipped_files_of(job, type))
+    add(f.name, f.source, f.archive);
+  return out;
+}
+
 } // namespace
 
 caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
@@ -85,11 +103,7 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
     spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
     if (!wrapper.empty())
       spec.command.insert(spec.command.begin() + 1, wrapper);
-    spec.resources.push_back(
-        {"src", "file://" + job.src_dir, 0, 0, false, "APPLICATION"});
-    if (!job.python_venv.empty())
-      spec.resources.push_back(
-          {"venv", "file://" + job.python_venv, 0, 0, true, "APPLICATION"});
+    spec.resources = local_resources(job, task.type);
     return spec;
   };
   result.log_dir_of = [cluster](const container& c) {

@@ -42,6 +42,9 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto resources = parse_resources(get(yarn_env::executor_resources));
   if (!resources)
     return resources.error();
+  auto type_resources = parse_type_resources(get(yarn_env::type_resources));
+  if (!type_resources)
+    return type_resources.error();
   auto ipc = std::make_shared<hadoop::ipc_client>();
   auto tokens = std::make_shared<yarn::nm_token_cache>();
   auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, tokens);
@@ -56,13 +59,15 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto executor = install_dir.empty()
                       ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
                       : install_dir + "/tony-executor";
-  result.make_launch = [job, am, executor_resources, executor](
+  result.make_launch = [job, am, executor_resources, by_type = *type_resources, executor](
                            const task_id& task, int32_t attempt, const container& c) {
     launch_spec spec;
     spec.target = c;
     spec.env = escape_env(executor_env(job, task, attempt, am));
     spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
     spec.resources = executor_resources;
+    if (auto own = by_type.find(task.type); own != by_type.end())
+      spec.resources.insert(spec.resources.end(), own->second.begin(), own->second.end());
     return spec;
   };
   auto user = get("USER");
@@ -143,7 +148,9 @@ std::map<std::string, std::string> escape_env(std::map<std::string, std::string>
   return env;
 }
 
-std::string resources_to_json(const std::vector<local_resource>& resources) {
+namespace {
+
+nlohmann::json resources_json(const std::vector<local_resource>& resources) {
   auto j = nlohmann::json::array();
   for (auto& r : resources)
     j.push_back({{"name", r.name},
@@ -152,7 +159,40 @@ std::string resources_to_json(const std::vector<local_resource>& resources) {
                  {"timestamp", r.timestamp},
                  {"archive", r.archive},
                  {"visibility", r.visibility}});
+  return j;
+}
+
+} // namespace
+
+std::string resources_to_json(const std::vector<local_resource>& resources) {
+  return resources_json(resources).dump();
+}
+
+std::string type_resources_to_json(
+    const std::map<std::string, std::vector<local_resource>>& by_type) {
+  auto j = nlohmann::json::object();
+  for (auto& [type, resources] : by_type)
+    j[type] = resources_json(resources);
   return j.dump();
+}
+
+caf::expected<std::map<std::string, std::vector<local_resource>>>
+parse_type_resources(const std::string& text) {
+  std::map<std::string, std::vector<local_resource>> out;
+  if (text.empty())
+    return out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object())
+    return make_error(errc::invalid_config,
+                      std::string{yarn_env::type_resources} +
+                          " is not a JSON object of resource lists");
+  for (auto& [type, list] : j.items()) {
+    auto resources = parse_resources(list.dump());
+    if (!resources)
+      return resources.error();
+    out.emplace(type, std::move(*resources));
+  }
+  return out;
 }
 
 } // namespace tony

@@ -37,6 +37,9 @@ constexpr const char* nodes = "TONY_NODES";
 constexpr size_t nodes_in_asks_limit = 100;
 /// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
 constexpr const char* webhdfs_address = "TONY_WEBHDFS";
+/// JSON object: task type -> the LocalResources only its executors get
+/// ([tasks.<type>] files and archives).
+constexpr const char* type_resources = "TONY_TYPE_RESOURCES";
 
 } // namespace yarn_env
 
@@ -55,5 +58,11 @@ std::string escape_env_value(const std::string& value);
 std::map<std::string, std::string> escape_env(std::map<std::string, std::string> env);
 
 std::string resources_to_json(const std::vector<local_resource>& resources);
+
+/// yarn_env::type_resources' value, and back (empty text: no type has any).
+std::string
+type_resources_to_json(const std::map<std::string, std::vector<local_resource>>& by_type);
+caf::expected<std::map<std::string, std::vector<local_resource>>>
+parse_type_resources(const std::string& text);
 
 } // namespace tony

@@ -176,6 +176,13 @@ const std::string* configuration::raw(const std::string& key) const {
   return i == props_.end() ? nullptr : &i->second.value;
 }
 
+std::vector<std::string> configuration::keys() const {
+  std::vector<std::string> out;
+  for (auto& [key, e] : props_)
+    out.push_back(key);
+  return out;
+}
+
 std::string configuration::origin(const std::string& key) const {
   auto i = props_.find(key);
   return i == props_.end() ? std::string{} : i->second.origin;

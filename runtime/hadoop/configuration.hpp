@@ -50,6 +50,9 @@ public:
   /// The value before expansion, if set anywhere (defaults included).
   const std::string* raw(const std::string& key) const;
 
+  /// Every key set (defaults included), in order.
+  std::vector<std::string> keys() const;
+
   /// Where a value came from: "yarn-site.xml:12", "default", "set()".
   std::string origin(const std::string& key) const;
 

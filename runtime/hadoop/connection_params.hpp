@@ -1,15 +1,20 @@
 #pragma once
 
 // Who a connection is for and how it behaves. Connections are pooled per
-// (address, protocol, user, token): two calls with equal params share one.
+// (address, protocol, user, token, Kerberos principal, protection): two
+// calls with equal params share one.
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "runtime/hadoop/endpoint.hpp"
+#include "runtime/hadoop/kerberos.hpp"
 #include "runtime/hadoop/rpc_codec.hpp"
+#include "runtime/hadoop/sasl_qop.hpp"
+#include "runtime/hadoop/server_principal.hpp"
 #include "runtime/hadoop/token.hpp"
 
 namespace tony::hadoop {
@@ -23,8 +28,17 @@ struct connection_params {
   /// The effective user for SIMPLE authentication.
   std::string user;
   /// With a token the connection authenticates with SASL DIGEST-MD5
-  /// (TOKEN); without one it uses SIMPLE (auth protocol NONE).
+  /// (TOKEN); with Kerberos credentials with SASL GSSAPI (KERBEROS);
+  /// without either it uses SIMPLE (auth protocol NONE).
   std::optional<token> auth_token;
+  /// The user's Kerberos credentials (kerberos_credentials::login).
+  std::shared_ptr<const kerberos_credentials> kerberos;
+  /// Which principal the server must have when it authenticates with
+  /// Kerberos (checked before a ticket is asked for).
+  kerberos_service kerberos_principal;
+  /// The QOPs this client accepts (hadoop.rpc.protection of its
+  /// configuration); by default whatever the server asks for.
+  qop_set protection = qop_set::all();
   /// How messages name the server: "ResourceManager", "NodeManager".
   std::string server_kind = "server";
   /// The configuration key holding the address, named in connect errors.
@@ -45,7 +59,9 @@ struct connection_options {
   /// Once a response frame started, the rest must arrive within this.
   std::chrono::milliseconds frame_timeout{60'000};
   uint32_t max_response_bytes = default_max_response_bytes;
-  /// Accept SIMPLE when the server offers it instead of TOKEN.
+  /// Accept SIMPLE when the server offers it instead of TOKEN or KERBEROS
+  /// (Kerberos clients turn it off unless the configuration sets
+  /// ipc.client.fallback-to-simple-auth-allowed, as Hadoop does).
   bool allow_simple_fallback = true;
 };
 

@@ -7,13 +7,6 @@
 
 namespace tony::hadoop {
 
-std::string md5(std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), out, &len, EVP_md5(), nullptr);
-  return std::string{reinterpret_cast<const char*>(out), len};
-}
-
 std::string hex_encode(std::string_view data) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string result;

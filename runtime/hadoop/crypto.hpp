@@ -1,6 +1,8 @@
 #pragma once
 
-// The few primitives SASL DIGEST-MD5 needs, on OpenSSL.
+// Encodings and random bytes on OpenSSL: base64 for SASL user names and
+// passwords, hex, and random client ids. (The SASL crypto itself is Cyrus
+// SASL's and MIT krb5's.)
 
 #include <cstddef>
 #include <string>
@@ -9,9 +11,6 @@
 #include "runtime/hadoop/expected.hpp"
 
 namespace tony::hadoop {
-
-/// The raw 16-byte MD5 digest of `data`.
-std::string md5(std::string_view data);
 
 /// Lower-case hex of `data`.
 std::string hex_encode(std::string_view data);

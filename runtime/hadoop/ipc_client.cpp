@@ -21,7 +21,14 @@ ipc_client::key ipc_client::key_of(const connection_params& x) {
   if (x.auth_token)
     tok = x.auth_token->kind + '\0' + x.auth_token->identifier + '\0' +
           x.auth_token->password;
-  return key{x.address.host, x.address.port, x.protocol, x.user, tok, x.server_kind};
+  // Credentials objects are compared by identity: a new login is a new
+  // connection.
+  std::string security =
+      std::to_string(reinterpret_cast<uintptr_t>(x.kerberos.get())) + '\0' +
+      std::to_string(x.protection.bits()) + '\0' + x.kerberos_principal.key + '\0' +
+      x.kerberos_principal.principal + '\0' + x.kerberos_principal.pattern;
+  return key{x.address.host, x.address.port, x.protocol, x.user, tok,
+             x.server_kind,  security};
 }
 
 expected<std::shared_ptr<ipc_connection>>

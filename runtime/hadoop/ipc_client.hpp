@@ -1,7 +1,8 @@
 #pragma once
 
 // The entry point to Hadoop RPC: a thread-safe pool of connections keyed by
-// (address, protocol, user, token), and blocking calls with deadlines.
+// (address, protocol, user, token, Kerberos identity and protection), and
+// blocking calls with deadlines.
 // Share one ipc_client per process; the YARN clients take it by
 // shared_ptr.
 
@@ -65,7 +66,7 @@ public:
 
 private:
   using key = std::tuple<std::string, uint16_t, std::string, std::string, std::string,
-                         std::string>;
+                         std::string, std::string>;
 
   // One per key. `connecting` lets a single caller connect while others
   // for the same key wait (up to their deadlines) instead of racing.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/hadoop/digest_md5.hpp"
+#include "runtime/hadoop/gssapi_client.hpp"
 #include "runtime/hadoop/rpc_codec.hpp"
 
 namespace tony::hadoop {
@@ -32,17 +33,24 @@ proto::RpcSaslProto sasl_message(proto::RpcSaslProto::SaslState state) {
   return msg;
 }
 
-std::string sasl_frame(const proto::RpcSaslProto& msg) {
-  auto header = make_request_header(sasl_call_id, {}, -1);
-  return make_frame({&header, &msg});
-}
-
 std::string offered(const proto::RpcSaslProto& msg) {
   std::string result;
   for (auto& auth : msg.auths())
     result += (result.empty() ? "" : ", ") + auth.method() + "/" + auth.mechanism();
   return result.empty() ? "nothing" : result;
 }
+
+bool offers(const proto::RpcSaslProto& msg, const char* method) {
+  for (auto& auth : msg.auths())
+    if (auth.method() == method)
+      return true;
+  return false;
+}
+
+const char* kerberos_hint =
+    " (the server requires Kerberos: set hadoop.security.authentication=kerberos in "
+    "core-site.xml of the client configuration, then run kinit or set [security] "
+    "keytab)";
 
 } // namespace
 
@@ -62,8 +70,35 @@ ipc_connection::ipc_connection(connection_params params, connection_options opts
     : params_(std::move(params))
     , opts_(opts)
     , client_id_(std::move(client_id))
-    , sock_(std::move(sock)) {
+    , sock_(std::move(sock))
+    , unwrapped_(opts.max_response_bytes) {
   last_call_ = last_write_ = clock::now();
+}
+
+std::string ipc_connection::simple_refusal() const {
+  if (!params_.kerberos)
+    return "the server accepts SIMPLE authentication only";
+  return "the server accepts SIMPLE authentication only, but this client authenticates "
+         "with Kerberos (hadoop.security.authentication=kerberos): refusing to fall back "
+         "to an unauthenticated server (if the server really is insecure, set "
+         "ipc.client.fallback-to-simple-auth-allowed=true in core-site.xml)";
+}
+
+std::string ipc_connection::client_can() const {
+  std::string can;
+  if (params_.auth_token)
+    can = "TOKEN/DIGEST-MD5 (" + describe(*params_.auth_token) + ")";
+  if (params_.kerberos)
+    can += (can.empty() ? "" : " and ") + std::string{"KERBEROS/GSSAPI (as "} +
+           params_.kerberos->principal() + ")";
+  if (can.empty())
+    can = "SIMPLE";
+  return "this client authenticates with " + can + " only";
+}
+
+std::string
+ipc_connection::server_requirement_hint(const proto::RpcSaslProto& msg) const {
+  return offers(msg, "KERBEROS") && !params_.kerberos ? kerberos_hint : "";
 }
 
 ipc_connection::~ipc_connection() {
@@ -112,9 +147,29 @@ ipc_connection::open(const connection_params& params, const connection_options& 
   return conn;
 }
 
+expected<std::string> ipc_connection::wrap_frame(const std::string& frame) {
+  std::lock_guard<std::mutex> guard{sasl_mtx_};
+  std::string out;
+  for (auto piece : split_for_wrap(frame, max_wrap_)) {
+    auto token = sasl_->wrap(piece);
+    if (!token)
+      return token.error();
+    out += make_wrap_frame(*token);
+  }
+  return out;
+}
+
 expected<void> ipc_connection::write_frame(const std::string& frame, deadline until) {
   std::lock_guard<std::mutex> guard{write_mtx_};
-  auto ok = sock_.write_all(frame, until);
+  expected<void> ok;
+  if (wrapped_) {
+    auto out = wrap_frame(frame);
+    if (!out)
+      return out.error();
+    ok = sock_.write_all(*out, until);
+  } else {
+    ok = sock_.write_all(frame, until);
+  }
   if (ok) {
     std::lock_guard<std::mutex> g{mtx_};
     last_write_ = clock::now();
@@ -144,6 +199,12 @@ error ipc_connection::remote_error(const std::string& what,
   auto line = first_line(rsp.error_message);
   if (!line.empty())
     text += ": " + line;
+  // What a Kerberos-only server tells a SIMPLE client.
+  if (auth_method_ == "SIMPLE" &&
+      rsp.error_message.find("SIMPLE authentication is not enabled") !=
+          std::string::npos &&
+      rsp.error_message.find("KERBEROS") != std::string::npos)
+    text += kerberos_hint;
   return error{error_code::remote, std::move(text), rsp.exception_class,
                rsp.error_message, rsp.status == rpc_status::fatal};
 }
@@ -157,10 +218,11 @@ expected<void> ipc_connection::handshake(deadline until) {
     return error{code, where + ": " + step + ": " + e.message(), e.remote_class(),
                  e.remote_message(), e.fatal()};
   };
-  auto auth = params_.auth_token ? auth_protocol::sasl : auth_protocol::none;
+  bool sasl = params_.auth_token || params_.kerberos;
+  auto auth = sasl ? auth_protocol::sasl : auth_protocol::none;
   if (auto ok = sock_.write_all(connection_preamble(auth), until); !ok)
     return fail(ok.error(), "sending the connection preamble");
-  if (params_.auth_token) {
+  if (sasl) {
     if (auto ok = sasl_handshake(until); !ok)
       return ok.error().code() == error_code::connection_closed
                  ? fail(ok.error(), "SASL negotiation")
@@ -169,14 +231,61 @@ expected<void> ipc_connection::handshake(deadline until) {
   proto::IpcConnectionContextProto context;
   context.set_protocol(params_.protocol);
   auto* user_info = context.mutable_userinfo();
-  // With a token the server takes the user from the token; SIMPLE names it.
+  // With a token the server takes the user from the token; KERBEROS names
+  // the principal (the authenticated user itself, so no proxy user);
+  // SIMPLE names the user it claims (ProtoUtil.makeIpcConnectionContext).
   if (auth_method_ == "SIMPLE")
     user_info->set_effectiveuser(params_.user);
+  else if (auth_method_ == "KERBEROS")
+    user_info->set_effectiveuser(params_.kerberos->principal());
   auto header = make_request_header(connection_context_call_id, client_id_, -1);
-  if (auto ok = sock_.write_all(make_frame({&header, &context}), until); !ok)
+  if (auto ok = write_frame(make_frame({&header, &context}), until); !ok)
     return fail(ok.error(), "sending the connection context");
-  last_write_ = clock::now();
   return {};
+}
+
+expected<void> ipc_connection::send_sasl(const proto::RpcSaslProto& msg, deadline until) {
+  auto header = make_request_header(sasl_call_id, {}, -1);
+  return sock_.write_all(make_frame({&header, &msg}), until);
+}
+
+expected<proto::RpcSaslProto> ipc_connection::read_sasl_reply(deadline until) {
+  auto where = describe_server(params_);
+  auto protocol_error = [&](const std::string& what) {
+    return error{error_code::auth, where + ": SASL negotiation: " + what};
+  };
+  auto frame = read_frame(until);
+  if (!frame) {
+    if (frame.error().code() == error_code::timeout)
+      return error{error_code::timeout,
+                   where + ": no SASL answer before the deadline (is this a Hadoop "
+                           "RPC port?)"};
+    if (sasl_ && frame.error().code() == error_code::connection_closed)
+      return error{error_code::auth,
+                   where + ": the server closed the connection after our " +
+                       sasl_->name() + " answer: it rejected " +
+                       (params_.auth_token && auth_method_ == "TOKEN"
+                            ? "the " + describe(*params_.auth_token) +
+                                  " (expired, of another application attempt, or of "
+                                  "another cluster?)"
+                            : "the client's credentials")};
+    return frame.error();
+  }
+  auto rsp = decode_response(*frame);
+  if (!rsp)
+    return protocol_error(rsp.error().message());
+  if (rsp->status != rpc_status::success) {
+    auto err = remote_error("authentication", *rsp);
+    return error{error_code::auth, err.message(), err.remote_class(),
+                 err.remote_message(), err.fatal()};
+  }
+  if (rsp->call_id != sasl_call_id)
+    return protocol_error("expected a SASL reply (call id -33), got call id " +
+                          std::to_string(rsp->call_id));
+  auto msg = decode_sasl(rsp->body);
+  if (!msg)
+    return protocol_error(msg.error().message());
+  return msg;
 }
 
 expected<void> ipc_connection::sasl_handshake(deadline until) {
@@ -184,129 +293,164 @@ expected<void> ipc_connection::sasl_handshake(deadline until) {
   auto protocol_error = [&](const std::string& what) {
     return error{error_code::auth, where + ": SASL negotiation: " + what};
   };
-  if (auto ok = sock_.write_all(sasl_frame(sasl_message(proto::RpcSaslProto::NEGOTIATE)),
-                                until);
-      !ok)
+  if (auto ok = send_sasl(sasl_message(proto::RpcSaslProto::NEGOTIATE), until); !ok)
     return ok.error();
-  std::optional<digest_md5_client> digest;
-  for (int round = 0; round < 8; ++round) {
-    auto frame = read_frame(until);
-    if (!frame) {
-      if (frame.error().code() == error_code::timeout)
-        return error{error_code::timeout,
-                     where + ": no SASL answer before the deadline (is this a Hadoop "
-                             "RPC port?)"};
-      if (digest && frame.error().code() == error_code::connection_closed)
-        return error{error_code::auth,
-                     where +
-                         ": the server closed the connection after our DIGEST-MD5 "
-                         "answer: it rejected the " +
-                         describe(*params_.auth_token) +
-                         " (expired, of another application attempt, or of another "
-                         "cluster?)"};
-      return frame.error();
-    }
-    auto rsp = decode_response(*frame);
-    if (!rsp)
-      return protocol_error(rsp.error().message());
-    if (rsp->status != rpc_status::success) {
-      auto err = remote_error("authentication", *rsp);
-      return error{error_code::auth, err.message(), err.remote_class(),
-                   err.remote_message(), err.fatal()};
-    }
-    if (rsp->call_id != sasl_call_id)
-      return protocol_error("expected a SASL reply (call id -33), got call id " +
-                            std::to_string(rsp->call_id));
-    auto msg = decode_sasl(rsp->body);
+  for (int round = 0; round < 16; ++round) {
+    auto msg = read_sasl_reply(until);
     if (!msg)
-      return protocol_error(msg.error().message());
+      return msg.error();
     switch (msg->state()) {
     case proto::RpcSaslProto::NEGOTIATE: {
-      if (digest)
+      if (sasl_)
         return protocol_error("the server sent NEGOTIATE twice");
-      const proto::RpcSaslProto::SaslAuth* chosen = nullptr;
-      const proto::RpcSaslProto::SaslAuth* simple = nullptr;
-      for (auto& a : msg->auths()) {
-        if (a.method() == "TOKEN" && a.mechanism() == "DIGEST-MD5" && chosen == nullptr)
-          chosen = &a;
-        else if (a.method() == "SIMPLE" && simple == nullptr)
-          simple = &a;
-      }
-      if (chosen == nullptr && simple != nullptr && opts_.allow_simple_fallback) {
-        proto::RpcSaslProto reply = sasl_message(proto::RpcSaslProto::INITIATE);
-        *reply.add_auths() = *simple;
-        if (auto ok = sock_.write_all(sasl_frame(reply), until); !ok)
-          return ok.error();
-        auth_method_ = "SIMPLE";
+      auto step = on_negotiate(*msg, until);
+      if (!step)
+        return step.error();
+      if (*step == sasl_step::done)
         return {};
-      }
-      if (chosen == nullptr)
-        return error{error_code::auth,
-                     where + ": the server offers " + offered(*msg) +
-                         " but tony authenticates with TOKEN/DIGEST-MD5 only"};
-      digest.emplace(*params_.auth_token, chosen->protocol(), chosen->serverid());
-      proto::RpcSaslProto reply = sasl_message(proto::RpcSaslProto::INITIATE);
-      auto* auth = reply.add_auths();
-      *auth = *chosen;
-      auth->clear_challenge();
-      if (chosen->has_challenge()) {
-        auto response = digest->respond(chosen->challenge());
-        if (!response)
-          return response.error().with_context(where);
-        reply.set_token(*response);
-      } else {
-        // DIGEST-MD5 has no initial response; the server challenges next.
-        reply.set_token("");
-      }
-      if (auto ok = sock_.write_all(sasl_frame(reply), until); !ok)
-        return ok.error();
-      auth_method_ = "TOKEN";
       break;
     }
     case proto::RpcSaslProto::CHALLENGE: {
-      if (!digest)
+      if (!sasl_)
         return protocol_error("CHALLENGE before NEGOTIATE");
       if (!msg->has_token())
         return protocol_error("CHALLENGE without a token");
+      auto answer = sasl_->evaluate(msg->token());
+      if (!answer)
+        return answer.error().with_context(where);
       proto::RpcSaslProto reply = sasl_message(proto::RpcSaslProto::RESPONSE);
-      if (digest->params().nonce.empty()) {
-        auto response = digest->respond(msg->token());
-        if (!response)
-          return response.error().with_context(where);
-        reply.set_token(*response);
-      } else {
-        if (auto ok = digest->verify_rspauth(msg->token()); !ok)
-          return ok.error().with_context(where);
-      }
-      if (auto ok = sock_.write_all(sasl_frame(reply), until); !ok)
+      reply.set_token(std::move(*answer));
+      if (auto ok = send_sasl(reply, until); !ok)
         return ok.error();
       break;
     }
-    case proto::RpcSaslProto::SUCCESS: {
-      if (!digest) {
-        // A SIMPLE-only server answers NEGOTIATE with SUCCESS.
-        if (!opts_.allow_simple_fallback)
-          return error{error_code::auth,
-                       where + ": the server accepts SIMPLE authentication only"};
-        auth_method_ = "SIMPLE";
-        return {};
-      }
-      if (!digest->complete()) {
-        if (!msg->has_token())
-          return error{error_code::auth,
-                       where + ": the server reported SASL success without rspauth; "
-                               "refusing an unauthenticated server"};
-        if (auto ok = digest->verify_rspauth(msg->token()); !ok)
-          return ok.error().with_context(where);
-      }
-      return {};
-    }
+    case proto::RpcSaslProto::SUCCESS:
+      return on_success(*msg);
     default:
       return protocol_error(std::string{"unexpected SASL state "} +
                             sasl_state_name(msg->state()));
     }
   }
   return protocol_error("too many SASL rounds");
+}
+
+expected<ipc_connection::sasl_step>
+ipc_connection::on_negotiate(const proto::RpcSaslProto& msg, deadline until) {
+  auto where = describe_server(params_);
+  // The server lists its methods in its order of preference; the first
+  // one this client has credentials for wins (SaslRpcClient.selectSaslClient).
+  const proto::RpcSaslProto::SaslAuth* chosen = nullptr;
+  const proto::RpcSaslProto::SaslAuth* simple = nullptr;
+  for (auto& a : msg.auths()) {
+    bool token = a.method() == "TOKEN" && a.mechanism() == "DIGEST-MD5" &&
+                 params_.auth_token.has_value();
+    bool kerberos = a.method() == "KERBEROS" && a.mechanism() == "GSSAPI" &&
+                    params_.kerberos != nullptr;
+    if (token || kerberos) {
+      chosen = &a;
+      break;
+    }
+    if (a.method() == "SIMPLE" && simple == nullptr)
+      simple = &a;
+  }
+  if (chosen == nullptr && simple != nullptr) {
+    if (!opts_.allow_simple_fallback)
+      return error{error_code::auth, where + ": " + simple_refusal()};
+    proto::RpcSaslProto reply = sasl_message(proto::RpcSaslProto::INITIATE);
+    *reply.add_auths() = *simple;
+    if (auto ok = send_sasl(reply, until); !ok)
+      return ok.error();
+    auth_method_ = "SIMPLE";
+    return sasl_step::done;
+  }
+  if (chosen == nullptr)
+    return error{error_code::auth, where + ": the server offers " + offered(msg) +
+                                       " but " + client_can() +
+                                       server_requirement_hint(msg)};
+  auto mech = make_mechanism(*chosen);
+  if (!mech)
+    return mech.error().with_context(where);
+  sasl_ = std::move(*mech);
+  auth_method_ = chosen->method();
+  // DIGEST-MD5 answers the inline challenge; GSSAPI speaks first; a
+  // mechanism with neither sends an empty token and waits for a CHALLENGE.
+  std::string token;
+  if (chosen->has_challenge() || sasl_->has_initial_response()) {
+    auto answer = sasl_->evaluate(chosen->has_challenge() ? chosen->challenge() : "");
+    if (!answer)
+      return answer.error().with_context(where);
+    token = std::move(*answer);
+  }
+  proto::RpcSaslProto reply = sasl_message(proto::RpcSaslProto::INITIATE);
+  auto* auth = reply.add_auths();
+  *auth = *chosen;
+  auth->clear_challenge();
+  reply.set_token(std::move(token));
+  if (auto ok = send_sasl(reply, until); !ok)
+    return ok.error();
+  return sasl_step::more;
+}
+
+expected<std::unique_ptr<sasl_mechanism>>
+ipc_connection::make_mechanism(const proto::RpcSaslProto::SaslAuth& auth) {
+  if (auth.method() == "TOKEN")
+    return make_digest_md5_client(*params_.auth_token, auth.protocol(), auth.serverid(),
+                                  params_.protection);
+  if (auth.protocol().empty() || auth.serverid().empty())
+    return error{error_code::auth, "the server offers KERBEROS but advertises no "
+                                   "principal (protocol '" +
+                                       auth.protocol() + "', serverId '" +
+                                       auth.serverid() + "')"};
+  auto realm = realm_of_host(auth.serverid());
+  if (!realm)
+    return realm.error();
+  auto advertised = auth.protocol() + "/" + auth.serverid() + "@" + *realm;
+  auto principal = check_server_principal(params_.kerberos_principal, advertised,
+                                          canonical_host(params_.address));
+  if (!principal)
+    return principal.error();
+  return make_gssapi_client(params_.kerberos, *principal, params_.protection);
+}
+
+expected<void> ipc_connection::on_success(const proto::RpcSaslProto& msg) {
+  auto where = describe_server(params_);
+  if (!sasl_) {
+    // A SIMPLE-only server answers NEGOTIATE with SUCCESS.
+    if (!opts_.allow_simple_fallback)
+      return error{error_code::auth, where + ": " + simple_refusal()};
+    auth_method_ = "SIMPLE";
+    return {};
+  }
+  if (msg.has_token()) {
+    auto answer = sasl_->evaluate(msg.token());
+    if (!answer)
+      return answer.error().with_context(where);
+    if (!answer->empty())
+      return error{error_code::auth, where + ": SASL negotiation: the client has more to "
+                                             "say after the server's SUCCESS"};
+  }
+  // A server must not end the exchange before it proved itself.
+  if (!sasl_->complete())
+    return error{error_code::auth,
+                 where +
+                     ": the server reported SASL success before it authenticated "
+                     "itself (" +
+                     (std::string{sasl_->name()} == "DIGEST-MD5"
+                          ? std::string{"no rspauth"}
+                          : std::string{"handshake incomplete"}) +
+                     "); refusing an unauthenticated server"};
+  qop_ = sasl_->negotiated_qop();
+  if (qop_ == qop::auth) {
+    // Nothing per call: the mechanism is done.
+    sasl_.reset();
+    return {};
+  }
+  max_wrap_ = sasl_->max_wrap_input();
+  if (max_wrap_ == 0)
+    return error{error_code::auth, where + ": SASL " + to_string(qop_) +
+                                       " negotiated without room for data"};
+  wrapped_ = true;
+  return {};
 }
 
 expected<std::string> ipc_connection::call(const std::string& method,
@@ -445,38 +589,85 @@ void ipc_connection::reader_loop() {
       fail_all(error{code, where + ": " + frame.error().message()});
       break;
     }
-    auto rsp = decode_response(*frame);
-    if (!rsp) {
-      fail_all(error{error_code::protocol,
-                     where + ": malformed response: " + rsp.error().message()});
+    if (!(wrapped_ ? dispatch_wrapped(*frame) : dispatch(*frame)))
       break;
-    }
-    std::lock_guard<std::mutex> guard{mtx_};
-    auto i = pending_.find(rsp->call_id);
-    if (rsp->status == rpc_status::fatal) {
-      // FATAL closes the connection: every outstanding call gets the error.
-      auto err = remote_error(
-          i != pending_.end() ? i->second->method : "connection setup", *rsp);
-      if (!broken_)
-        broken_ = err;
-      for (auto& [id, call] : pending_)
-        if (!call->result)
-          call->result = err;
-      pending_.clear();
-      cv_.notify_all();
-      break;
-    }
-    if (i == pending_.end())
-      continue; // the reply to a call that already timed out
-    auto call = i->second;
-    pending_.erase(i);
-    if (rsp->status == rpc_status::success)
-      call->result = std::string{rsp->body};
-    else
-      call->result = remote_error(call->method, *rsp);
-    cv_.notify_all();
   }
   sock_.shutdown();
+}
+
+bool ipc_connection::dispatch(std::string_view frame) {
+  auto rsp = decode_response(frame);
+  if (!rsp) {
+    fail_all(error{error_code::protocol,
+                   describe_server(params_) +
+                       ": malformed response: " + rsp.error().message()});
+    return false;
+  }
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = pending_.find(rsp->call_id);
+  if (rsp->status == rpc_status::fatal) {
+    // FATAL closes the connection: every outstanding call gets the error.
+    auto err =
+        remote_error(i != pending_.end() ? i->second->method : "connection setup", *rsp);
+    if (!broken_)
+      broken_ = err;
+    for (auto& [id, call] : pending_)
+      if (!call->result)
+        call->result = err;
+    pending_.clear();
+    cv_.notify_all();
+    return false;
+  }
+  if (i == pending_.end())
+    return true; // the reply to a call that already timed out
+  auto call = i->second;
+  pending_.erase(i);
+  if (rsp->status == rpc_status::success)
+    call->result = std::string{rsp->body};
+  else
+    call->result = remote_error(call->method, *rsp);
+  cv_.notify_all();
+  return true;
+}
+
+bool ipc_connection::dispatch_wrapped(std::string_view frame) {
+  auto where = describe_server(params_);
+  auto broken = [&](const std::string& why) {
+    fail_all(error{error_code::protocol, where + ": " + why});
+    return false;
+  };
+  auto rsp = decode_response(frame);
+  if (!rsp)
+    return broken("malformed response: " + rsp.error().message());
+  // On a protected connection an unwrapped response could come from anyone
+  // on the path: refuse it, as Hadoop's WrappedInputStream does.
+  if (rsp->call_id != sasl_call_id)
+    return broken("the server sent an unprotected response (call id " +
+                  std::to_string(rsp->call_id) + ") on a connection protected with " +
+                  to_string(qop_) +
+                  (rsp->exception_class.empty() ? std::string{}
+                                                : ": " + rsp->exception_class + ": " +
+                                                      first_line(rsp->error_message)));
+  auto token = decode_wrap(rsp->body);
+  if (!token)
+    return broken(token.error().message());
+  expected<std::string> plain = std::string{};
+  {
+    std::lock_guard<std::mutex> guard{sasl_mtx_};
+    plain = sasl_->unwrap(*token);
+  }
+  if (!plain)
+    return broken(plain.error().message());
+  unwrapped_.append(*plain);
+  for (;;) {
+    auto next = unwrapped_.next();
+    if (!next)
+      return broken("in a wrapped response: " + next.error().message());
+    if (!*next)
+      return true;
+    if (!dispatch(**next))
+      return false;
+  }
 }
 
 } // namespace tony::hadoop

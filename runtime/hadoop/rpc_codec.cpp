@@ -158,4 +158,50 @@ const char* sasl_state_name(int state) {
   }
 }
 
+std::string make_wrap_frame(std::string_view token) {
+  auto header = make_request_header(sasl_call_id, {}, -1);
+  proto::RpcSaslProto msg;
+  msg.set_state(proto::RpcSaslProto::WRAP);
+  msg.set_token(token.data(), token.size());
+  return make_frame({&header, &msg});
+}
+
+std::vector<std::string_view> split_for_wrap(std::string_view plain, size_t max_piece) {
+  std::vector<std::string_view> result;
+  if (max_piece == 0)
+    max_piece = 1;
+  for (size_t pos = 0; pos < plain.size(); pos += max_piece)
+    result.push_back(plain.substr(pos, max_piece));
+  return result;
+}
+
+expected<std::string> decode_wrap(std::string_view body) {
+  auto msg = decode_sasl(body);
+  if (!msg)
+    return msg.error();
+  if (msg->state() != proto::RpcSaslProto::WRAP)
+    return error{error_code::protocol, std::string{"expected a SASL WRAP message, got "} +
+                                           sasl_state_name(msg->state())};
+  return std::move(*msg->mutable_token());
+}
+
+expected<std::optional<std::string>> frame_assembler::next() {
+  if (pending() < 4)
+    return std::optional<std::string>{};
+  auto len = decode_frame_length(std::string_view{buffer_}.substr(consumed_, 4),
+                                 max_frame_bytes_);
+  if (!len)
+    return len.error();
+  if (pending() - 4 < *len)
+    return std::optional<std::string>{};
+  std::optional<std::string> frame{buffer_.substr(consumed_ + 4, *len)};
+  consumed_ += 4 + *len;
+  // Drop what was returned once it outweighs what is kept.
+  if (consumed_ > buffer_.size() / 2) {
+    buffer_.erase(0, consumed_);
+    consumed_ = 0;
+  }
+  return frame;
+}
+
 } // namespace tony::hadoop

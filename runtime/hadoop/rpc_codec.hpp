@@ -11,8 +11,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <google/protobuf/message_lite.h>
 
@@ -107,5 +109,53 @@ expected<proto::RpcSaslProto> decode_sasl(std::string_view body);
 
 /// "SUCCESS", "NEGOTIATE", ...
 const char* sasl_state_name(int state);
+
+// -- SASL wrapping (QOP auth-int and auth-conf) ------------------------------
+//
+//   client:  ordinary frames ─▶ pieces of at most the negotiated raw send
+//            size ─▶ wrap(piece) ─▶ one WRAP message per piece:
+//            u32 length | RpcRequestHeaderProto (call id -33) |
+//            RpcSaslProto {state WRAP, token}
+//   server:  one WRAP response (call id -33, SUCCESS) per response frame;
+//            its unwrapped token is that whole frame, length included.
+//
+// Unwrapped bytes are a stream of ordinary frames, cut anywhere: a token
+// may hold part of a frame, one frame or several (Hadoop's
+// WrappedOutputStream writes through a buffer of the raw send size).
+
+/// The frame of one SASL WRAP message carrying `token`.
+std::string make_wrap_frame(std::string_view token);
+
+/// `plain` cut into consecutive pieces of at most `max_piece` bytes (at
+/// least one byte each; none for empty input).
+std::vector<std::string_view> split_for_wrap(std::string_view plain, size_t max_piece);
+
+/// The token of a WRAP response (the body of a call id -33 frame), or an
+/// error if the body is not a WRAP message.
+expected<std::string> decode_wrap(std::string_view body);
+
+/// Reassembles ordinary frames from unwrapped bytes.
+class frame_assembler {
+public:
+  explicit frame_assembler(uint32_t max_frame_bytes = default_max_response_bytes)
+      : max_frame_bytes_(max_frame_bytes) {
+    // nop
+  }
+
+  /// Adds unwrapped bytes.
+  void append(std::string_view bytes) { buffer_.append(bytes.data(), bytes.size()); }
+
+  /// The next complete frame without its length prefix, nullopt while
+  /// incomplete, an error for a length of 0 or above the limit.
+  expected<std::optional<std::string>> next();
+
+  /// Bytes received but not yet returned as a frame.
+  size_t pending() const noexcept { return buffer_.size() - consumed_; }
+
+private:
+  uint32_t max_frame_bytes_;
+  std::string buffer_;
+  size_t consumed_ = 0;
+};
 
 } // namespace tony::hadoop

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -165,18 +167,24 @@ std::string local_cluster::unpack_once(const local_resource& res) {
   if (auto i = unpacked_.find(res.url); i != unpacked_.end())
     return i->second;
   auto src = local_path(res.url);
-  auto dir = cfg_.job_dir + "/cache/" + res.name;
+  // One directory per archive: two archives may share a link name (one per
+  // task type).
+  auto dir =
+      cfg_.job_dir + "/cache/" + std::to_string(unpacked_.size() + 1) + "-" + res.name;
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::vector<std::string> argv;
-  if (ends_with(src, ".zip") || ends_with(src, ".jar"))
+  auto lower = src;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ends_with(lower, ".zip") || ends_with(lower, ".jar"))
     argv = {"unzip", "-q", "-o", src, "-d", dir};
   else
     argv = {"tar", "-xf", src, "-C", dir};
   process::spawn_options opts;
   opts.argv = argv;
   opts.env = cfg_.base_env;
-  opts.stdout_path = cfg_.job_dir + "/cache/" + res.name + ".unpack.log";
+  opts.stdout_path = dir + ".unpack.log";
   opts.stderr_path = opts.stdout_path;
   auto child = process::spawn(opts);
   if (!child)
@@ -195,8 +203,8 @@ caf::expected<void> local_cluster::localize(const launch_spec& spec,
     if (target.empty())
       return make_error(errc::infrastructure, "cannot unpack archive " + res.url +
                                                   " for resource '" + res.name +
-                                                  "' (see " + cfg_.job_dir + "/cache/" +
-                                                  res.name + ".unpack.log)");
+                                                  "' (see the .unpack.log files in " +
+                                                  cfg_.job_dir + "/cache)");
     std::error_code ec;
     if (!fs::exists(target, ec))
       return make_error(errc::infrastructure,

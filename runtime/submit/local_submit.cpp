@@ -92,7 +92,32 @@ std::string jobs_dir_flag(const job_spec& job) {
 
 } // namespace
 
+namespace {
+
+// The local pool links local files; a remote one would need a download.
+std::string first_remote_source(const job_spec& job) {
+  auto remote = [](const std::string& s) { return s.find("://") != std::string::npos; };
+  if (remote(job.python_venv))
+    return "[code] python_venv " + job.python_venv;
+  for (auto& f : job.files)
+    if (remote(f.source))
+      return "[code] " + std::string{f.archive ? "archives" : "files"} + " " + f.source;
+  for (auto& t : job.tasks)
+    for (auto& f : t.files)
+      if (remote(f.source))
+        return "[tasks." + t.name + "] " + (f.archive ? "archives " : "files ") +
+               f.source;
+  return {};
+}
+
+} // namespace
+
 int submit_local(const job_spec& job, const submit_options& opts) {
+  if (auto remote = first_remote_source(job); !remote.empty()) {
+    complain(remote + ": the local backend ships local paths only; copy the file here "
+                      "first, or run on YARN (--backend yarn)");
+    return exit_usage;
+  }
   auto interrupted = [&opts] {
     return opts.interrupted && opts.interrupted->load() != 0;
   };
@@ -159,6 +184,8 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   std::optional<process::exit_info> am_exit;
   am_watcher watcher{sys};
   bool kill_sent = false;
+  client_hook hook{opts.client};
+  bool stopped_for_client = false;
   auto kill_deadline = clock_type::time_point::max();
   // Once the AM wrote its final status it has only cleanup left; an AM that
   // hangs in it must not hang tony-submit.
@@ -170,9 +197,11 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       am_exit = process::try_wait(am_pid);
     if (am_exit)
       break;
-    if (interrupted() && !kill_sent) {
+    auto client_stop = hook.stop_reason();
+    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
       kill_sent = true;
-      view.note("interrupted: killing " + app_id);
+      stopped_for_client = !interrupted();
+      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app_id);
       ::kill(am_pid, SIGINT); // the AM reports a user's kill on SIGINT
       kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
                       std::chrono::seconds(15);
@@ -211,6 +240,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       view.show(*st);
       if (opts.events)
         opts.events->show(*st);
+      hook.on_status(*st);
     }
     std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
   }
@@ -244,7 +274,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
-  auto code = final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
+  auto code =
+      hook.exit_code(final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed,
+                     stopped_for_client, milliseconds(job.policy.stop_grace_ms));
   if (opts.events) {
     opts.events->show(*final_status);
     opts.events->finished(*final_status, code);

@@ -4,9 +4,11 @@
 // follow it, and turn its outcome into the exit code.
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "config/job_spec.hpp"
+#include "runtime/submit/client_task.hpp"
 
 namespace tony {
 
@@ -24,6 +26,11 @@ struct submit_options {
   bool detach = false;
   bool quiet = false;
   std::string hadoop_conf; // --hadoop-conf, else HADOOP_CONF_DIR, else [cluster]
+  /// --principal / --keytab: override [security] of job.toml (and are the
+  /// only source for --kill and --status). Used when the cluster's
+  /// core-site.xml sets hadoop.security.authentication=kerberos.
+  std::string principal;
+  std::string keytab;
   /// The directory holding tony-am and tony-executor (tony-submit's own).
   std::string bin_dir;
   /// Set (to the signal number) when the user interrupts tony-submit. The
@@ -35,12 +42,28 @@ struct submit_options {
   std::string backend;
   /// --jobs-dir: the local backend's jobs dir for --status/--kill/--logs.
   std::string jobs_dir;
+  /// ytf-submit --client: the local client:0 (runtime/submit/client_task.hpp).
+  client_task* client = nullptr;
 };
 
 /// What --logs prints.
 struct logs_request {
   std::string task; // "worker:1", or empty: every task
   std::string file; // a file of the task's log dir, or empty: stdout and stderr
+};
+
+/// What the follow loops do about the client: feed it statuses, and stop
+/// the job when it ended (then its exit decides tony-submit's).
+struct client_hook {
+  client_task* client = nullptr;
+
+  void on_status(const job_status& st) const;
+  /// A line for the terminal once the client ended before the job, else empty.
+  std::string stop_reason() const;
+  /// tony-submit's exit code: the client's when it ended first, else
+  /// `job_code` (the client is stopped then).
+  int exit_code(int job_code, bool stopped_for_client,
+                std::chrono::milliseconds grace) const;
 };
 
 /// Runs `job` on the local backend and follows it to the end.

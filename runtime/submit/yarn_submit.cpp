@@ -17,8 +17,10 @@
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/kerberos.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
@@ -29,6 +31,7 @@
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/event_output.hpp"
 #include "runtime/submit/job_control.hpp"
+#include "runtime/submit/shipping.hpp"
 #include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 #include "runtime/yarn/application_client.hpp"
@@ -92,6 +95,63 @@ std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
       return exit_usage;
     }
   return hadoop_setup{dir, std::move(*conf)};
+}
+
+// A client of the cluster's ResourceManager, authenticated as its client
+// configuration asks: SIMPLE as the current user, or Kerberos from the
+// ticket cache or a keytab (--principal/--keytab, else [security]).
+struct rm_connection {
+  yarn::application_client rm;
+  std::string user; // the short user name: staging dirs, HADOOP_USER_NAME
+};
+
+std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                            const submit_options& opts,
+                                            const security_spec& from_job) {
+  auto security = hadoop::client_security_from(setup.conf);
+  if (!security) {
+    complain(security.error().message());
+    return exit_usage;
+  }
+  auto principal = opts.principal.empty() ? from_job.principal : opts.principal;
+  auto keytab = from_job.keytab;
+  if (!opts.keytab.empty())
+    keytab = fs::absolute(opts.keytab).lexically_normal().string();
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  auto user = hadoop::current_user();
+  if (security->kerberos) {
+    auto login = hadoop::kerberos_credentials::login({principal, keytab});
+    if (!login) {
+      complain(login.error().message());
+      return exit_infra;
+    }
+    kerberos = *login;
+    user = kerberos->short_name();
+    if (!opts.quiet)
+      say("Kerberos: " + kerberos->principal() + " from " + kerberos->source());
+  } else if (!principal.empty() || !keytab.empty()) {
+    complain("warning: the Kerberos principal/keytab are not used: " + setup.dir +
+             "/core-site.xml sets hadoop.security.authentication to simple");
+  }
+  hadoop::connection_options ipc_opts;
+  ipc_opts.allow_simple_fallback = !security->kerberos || security->fallback_to_simple;
+  auto ipc = std::make_shared<hadoop::ipc_client>(ipc_opts);
+  auto rm = yarn::application_client::from_configuration(ipc, setup.conf, user, kerberos);
+  if (!rm) {
+    complain(rm.error().message());
+    return exit_usage;
+  }
+  return rm_connection{std::move(*rm), user};
+}
+
+// The message for a ResourceManager that did not answer a first call.
+std::string rm_failure(const hadoop::error& err, const std::string& conf_dir) {
+  // Authentication problems carry their own what-to-do.
+  if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException"))
+    return err.message();
+  return "cannot reach the ResourceManager: " + err.message() +
+         " (is it running? check yarn.resourcemanager.address in " + conf_dir +
+         "/yarn-site.xml)";
 }
 
 const char* application_type(const std::string& framework) {
@@ -174,14 +234,21 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
   bool kill_sent = false;
+  client_hook hook{opts.client};
+  bool stopped_for_client = false;
   auto last_report_ok = clock_type::now();
   std::optional<job_status> last_status;
   for (;;) {
-    if (interrupted() && !kill_sent) {
+    auto client_stop = hook.stop_reason();
+    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
       kill_sent = true;
-      view.note("interrupted: killing " + app);
-      auto killed = rm.force_kill_application(id, "killed by tony-submit (interrupted)",
-                                              hadoop::deadline_after(seconds(15)));
+      stopped_for_client = !interrupted();
+      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app);
+      auto killed = rm.force_kill_application(
+          id,
+          stopped_for_client ? "killed by tony-submit: " + client_stop
+                             : "killed by tony-submit (interrupted)",
+          hadoop::deadline_after(seconds(15)));
       if (!killed)
         complain("could not kill " + app + ": " + killed.error().message());
     }
@@ -215,6 +282,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       view.show(*st);
       if (opts.events)
         opts.events->show(*st);
+      hook.on_status(*st);
     }
     if (yarn::is_terminal(report->state)) {
       if (last_status)
@@ -228,10 +296,12 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       if (!quiet && !history_uri.empty())
         say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
             history_uri + " show " + app + ")");
-      auto code = report->state == yarn::application_state::finished &&
-                          report->final == yarn::final_status::succeeded
-                      ? exit_succeeded
-                      : exit_failed;
+      auto grace = milliseconds(job ? job->policy.stop_grace_ms : 3000);
+      auto code = hook.exit_code(report->state == yarn::application_state::finished &&
+                                         report->final == yarn::final_status::succeeded
+                                     ? exit_succeeded
+                                     : exit_failed,
+                                 stopped_for_client, grace);
       if (opts.events)
         opts.events->finished(final_view(app, job, *report, last_status), code);
       return code;
@@ -311,26 +381,27 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (auto code = std::get_if<int>(&setup))
     return *code;
   auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
-  auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto user = hadoop::current_user();
-  auto rm = yarn::application_client::from_configuration(ipc, conf, user);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  auto& user = std::get<rm_connection>(connection).user;
+  auto* rm = &std::get<rm_connection>(connection).rm;
   auto fresh = rm->get_new_application(hadoop::deadline_after(seconds(20)));
   if (!fresh) {
-    complain("cannot reach the ResourceManager: " + fresh.error().message() +
-             " (is it running? check yarn.resourcemanager.address in " + conf_dir +
-             "/yarn-site.xml)");
+    complain(rm_failure(fresh.error(), conf_dir));
     return exit_infra;
   }
   auto app = yarn::to_string(fresh->id);
   // Asks the cluster can never grant fail here, before anything is submitted.
   auto max = fresh->max_capability;
   for (auto& type : job.tasks) {
-    if (!fits(type.capability, max)) {
-      complain("tasks." + type.name + " asks for " + to_string(type.capability) +
+    for (int32_t i = 0; i < type.instances; ++i) {
+      if (fits(type.capability_of(i), max))
+        continue;
+      complain((type.index_capability.count(i) != 0
+                    ? "task " + type.name + ":" + std::to_string(i)
+                    : "tasks." + type.name) +
+               " asks for " + to_string(type.capability_of(i)) +
                " per task, but the largest container this cluster grants is " +
                to_string(max) + "; lower the request or use a larger queue/cluster");
       return exit_usage;
@@ -391,24 +462,24 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
         make_error(errc::infrastructure, "cannot write " + scratch.string()));
   if (auto ok = stage(job_file, "job.json", false, true, false); !ok)
     return fail_staging(ok.error());
-  auto src_archive = (scratch / "src.tgz").string();
-  if (auto ok = staging::make_archive(job.src_dir, src_archive); !ok)
-    return fail_staging(ok.error());
-  if (auto ok = stage(src_archive, "src.tgz", true, false, true); !ok)
-    return fail_staging(ok.error());
-  executor_resources.back().name = "src";
-  if (!job.python_venv.empty()) {
-    // Staged once per content under <root>/envs/<sha256>/, as the binaries
-    // are: an unchanged environment (tony.pack_env) is not uploaded again.
-    auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    auto res =
-        stage_once(root + "/envs", job.python_venv,
-                   fs::path(job.python_venv).filename().string(), true, webhdfs, user);
-    if (!res)
-      return fail_staging(res.error());
-    executor_resources.push_back(*res);
-    executor_resources.back().name = "venv";
+  // A local venv is staged once per content under <root>/envs/<sha256>/, as
+  // the binaries are: an unchanged environment (tony.pack_env) is not
+  // uploaded again.
+  auto root = staging_uri.substr(0, staging_uri.rfind('/'));
+  auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
+    return stage_once(root + "/envs", path, name, archive, webhdfs, user);
+  };
+  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, user, stage_env);
+  if (!shipped) {
+    if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+      return fail_staging(shipped.error());
+    complain(describe(shipped.error()));
+    (*stager)->remove_all();
+    cleanup_scratch();
+    return exit_usage;
   }
+  executor_resources.insert(executor_resources.end(), shipped->common.begin(),
+                            shipped->common.end());
   cleanup_scratch();
 
   // The AM's container.
@@ -420,6 +491,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_resource = job.am.capability;
   ctx.max_app_attempts = job.am.max_app_attempts;
   ctx.tags = job.tags;
+  ctx.node_label = job.node_label;
   ctx.am_launch.resources = am_resources;
   auto scheduler = yarn::scheduler_address(conf);
   if (!scheduler) {
@@ -429,6 +501,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   }
   ctx.am_launch.env[yarn_env::scheduler] = hadoop::to_string(*scheduler);
   ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
+  if (!shipped->by_type.empty())
+    ctx.am_launch.env[yarn_env::type_resources] =
+        type_resources_to_json(shipped->by_type);
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
   if (auto nodes = rm->get_cluster_nodes(hadoop::deadline_after(seconds(10)))) {
     std::string places;
@@ -495,13 +570,10 @@ std::variant<rm_target, int> rm_for_application(const std::string& app_id,
   if (auto code = std::get_if<int>(&setup))
     return *code;
   auto& conf = std::get<hadoop_setup>(setup).conf;
-  auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto rm = yarn::application_client::from_configuration(ipc, conf);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
-  return rm_target{*id, std::move(*rm), conf};
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  return rm_target{*id, std::move(std::get<rm_connection>(connection).rm), conf};
 }
 
 // The report of an application, or the exit code: 2 when the RM does not

@@ -1,5 +1,6 @@
 #include "runtime/yarn/application_client.hpp"
 
+#include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/yarn/convert.hpp"
 #include "runtime/yarn/protocols.hpp"
@@ -16,14 +17,23 @@ application_client::application_client(std::shared_ptr<hadoop::ipc_client> ipc,
   target_.address_key = "yarn.resourcemanager.address";
 }
 
-hadoop::expected<application_client>
-application_client::from_configuration(std::shared_ptr<hadoop::ipc_client> ipc,
-                                       const hadoop::configuration& conf,
-                                       std::string user) {
+hadoop::expected<application_client> application_client::from_configuration(
+    std::shared_ptr<hadoop::ipc_client> ipc, const hadoop::configuration& conf,
+    std::string user, std::shared_ptr<const hadoop::kerberos_credentials> kerberos) {
   auto rm = rm_address(conf);
   if (!rm)
     return rm.error();
-  return application_client{std::move(ipc), *rm, std::move(user)};
+  auto security = hadoop::client_security_from(conf);
+  if (!security)
+    return security.error();
+  application_client result{std::move(ipc), *rm, std::move(user)};
+  result.target_.protection = security->protection;
+  if (kerberos) {
+    result.target_.user = kerberos->principal();
+    result.target_.kerberos = std::move(kerberos);
+    result.target_.kerberos_principal = hadoop::service_from(conf, rm_principal_key);
+  }
+  return result;
 }
 
 hadoop::expected<new_application>

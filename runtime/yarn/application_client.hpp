@@ -3,7 +3,9 @@
 // The client side of YARN's ApplicationClientProtocol: what tony-submit
 // asks the ResourceManager (new application, submit, report, kill, nodes).
 // Blocking and thread-safe; every call takes a deadline. SIMPLE
-// authentication with the user given at construction.
+// authentication with the user given at construction, or Kerberos (SASL
+// GSSAPI) with the user's credentials, the RM's principal checked against
+// yarn.resourcemanager.principal.
 
 #include <memory>
 #include <string>
@@ -14,6 +16,7 @@
 #include "runtime/hadoop/deadline.hpp"
 #include "runtime/hadoop/expected.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/kerberos.hpp"
 #include "runtime/yarn/ids.hpp"
 #include "runtime/yarn/records.hpp"
 
@@ -25,10 +28,14 @@ public:
                      std::string user);
 
   /// A client for yarn.resourcemanager.address of `conf`, as `user`
-  /// (default: hadoop::current_user()).
+  /// (default: hadoop::current_user()). With `kerberos` the client
+  /// authenticates as its principal instead, accepts the QOPs of
+  /// hadoop.rpc.protection, and expects the RM to be
+  /// yarn.resourcemanager.principal (or match its .pattern).
   static hadoop::expected<application_client>
   from_configuration(std::shared_ptr<hadoop::ipc_client> ipc,
-                     const hadoop::configuration& conf, std::string user = {});
+                     const hadoop::configuration& conf, std::string user = {},
+                     std::shared_ptr<const hadoop::kerberos_credentials> kerberos = {});
 
   hadoop::expected<new_application> get_new_application(hadoop::deadline until);
 

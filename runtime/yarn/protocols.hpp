@@ -22,6 +22,9 @@ constexpr const char* application_master_protocol =
 constexpr const char* container_management_protocol =
     "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB";
 
+/// The ResourceManager's Kerberos principal (e.g. rm/_HOST@EXAMPLE.COM).
+constexpr const char* rm_principal_key = "yarn.resourcemanager.principal";
+
 /// The GPU resource name in ResourceProto.resource_value_map.
 constexpr const char* gpu_resource = "yarn.io/gpu";
 

@@ -487,4 +487,29 @@ CAF_TEST(the heartbeater polls fast while asks are pending and slowly when stead
   CAF_CHECK_GREATER_OR_EQUAL(steady_calls, 4u);
 }
 
+CAF_TEST(a task with its own capability asks with its own priority) {
+  job = job_with([](job_spec& j) {
+    j.tasks[0].index_capability[1] = resource{4096, 2, 0};
+    j.tasks[0].index_priority[1] = 3;
+  });
+  start();
+  CAF_REQUIRE(!rm_state().allocations.empty());
+  std::map<int32_t, container_ask> asks;
+  for (auto& req : rm_state().allocations)
+    for (auto& ask : req.asks)
+      asks.emplace(ask.priority, ask);
+  CAF_REQUIRE_EQUAL(asks.size(), 3u);
+  CAF_CHECK_EQUAL(asks[1].count, 1);
+  CAF_CHECK(asks[1].capability == (resource{1024, 1, 0}));
+  CAF_CHECK_EQUAL(asks[3].count, 1);
+  CAF_CHECK_EQUAL(asks[3].task_type, "worker");
+  CAF_CHECK(asks[3].capability == (resource{4096, 2, 0}));
+  CAF_CHECK_EQUAL(asks[2].task_type, "ps");
+  CAF_CHECK_EQUAL(container_of(w0).priority, 1);
+  CAF_CHECK_EQUAL(container_of(w1).priority, 3);
+  CAF_CHECK(container_of(w1).capability == (resource{4096, 2, 0}));
+  register_all();
+  CAF_CHECK_EQUAL(status().state, "RUNNING");
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()

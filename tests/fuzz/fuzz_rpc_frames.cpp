@@ -1,8 +1,10 @@
 // libFuzzer target: the client's view of everything a server may send.
 // The input is a byte stream cut into frames the way the connection reader
 // does (4-byte length, bounded); each frame goes through the response
-// decoder, SASL messages through the SASL and DIGEST-MD5 parsers, and
-// success bodies through the YARN response parsers and converters.
+// decoder, SASL messages through the SASL decoder and the DIGEST-MD5 client
+// (Cyrus SASL parsing the challenge and rspauth), WRAP tokens through the
+// frame reassembly, and success bodies through the YARN response parsers
+// and converters.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,12 +27,24 @@ void sasl(std::string_view body) {
     return;
   hadoop::token tok{"identifier", "password", "YARN_AM_RM_TOKEN", ""};
   for (auto& auth : msg->auths()) {
-    hadoop::digest_md5_client client{tok, auth.protocol(), auth.serverid(), "cnonce"};
-    if (auto response = client.respond(auth.challenge()); response && msg->has_token())
-      (void)client.verify_rspauth(msg->token());
+    auto client = hadoop::make_digest_md5_client(tok, auth.protocol(), auth.serverid());
+    if (!client)
+      continue;
+    if (auto response = (*client)->evaluate(auth.challenge());
+        response && msg->has_token())
+      (void)(*client)->evaluate(msg->token());
   }
-  if (msg->has_token())
-    (void)hadoop::parse_digest_challenge(msg->token());
+  // A WRAP token's unwrapped bytes are frames again, cut anywhere.
+  if (msg->state() == hadoop::proto::RpcSaslProto::WRAP) {
+    hadoop::frame_assembler frames{1 << 20};
+    frames.append(msg->token());
+    for (;;) {
+      auto next = frames.next();
+      if (!next || !*next)
+        break;
+      (void)hadoop::decode_response(**next);
+    }
+  }
 }
 
 void yarn_bodies(std::string_view body) {

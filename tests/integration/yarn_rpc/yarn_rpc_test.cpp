@@ -2,6 +2,10 @@
 // (scripts/yarn/cluster.sh). HADOOP_CONF_DIR names the running cluster's
 // conf dir; without it every test skips and says so.
 //
+// Registered twice: against the shared cluster (authentication) and against
+// a cluster started with --rpc-protection privacy, where every token
+// connection wraps its calls (auth-conf).
+//
 // The unmanaged-AM test plays a whole application by hand: submit with
 // unmanaged_am, take the AMRMToken from the application report, register
 // over SASL DIGEST-MD5, allocate a container, start `exit 3` in it with the
@@ -24,10 +28,13 @@
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/ipc_connection.hpp"
 #include "runtime/hadoop/proto/hadoop_rpc.pb.h"
+#include "runtime/hadoop/sasl_qop.hpp"
 #include "runtime/yarn/amrm_client.hpp"
 #include "runtime/yarn/application_client.hpp"
 #include "runtime/yarn/nm_client.hpp"
+#include "runtime/yarn/proto/yarn.pb.h"
 #include "runtime/yarn/protocols.hpp"
 
 namespace tony::yarn {
@@ -319,6 +326,45 @@ TEST_F(yarn_rpc, a_forged_amrm_token_fails_sasl) {
   EXPECT_EQ(reg.error().code(), hadoop::error_code::auth) << reg.error().message();
   auto killed = rm_->force_kill_application(app, "forged-token test done",
                                             deadline_after(call_timeout));
+  EXPECT_TRUE(killed) << killed.error().message();
+  EXPECT_EQ(wait_until_done(app).state, application_state::killed);
+}
+
+TEST_F(yarn_rpc, the_scheduler_connection_takes_the_cluster_protection) {
+  // hadoop.rpc.protection of the cluster (cluster.sh --rpc-protection)
+  // decides the QOP of every token connection: with privacy every call is
+  // wrapped (auth-conf).
+  auto protection = hadoop::parse_rpc_protection(
+      conf_.get_or("hadoop.rpc.protection", "authentication"));
+  ASSERT_TRUE(protection) << protection.error().message();
+  hadoop::qop wanted = hadoop::qop::auth;
+  ASSERT_TRUE(protection->pick(protection->bits(), wanted));
+  auto [app, amrm_token] = start_unmanaged_am("tony yarn_rpc qop");
+  ASSERT_FALSE(amrm_token.identifier.empty());
+  auto scheduler = scheduler_address(conf_);
+  ASSERT_TRUE(scheduler) << scheduler.error().message();
+  hadoop::connection_params target;
+  target.address = *scheduler;
+  target.protocol = application_master_protocol;
+  target.auth_token = amrm_token;
+  target.server_kind = "ResourceManager scheduler";
+  auto conn = hadoop::ipc_connection::open(target, {}, std::string(16, 'q'),
+                                           deadline_after(call_timeout));
+  ASSERT_TRUE(conn) << conn.error().message();
+  EXPECT_EQ((*conn)->auth_method(), "TOKEN");
+  EXPECT_EQ((*conn)->negotiated_qop(), wanted)
+      << "negotiated " << hadoop::to_string((*conn)->negotiated_qop()) << ", the cluster "
+      << "sets hadoop.rpc.protection=" << hadoop::to_string(*protection);
+  // And calls work on it, wrapped or not.
+  proto::RegisterApplicationMasterRequestProto req;
+  req.set_host("localhost");
+  req.set_rpc_port(0);
+  auto reg =
+      (*conn)->call("registerApplicationMaster", req, deadline_after(call_timeout));
+  EXPECT_TRUE(reg) << reg.error().message();
+  (*conn)->close();
+  auto killed =
+      rm_->force_kill_application(app, "qop test done", deadline_after(call_timeout));
   EXPECT_TRUE(killed) << killed.error().message();
   EXPECT_EQ(wait_until_done(app).state, application_state::killed);
 }

@@ -666,6 +666,66 @@ TEST_F(job_config, python_venv_must_be_an_existing_archive) {
       "archive");
 }
 
+TEST_F(job_config, security_reads_principal_keytab_and_file_systems) {
+  write("keys/alice.keytab", "x");
+  auto spec =
+      ok(base("[security]\nprincipal = \"alice@EXAMPLE.COM\"\n"
+              "keytab = \"keys/alice.keytab\"\n"
+              "file_systems = [\"hdfs://nn2.example.com:8020\", \"hdfs://nn3/\"]\n"));
+  EXPECT_EQ(spec.security.principal, "alice@EXAMPLE.COM");
+  EXPECT_EQ(spec.security.keytab, dir_ + "/keys/alice.keytab");
+  ASSERT_EQ(spec.security.file_systems.size(), 2u);
+  EXPECT_EQ(spec.security.file_systems[0], "hdfs://nn2.example.com:8020");
+  auto none = ok(base(""));
+  EXPECT_TRUE(none.security.principal.empty());
+  EXPECT_TRUE(none.security.keytab.empty());
+  EXPECT_TRUE(none.security.file_systems.empty());
+}
+
+TEST_F(job_config, security_principal_must_be_a_kerberos_principal) {
+  for (auto bad : {"alice@", "@EXAMPLE.COM", "a/b/c@R", "alice bob@R", "a@b@c", "/h@R"})
+    EXPECT_NE(error(base(std::string{"[security]\nprincipal = \""} + bad + "\"\n"))
+                  .find("'principal' must be a Kerberos principal"),
+              std::string::npos)
+        << bad;
+  EXPECT_EQ(
+      ok(base("[security]\nprincipal = \"rm/host.example.com@R\"\n")).security.principal,
+      "rm/host.example.com@R");
+  EXPECT_EQ(ok(base("[security]\nprincipal = \"alice\"\n")).security.principal, "alice");
+}
+
+TEST_F(job_config, security_keytab_must_be_a_readable_file_with_a_principal) {
+  EXPECT_EQ(error(base("[security]\nprincipal = \"a@R\"\nkeytab = \"none.keytab\"\n")),
+            "job.toml:8:10: 'keytab' \"none.keytab\" is not a file (resolved to " + dir_ +
+                "/none.keytab)");
+  write("a.keytab", "x");
+  EXPECT_EQ(
+      error(base("[security]\nkeytab = \"a.keytab\"\n")),
+      "job.toml:7:10: 'keytab' needs 'principal' in [security]: the principal whose "
+      "keys the keytab holds (klist -kt " +
+          dir_ + "/a.keytab lists them)");
+  EXPECT_NE(error(base("[security]\nprincipal = \"a@R\"\nkeytab = \"\"\n"))
+                .find("'keytab' must not be empty"),
+            std::string::npos);
+}
+
+TEST_F(job_config, security_file_systems_must_be_namenode_uris) {
+  auto fs_error = [&](const std::string& uri) {
+    return error(base("[security]\nfile_systems = [\"" + uri + "\"]\n"));
+  };
+  EXPECT_NE(fs_error("s3a://bucket").find("must be an hdfs://host:port URI"),
+            std::string::npos);
+  EXPECT_NE(fs_error("hdfs://nn:8020/user/x").find("must name a NameNode only"),
+            std::string::npos);
+  EXPECT_NE(fs_error("hdfs://:8020").find("has no host"), std::string::npos);
+  EXPECT_NE(fs_error("hdfs://nn:99999").find("invalid port"), std::string::npos);
+  EXPECT_NE(fs_error("hdfs://nn:").find("invalid port"), std::string::npos);
+  EXPECT_NE(error(base("[security]\nfile_systems = [\"hdfs://nn:1\", \"hdfs://nn:1\"]\n"))
+                .find("lists \"hdfs://nn:1\" twice"),
+            std::string::npos);
+  EXPECT_NE(error(base("[security]\nkeytabs = 1\n")).find("keytabs"), std::string::npos);
+}
+
 TEST_F(job_config, unknown_backend) {
   EXPECT_EQ(error(base("[cluster]\nbackend = \"yran\"\n")),
             "job.toml:7:11: unknown backend 'yran' in [cluster]; use one of local, yarn; "

@@ -215,8 +215,8 @@ private:
 } // namespace tony::hadoop::testing
 
 #include "runtime/hadoop/crypto.hpp"
-#include "runtime/hadoop/digest_md5.hpp"
 #include "runtime/hadoop/token.hpp"
+#include "tests/unit/hadoop/rfc2831.hpp"
 
 namespace tony::hadoop::testing {
 
@@ -263,17 +263,7 @@ inline sasl_login serve_sasl(fake_peer& peer, const token& tok,
   }
   // Pull username and cnonce out of the response and recompute it.
   auto text = msg.token();
-  auto field = [&](const std::string& name) {
-    auto pos = text.find(name + "=");
-    if (pos == std::string::npos)
-      return std::string{};
-    pos += name.size() + 1;
-    bool quoted = pos < text.size() && text[pos] == '"';
-    if (quoted)
-      ++pos;
-    auto end = text.find(quoted ? '"' : ',', pos);
-    return text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-  };
+  auto field = [&](const std::string& name) { return directive(text, name); };
   digest_params p;
   p.username = field("username");
   p.realm = "default";

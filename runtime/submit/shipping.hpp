@@ -1,0 +1,64 @@
+#pragma once
+
+// What a job ships, as YARN local resources: the source directory, the
+// venv, and the [code] / [tasks.<type>] files and archives. Local paths are
+// uploaded to the staging dir; hdfs:// and viewfs:// sources stay where
+// they are and are only looked up (size and modification time, which the
+// NodeManager checks).
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "config/job_spec.hpp"
+#include "messages/types.hpp"
+#include "runtime/hadoop/configuration.hpp"
+#include "runtime/staging/stager.hpp"
+
+namespace tony {
+
+/// The hdfs:// URI a viewfs:// URI stands for, by the longest
+/// `fs.viewfs.mounttable.<table>.link.<path>` prefix of its path (table:
+/// the URI's authority, else fs.viewfs.mounttable.default.name.key, else
+/// "default"). Fails when no link covers the path.
+caf::expected<std::string> resolve_viewfs(const std::string& uri,
+                                          const hadoop::configuration& conf);
+
+/// The WebHDFS address ("host:port") of the NameNode at `authority`
+/// ("host:port" of an hdfs:// URI): dfs.namenode.http-address for the
+/// default filesystem's NameNode, else port 9870 of its host.
+std::string webhdfs_address_of(const std::string& authority,
+                               const hadoop::configuration& conf);
+
+/// The local resource of a file already on HDFS (hdfs:// or viewfs://),
+/// linked as `name`. errc::unsatisfiable when it does not exist.
+caf::expected<local_resource> remote_resource(const std::string& uri,
+                                              const std::string& name, bool archive,
+                                              const hadoop::configuration& conf,
+                                              const std::string& user);
+
+/// Everything `job` ships: `common` for every executor, `by_type` for the
+/// tasks of one type. Errors say which job.toml key and entry failed;
+/// errc::unsatisfiable means an entry that does not exist (the user's
+/// error), anything else a staging failure.
+struct shipped_resources {
+  std::vector<local_resource> common;
+  std::map<std::string, std::vector<local_resource>> by_type;
+};
+
+/// Stages a local file somewhere of its own (e.g. once per content) and
+/// returns its resource: (path, staged name, archive).
+using stage_fn = std::function<caf::expected<local_resource>(const std::string&,
+                                                             const std::string&, bool)>;
+
+/// `stage_env`, when given, stages a local `[code] python_venv` file instead
+/// of the job's stager (the venv is then shared by later jobs).
+caf::expected<shipped_resources>
+ship_job_files(const job_spec& job, staging::stager& stager,
+               const std::string& scratch_dir, const hadoop::configuration& conf,
+               const std::string& user, const stage_fn& stage_env = nullptr);
+
+} // namespace tony
