@@ -8,9 +8,11 @@
 #   cmake/bundle_libs.sh OUT_DIR BINARY...
 #
 # OUT_DIR ends up holding exactly the libraries of the binaries' closure,
-# each under its soname, plus `glibc-floor`: the newest GLIBC_x.y symbol
-# version any of the binaries or libraries needs, which is the oldest glibc
-# they run on. Libraries come from the dynamic linker's cache (ldconfig -p),
+# each under its soname; `sasl2/` with Cyrus SASL's DIGEST-MD5 plug-in when
+# they link libsasl2 (it is loaded at run time, not linked: tony points
+# libsasl2 there, runtime/hadoop/digest_md5.cpp); and `glibc-floor`: the
+# newest GLIBC_x.y symbol version any of the binaries, libraries or plug-ins
+# needs, which is the oldest glibc they run on. Libraries come from the dynamic linker's cache (ldconfig -p),
 # not from OUT_DIR, so a library upgraded on this machine is copied again.
 # Exits 1 when a library cannot be found.
 set -euo pipefail
@@ -43,14 +45,12 @@ system_path() {
 }
 
 declare -A wanted=()
-for bin in "$@"; do
-  [[ -x "$bin" ]] || {
-    echo "bundle_libs.sh: $bin is not an executable file" >&2
-    exit 1
-  }
+# Adds the libraries $1 needs (but glibc's) to `wanted`.
+collect() {
+  local bin=$1 listing soname arrow path from
   # A static binary (tony-guard) needs nothing; ldd says so and exits 1.
   if ! listing=$(ldd "$bin" 2>&1); then
-    grep -q "not a dynamic executable" <<<"$listing" && continue
+    grep -q "not a dynamic executable" <<<"$listing" && return 0
     echo "bundle_libs.sh: ldd $bin failed: $listing" >&2
     exit 1
   fi
@@ -72,7 +72,27 @@ for bin in "$@"; do
     }
     wanted[$soname]=$from
   done <<<"$listing"
+}
+
+for bin in "$@"; do
+  [[ -x "$bin" ]] || {
+    echo "bundle_libs.sh: $bin is not an executable file" >&2
+    exit 1
+  }
+  collect "$bin"
 done
+
+# Cyrus SASL's DIGEST-MD5 plug-in, from the directory beside libsasl2.
+plugins=()
+if [[ -n "${wanted[libsasl2.so.2]:-}" ]]; then
+  plugin=$(dirname "${wanted[libsasl2.so.2]}")/sasl2/libdigestmd5.so
+  [[ -e "$plugin" ]] || {
+    echo "bundle_libs.sh: no $plugin: install libsasl2-modules (scripts/setup.sh does)" >&2
+    exit 1
+  }
+  plugins+=("$plugin")
+  collect "$plugin"
+fi
 
 # Built beside OUT_DIR and swapped in, so a binary started meanwhile finds
 # either the old set or the new one (or, in the instant between, the
@@ -84,10 +104,16 @@ trap 'rm -rf "$tmp"' EXIT
 for soname in "${!wanted[@]}"; do
   cp -L --preserve=mode "${wanted[$soname]}" "$tmp/$soname"
 done
+if ((${#plugins[@]})); then
+  mkdir -m 755 "$tmp/sasl2"
+  for plugin in "${plugins[@]}"; do
+    cp -L --preserve=mode "$plugin" "$tmp/sasl2/$(basename "$plugin")"
+  done
+fi
 
 # The newest glibc symbol version anything here needs.
 floor=$(
-  for file in "$@" "$tmp"/*; do
+  for file in "$@" "$tmp"/* "$tmp"/sasl2/*; do
     [[ -f "$file" ]] || continue
     objdump -T "$file" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
   done | sed 's/^GLIBC_//' | sort -uV | tail -n 1

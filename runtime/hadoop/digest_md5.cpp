@@ -3,9 +3,12 @@
 #include <pthread.h>
 #include <sasl/sasl.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "runtime/hadoop/crypto.hpp"
@@ -53,9 +56,25 @@ sasl_cb_fn callback_fn(F* f) {
   return reinterpret_cast<sasl_cb_fn>(reinterpret_cast<void*>(f));
 }
 
+// The plug-in directory shipped with tony's binaries (<bin>/../lib/tony/sasl2,
+// cmake/bundle_libs.sh), so that nodes need no libsasl2-modules; empty when
+// there is none (an install without it), and then the system's serves.
+std::string bundled_plugin_dir() {
+  char buf[4096];
+  auto n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0)
+    return {};
+  std::string exe(buf, static_cast<size_t>(n));
+  auto dir = exe.substr(0, exe.rfind('/')) + "/../lib/tony/sasl2";
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? dir : std::string{};
+}
+
 int init_cyrus() {
   static int result = [] {
     sasl_set_mutex(&mutex_alloc, &mutex_lock, &mutex_unlock, &mutex_free);
+    if (auto dir = bundled_plugin_dir(); !dir.empty())
+      sasl_set_path(SASL_PATH_TYPE_PLUGIN, dir.data()); // copied by Cyrus
     static sasl_callback_t global[] = {{SASL_CB_LOG, callback_fn(&quiet_log), nullptr},
                                        {SASL_CB_LIST_END, nullptr, nullptr}};
     return sasl_client_init(global);
@@ -170,7 +189,8 @@ public:
           sasl_client_start(conn_, "DIGEST-MD5", &interact, nullptr, nullptr, &mech);
       if (rc == SASL_NOMECH)
         return error{error_code::auth,
-                     "Cyrus SASL has no DIGEST-MD5 mechanism: install libsasl2-modules "
+                     "Cyrus SASL has no DIGEST-MD5 mechanism: ship lib/tony/sasl2 beside "
+                     "tony's binaries (the build makes it) or install libsasl2-modules "
                      "(its digestmd5 plugin)"};
       if (rc != SASL_CONTINUE && rc != SASL_OK)
         return failure(rc, challenge);

@@ -60,10 +60,11 @@ caf::expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {
   std::error_code ec;
   auto lib_dir = fs::path(bin_dir) / ".." / "lib" / "tony";
   if (fs::is_directory(lib_dir, ec)) {
+    // Subdirectories too: sasl2/ holds Cyrus SASL's plug-in.
     std::vector<std::string> names;
-    for (auto& entry : fs::directory_iterator(lib_dir, ec))
+    for (auto& entry : fs::recursive_directory_iterator(lib_dir, ec))
       if (entry.is_regular_file(ec))
-        names.push_back(entry.path().filename().string());
+        names.push_back(entry.path().lexically_relative(lib_dir).string());
     if (ec)
       return fail("cannot list " + lib_dir.string() + ": " + ec.message());
     std::sort(names.begin(), names.end());

@@ -5,6 +5,7 @@
 //
 //   bin/tony-am  bin/tony-executor  bin/tony-guard
 //   lib/tony/<every shared library they need but glibc>  lib/tony/glibc-floor
+//   lib/tony/sasl2/<Cyrus SASL's DIGEST-MD5 plug-in>
 //
 // The binaries carry the RPATH $ORIGIN/../lib/tony, so once a NodeManager
 // has unpacked the archive (a LocalResource of type ARCHIVE, linked into the

@@ -7,7 +7,8 @@
 # JVM of a NodeManager and its libraries, bash, coreutils, tar and gzip
 # (the NodeManager's launch scripts and localizer), so the libraries both
 # sides need (libstdc++, libz, ...) remain visible and the test checks
-# instead that tony's processes map them from the bundle.
+# instead that tony's processes map them from the bundle. Cyrus SASL's
+# plug-in directory (sasl2/) is hidden whole: only tony loads from it.
 #
 #   hide_libs.sh SCRATCH BUNDLE CMD [ARGS...]
 #
@@ -71,6 +72,8 @@ for lib in "$bundle"/*.so*; do
   target=$(readlink -f "$libdir/$soname")
   [[ "$(dirname "$target")" == "$libdir" ]] && hide[$(basename "$target")]=1
 done
+
+[[ -d "$libdir/sasl2" ]] && hide[sasl2]=1
 
 mount -t tmpfs tony-hidden-libs "$scratch"
 mkdir "$scratch/real" "$scratch/view"

@@ -261,6 +261,11 @@ def run_yarn_job(tmp_path, state, extra, exe_under, bundle_dir_of):
         assert sorted(pids.values()) == ["tony-am", "tony-executor", "tony-executor"], pids
         for pid in pids:
             check_libraries_from({pid: pids[pid]}, bundle_dir_of(pid))
+        # The AM's token connections load Cyrus SASL's DIGEST-MD5 plug-in,
+        # from the bundle: the node's sasl2/ is hidden.
+        am = [pid for pid, name in pids.items() if name == "tony-am"][0]
+        plugin = str(bundle_dir_of(am) / "sasl2" / "libdigestmd5.so")
+        assert plugin in mapped_libraries(am), sorted(mapped_libraries(am))
     finally:
         go.touch()
         code, out = submit.wait(180)
@@ -272,7 +277,8 @@ def test_yarn_job_on_a_node_without_debian_libraries(tmp_path, bare_cluster):
     state = bare_cluster
     hidden = nodemanager_hides(state)
     for lib in ("libcaf_core.so.0.17.6", "libcaf_io.so.0.17.6", "libprotobuf.so.32",
-                "libspdlog.so.1.10", "libcurl.so.4", "libssl.so.3"):
+                "libspdlog.so.1.10", "libcurl.so.4", "libssl.so.3", "libsasl2.so.2",
+                "sasl2"):
         assert lib in hidden, f"{lib} is not hidden from the node: {hidden}"
 
     # The shipped archive: each process maps the lib/tony of the archive the

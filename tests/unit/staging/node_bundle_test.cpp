@@ -83,15 +83,16 @@ TEST_F(node_bundle_test, binaries_then_libraries_in_archive_order) {
   write(lib / "libz.so.1", "z", false);
   write(lib / "libcaf_core.so.0.17.6", "caf", false);
   write(lib / "glibc-floor", "2.36\n", false);
+  write(lib / "sasl2" / "libdigestmd5.so", "plugin", false);
   auto b = collect_node_bundle(bin.string());
   ASSERT_TRUE(b) << tony::describe(b.error());
   std::vector<std::string> names;
   for (auto& [name, path] : b->members)
     names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"bin/tony-am", "bin/tony-executor",
-                                             "bin/tony-guard", "lib/tony/glibc-floor",
-                                             "lib/tony/libcaf_core.so.0.17.6",
-                                             "lib/tony/libz.so.1"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "bin/tony-am", "bin/tony-executor", "bin/tony-guard",
+                       "lib/tony/glibc-floor", "lib/tony/libcaf_core.so.0.17.6",
+                       "lib/tony/libz.so.1", "lib/tony/sasl2/libdigestmd5.so"}));
   EXPECT_TRUE(b->has_libraries);
   EXPECT_EQ(b->hash.size(), 16u);
 }
