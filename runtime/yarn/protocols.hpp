@@ -2,6 +2,9 @@
 
 // The three YARN protocols tony speaks and where their servers are.
 
+#include <string>
+#include <vector>
+
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/expected.hpp"
@@ -38,5 +41,13 @@ hadoop::expected<hadoop::endpoint> scheduler_address(const hadoop::configuration
 
 /// yarn.resourcemanager.webapp.address.
 hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& conf);
+
+/// The web proxies an AM's page may be reached through, as "scheme://host:port"
+/// (Hadoop's WebAppUtils.getProxyHostsAndPortsForAmFilter with the scheme of
+/// yarn.http.policy): yarn.web-proxy.address when set; else with RM HA the web
+/// address of every RM id; else yarn.resourcemanager.webapp(.https).address. A
+/// wildcard host (0.0.0.0) is replaced by the RM's host from
+/// yarn.resourcemanager.address, or this machine's name.
+std::vector<std::string> web_proxies(const hadoop::configuration& conf);
 
 } // namespace tony::yarn
