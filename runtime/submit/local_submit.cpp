@@ -21,6 +21,7 @@
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
@@ -110,11 +111,20 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       return exit_infra;
     }
   }
+  // The AM's gate admits whoever proves this secret: the executors (the AM
+  // hands it on) and this process's watcher. In the AM's environment, which
+  // only the user can read, never on its command line.
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    return exit_infra;
+  }
   auto am_path = opts.bin_dir + "/tony-am";
   process::spawn_options am;
   am.argv = {am_path,    "--backend", "local",      "--job", job_dir + "/job.json",
              "--app-id", app_id,      "--work-dir", job_dir};
   am.env = process::current_environment();
+  am.env[gate::secret_env] = secret;
   am.env["CONTAINER_ID"] = "container_" + app_id.substr(12) + "_01_000001";
   am.env["LOG_DIRS"] = job_dir;
   am.cwd = job_dir;
@@ -144,7 +154,8 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
                    opts.quiet};
   std::optional<process::exit_info> am_exit;
-  am_watcher watcher{sys};
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
   bool kill_sent = false;
   auto kill_deadline = clock_type::time_point::max();
   // Once the AM wrote its final status it has only cleanup left; an AM that
@@ -193,6 +204,10 @@ int submit_local(const job_spec& job, const submit_options& opts) {
         process::wait(am_pid);
         return exit_infra;
       }
+    }
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
     }
     if (auto st = watcher.poll(std::chrono::seconds(2)))
       view.show(*st);

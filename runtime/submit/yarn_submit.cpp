@@ -16,10 +16,12 @@
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/http/proxy_filter.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/submit/am_watcher.hpp"
 #include "runtime/submit/status_printer.hpp"
@@ -133,7 +135,7 @@ std::pair<std::string, std::string> staging_location(const job_spec& job,
 
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
-           const job_spec* job, const submit_options& opts,
+           const job_spec* job, const submit_options& opts, const std::string& secret,
            const std::string& history_uri = {}) {
   auto quiet = opts.quiet;
   auto interrupted = [&opts] {
@@ -141,7 +143,8 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   };
   client_config cfg;
   caf::actor_system sys{cfg};
-  am_watcher watcher{sys};
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
   status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
@@ -180,11 +183,16 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
         !report->host.empty() && report->host != "N/A")
       watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
+    }
     if (auto st = watcher.poll(seconds(2))) {
       last_status = *st;
       view.show(*st);
     }
     if (yarn::is_terminal(report->state)) {
+      gate::forget_secret(app);
       if (last_status)
         view.leave(*last_status);
       auto final = yarn::to_string(report->final);
@@ -373,6 +381,20 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (!install_dir.empty())
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
+  // Who may talk to the AM's tracking page directly (runtime/http/proxy_filter).
+  std::string proxies;
+  for (auto& p : yarn::web_proxies(conf))
+    proxies += (proxies.empty() ? "" : ",") + p;
+  ctx.am_launch.env[http::web_proxies_env] = proxies;
+  // The job secret: a Credentials secret in the AM's tokens, which the
+  // NodeManager writes to the container's token file (runtime/gate/job_secret).
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    (*stager)->remove_all();
+    return exit_infra;
+  }
+  ctx.am_launch.tokens = gate::credentials_with_secret(secret);
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
   auto history_uri = history::history_location(
       job.cluster.history_dir, conf.get_or("fs.defaultFS", "file:///"), user);
@@ -387,6 +409,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     (*stager)->remove_all();
     return exit_infra;
   }
+  if (auto kept = gate::save_secret(app, secret); !kept)
+    complain("--status will not show the tasks of " + app + ": " +
+             describe(kept.error()));
   if (!opts.quiet)
     say("submitted " + app + " (" + job.name + ", " + std::to_string(job.total_tasks()) +
         " tasks) to YARN queue " + job.queue + "; staged in " + staging_uri);
@@ -394,7 +419,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts, history_uri);
+  return follow(*rm, fresh->id, &job, opts, secret, history_uri);
 }
 
 namespace {
@@ -442,6 +467,7 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
       return exit_infra;
     }
     if (*done) {
+      gate::forget_secret(app_id);
       say(app_id + " killed");
       return exit_succeeded;
     }
@@ -452,6 +478,35 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
     std::this_thread::sleep_for(milliseconds(200));
   }
 }
+
+namespace {
+
+// The running tasks as the AM reports them, through its gate with the
+// secret tony-submit kept when it submitted the job.
+void print_tasks(const std::string& app_id, const std::string& host, uint16_t port) {
+  auto secret = gate::load_secret(app_id);
+  if (!secret) {
+    std::cout << "tasks: not shown: " << describe(secret.error()) << "\n";
+    return;
+  }
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  am_watcher watcher{sys, *secret};
+  if (!watcher.connect(host, port)) {
+    std::cout << "tasks: not shown: "
+              << (watcher.refusal().empty() ? "the AM at " + host + ":" +
+                                                  std::to_string(port) + " did not answer"
+                                            : watcher.refusal())
+              << "\n";
+    return;
+  }
+  if (auto st = watcher.poll(seconds(5)))
+    for (auto& t : st->tasks)
+      std::cout << "task " << to_string(t.task) << ": " << t.state << " " << t.host << ":"
+                << t.port << " " << t.container_id << "\n";
+}
+
+} // namespace
 
 int status_yarn_application(const std::string& app_id, const submit_options& opts) {
   auto target = rm_for_application(app_id, opts);
@@ -471,16 +526,10 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
             << "\ntracking url: " << report->tracking_url << "\n";
   if (!report->diagnostics.empty())
     std::cout << "diagnostics: " << report->diagnostics << "\n";
-  if (report->state == yarn::application_state::running && report->rpc_port > 0) {
-    client_config cfg;
-    caf::actor_system sys{cfg};
-    am_watcher watcher{sys};
-    if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
-      if (auto st = watcher.poll(seconds(5)))
-        for (auto& t : st->tasks)
-          std::cout << "task " << to_string(t.task) << ": " << t.state << " " << t.host
-                    << ":" << t.port << " " << t.container_id << "\n";
-  }
+  if (yarn::is_terminal(report->state))
+    gate::forget_secret(app_id);
+  if (report->state == yarn::application_state::running && report->rpc_port > 0)
+    print_tasks(app_id, report->host, static_cast<uint16_t>(report->rpc_port));
   return exit_succeeded;
 }
 
