@@ -134,48 +134,6 @@ void keep_history(const std::string& log_path, const std::string& app_id,
     spdlog::info("tony-am: event log kept as {}/{}.jsonl", uri, app_id);
 }
 
-// The secret tony-submit gave (runtime/gate/job_secret.hpp); a fresh one
-// for an AM started otherwise, which executors can join and no client follow.
-std::string am_job_secret() {
-  auto given = gate::job_secret_from_environment(process::current_environment());
-  if (given)
-    return *given;
-  spdlog::warn("tony-am: {}; using a fresh job secret (tony-submit cannot follow this "
-               "job)",
-               describe(given.error()));
-  return gate::make_job_secret();
-}
-
-// On YARN the page answers the RM's web proxy only, as Hadoop's AmIpFilter
-// has it (runtime/http/proxy_filter.hpp).
-void guard_tracking_page(http::http_server& web) {
-  auto cfg = http::proxy_filter_from_environment(process::current_environment());
-  if (!cfg) {
-    spdlog::warn("tony-am: the tracking page answers everyone: {}",
-                 describe(cfg.error()));
-    return;
-  }
-  spdlog::info("tracking page: direct requests are redirected to {}{}",
-               cfg->proxies.front(), cfg->proxy_base);
-  auto filter = std::make_shared<http::proxy_filter>(*cfg);
-  web.set_filter([filter](const httplib::Request& req, httplib::Response& res) {
-    return (*filter)(req, res);
-  });
-}
-
-// What the AM's ports turned away, for the operator.
-void log_refusals(const gate::listener_counts& registry,
-                  const gate::listener_counts& web) {
-  spdlog::info("tony-am: registry port: {} connections, {} proved the job secret, {} "
-               "ended without a valid proof, {} timed out, {} dropped at the cap",
-               registry.accepted, registry.passed, registry.closed_by_session,
-               registry.expired, registry.evicted);
-  if (web.accepted > 0)
-    spdlog::info("tony-am: tracking page: {} connections, {} sent a request, {} timed "
-                 "out waiting for a header, {} dropped at the cap",
-                 web.accepted, web.passed, web.expired, web.evicted);
-}
-
 } // namespace
 
 int run_am(const am_options& opts) {
@@ -190,7 +148,7 @@ int run_am(const am_options& opts) {
     spdlog::error("tony-am: bad job spec {}: {}", opts.job_json, describe(job.error()));
     return 2;
   }
-  auto secret = am_job_secret();
+  auto secret = gate::job_secret_or_fresh(process::current_environment());
   if (secret.empty()) {
     spdlog::error("tony-am: cannot generate the job secret (OpenSSL RAND_bytes failed)");
     return 3;
@@ -219,8 +177,8 @@ int run_am(const am_options& opts) {
     tracking_url = "http://" + opts.host + ":" + std::to_string(*web_port) + "/";
   else
     spdlog::warn("tony-am: no tracking page: {}", describe(web_port.error()));
-  if (opts.backend == "yarn")
-    guard_tracking_page(*web);
+  if (opts.backend == "yarn") // only the RM's web proxy is served (Hadoop's AmIpFilter)
+    http::redirect_to_web_proxy(*web, process::current_environment());
 
   monitor_config mcfg;
   mcfg.job = *job;
@@ -314,7 +272,8 @@ int run_am(const am_options& opts) {
   // The page stays up through the linger.
   web->stop();
   (*door)->stop();
-  log_refusals((*door)->counts(), web->counts());
+  spdlog::info("tony-am: registry port: {}", gate::summary((*door)->counts()));
+  spdlog::info("tony-am: tracking page: {}", gate::summary(web->counts()));
   if (proxy)
     caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <openssl/rand.h>
+#include <spdlog/spdlog.h>
 
 #include "messages/error.hpp"
 #include "runtime/hadoop/credentials.hpp"
@@ -65,6 +66,15 @@ job_secret_from_environment(const std::map<std::string, std::string>& env) {
                     "no job secret: the token file " + file->second + " holds no '" +
                         secret_alias + "' and " + secret_env +
                         " is not set (was this container started by tony?)");
+}
+
+std::string job_secret_or_fresh(const std::map<std::string, std::string>& env) {
+  auto given = job_secret_from_environment(env);
+  if (given)
+    return *given;
+  spdlog::warn("tony-am: {}; using a fresh job secret (no client can follow this job)",
+               describe(given.error()));
+  return make_job_secret();
 }
 
 std::string credentials_with_secret(const std::string& secret) {

@@ -41,6 +41,10 @@ std::string make_job_secret();
 caf::expected<std::string>
 job_secret_from_environment(const std::map<std::string, std::string>& env);
 
+/// The AM's secret: job_secret_from_environment, else (an AM started by
+/// hand) a fresh one, with a warning: executors can join, no client follow.
+std::string job_secret_or_fresh(const std::map<std::string, std::string>& env);
+
 /// Hadoop credentials (token-file format) holding only the secret: the
 /// `tokens` of a ContainerLaunchContext.
 std::string credentials_with_secret(const std::string& secret);

@@ -33,6 +33,13 @@ void close_fd(int fd) {
 
 } // namespace
 
+std::string summary(const listener_counts& c) {
+  return std::to_string(c.accepted) + " connections, " + std::to_string(c.passed) +
+         " passed, " + std::to_string(c.closed_by_session) + " closed before passing, " +
+         std::to_string(c.expired) + " timed out, " + std::to_string(c.evicted) +
+         " dropped at the cap";
+}
+
 session::~session() {
   // nop
 }

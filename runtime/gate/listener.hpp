@@ -71,6 +71,10 @@ struct listener_counts {
   uint64_t pending = 0; // waiting now
 };
 
+/// "N connections, M passed, K closed before passing, E timed out, D dropped
+/// at the cap": what the AM logs for each of its ports at the end.
+std::string summary(const listener_counts& c);
+
 class listener {
 public:
   using session_factory = std::function<std::unique_ptr<session>()>;

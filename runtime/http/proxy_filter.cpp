@@ -81,6 +81,22 @@ proxy_filter_from_environment(const std::map<std::string, std::string>& env) {
   return cfg;
 }
 
+void redirect_to_web_proxy(http_server& server,
+                           const std::map<std::string, std::string>& env) {
+  auto cfg = proxy_filter_from_environment(env);
+  if (!cfg) {
+    spdlog::warn("tracking page: it answers everyone: {}", describe(cfg.error()));
+    return;
+  }
+  spdlog::info("tracking page: requests not from the RM's web proxy are redirected to "
+               "{}{}",
+               cfg->proxies.front(), cfg->proxy_base);
+  auto filter = std::make_shared<proxy_filter>(*cfg);
+  server.set_filter([filter](const httplib::Request& req, httplib::Response& res) {
+    return (*filter)(req, res);
+  });
+}
+
 proxy_filter::proxy_filter(proxy_filter_config cfg, resolver resolve, prober probe)
     : cfg_(std::move(cfg))
     , resolve_(std::move(resolve))

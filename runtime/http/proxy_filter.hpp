@@ -35,6 +35,8 @@
 #include <caf/expected.hpp>
 #include <httplib.h>
 
+#include "runtime/http/http_server.hpp"
+
 namespace tony::http {
 
 /// The environment variable tony-submit gives the AM on YARN: the web
@@ -102,6 +104,11 @@ private:
 /// what is missing.
 caf::expected<proxy_filter_config>
 proxy_filter_from_environment(const std::map<std::string, std::string>& env);
+
+/// Puts a proxy_filter configured from `env` in front of `server` (the AM on
+/// YARN). Without its configuration the page stays open, with a warning.
+void redirect_to_web_proxy(http_server& server,
+                           const std::map<std::string, std::string>& env);
 
 /// "http://host:port" → "host" (no brackets for IPv6 literals); "" if none.
 std::string host_of(const std::string& url);

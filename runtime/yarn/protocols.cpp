@@ -1,5 +1,9 @@
 #include "runtime/yarn/protocols.hpp"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <sstream>
@@ -33,30 +37,58 @@ hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& c
 
 namespace {
 
-bool wildcard(const std::string& host) {
-  return host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]";
+// Whether `host` is a wildcard or resolves to a loopback address, which
+// Hadoop's WebAppUtils.getResolvedAddress replaces with this machine's name.
+bool wildcard_or_loopback(const std::string& host) {
+  if (host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]")
+    return true;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0)
+    return false;
+  bool loopback = false;
+  if (found->ai_family == AF_INET) {
+    auto a = ntohl(reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr.s_addr);
+    loopback = (a >> 24) == 127 || a == 0;
+  } else if (found->ai_family == AF_INET6) {
+    auto& a = reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr;
+    loopback = IN6_IS_ADDR_LOOPBACK(&a) || IN6_IS_ADDR_UNSPECIFIED(&a);
+  }
+  ::freeaddrinfo(found);
+  return loopback;
 }
 
-// Where the RM is when its web address names no host.
-std::string rm_host(const hadoop::configuration& conf) {
-  if (auto rm = rm_address(conf); rm && !wildcard(rm->host))
-    return rm->host;
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) == 0 && *name)
-    return name;
-  return "localhost";
-}
-
-std::string with_host(std::string address, const hadoop::configuration& conf) {
+std::string with_host(std::string address) {
   auto ep = hadoop::parse_endpoint(address);
-  if (ep && wildcard(ep->host)) {
-    ep->host = rm_host(conf);
+  if (ep && wildcard_or_loopback(ep->host)) {
+    ep->host = local_canonical_hostname();
     return hadoop::to_string(*ep);
   }
   return address;
 }
 
 } // namespace
+
+std::string local_canonical_hostname() {
+  // Java's InetAddress.getLocalHost().getCanonicalHostName(): the host name,
+  // resolved, and the name its first address resolves back to.
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0 || *name == 0)
+    return "localhost";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name, nullptr, &hints, &found) != 0)
+    return name;
+  char canonical[NI_MAXHOST] = {};
+  bool ok = ::getnameinfo(found->ai_addr, found->ai_addrlen, canonical, sizeof(canonical),
+                          nullptr, 0, NI_NAMEREQD) == 0;
+  ::freeaddrinfo(found);
+  return ok && *canonical ? canonical : name;
+}
 
 std::vector<std::string> web_proxies(const hadoop::configuration& conf) {
   bool https = conf.get_or("yarn.http.policy", "HTTP_ONLY") == "HTTPS_ONLY";
@@ -81,15 +113,14 @@ std::vector<std::string> web_proxies(const hadoop::configuration& conf) {
       if (address.empty())
         address = conf.get_or("yarn.resourcemanager.hostname." + id, "") + default_port;
       if (address != default_port)
-        result.push_back(scheme + with_host(address, conf));
+        result.push_back(scheme + with_host(address));
     }
   }
   if (result.empty())
-    result.push_back(
-        scheme + with_host(conf.get_or(key, conf.get_or("yarn.resourcemanager.hostname",
-                                                        "0.0.0.0") +
-                                                default_port),
-                           conf));
+    result.push_back(scheme +
+                     with_host(conf.get_or(
+                         key, conf.get_or("yarn.resourcemanager.hostname", "0.0.0.0") +
+                                  default_port)));
   return result;
 }
 

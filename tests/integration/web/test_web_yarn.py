@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import re
+import socket
 import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -209,15 +210,18 @@ def test_a_direct_request_is_redirected_to_the_rm_proxy(rm_web):
         assert st["app_id"] == app
         _, log_dir = yarn_am(app)
         host, port = am_log_line(log_dir, r"tracking URL http://([^:/]+):(\d+)/").groups()
+        # The RM's own name for its proxy, as its application report gives it
+        # (a loopback RM address becomes the machine's name, as in Hadoop).
+        rm_proxy = re.search(r"tracking URL: (http://[^/]+)/proxy/", job.output()).group(1)
         # Anyone but the proxy goes to the proxy, path and query kept, with
         # "/redirect" telling the proxy where the request came from.
-        proxy_host = rm_web.split("//")[1].split(":")[0]
-        source = "127.0.99.7" if proxy_host != "127.0.99.7" else "127.0.99.8"
+        proxy_ip = socket.gethostbyname(rm_proxy.split("//")[1].split(":")[0])
+        source = "127.0.99.7" if proxy_ip != "127.0.99.7" else "127.0.99.8"
         status, headers = direct_get(host, int(port), "/api/job?x=1", source)
         assert status == 302, (status, headers)
-        assert headers["Location"] == f"{rm_web}/proxy/redirect/{app}/api/job?x=1", headers
+        assert headers["Location"] == f"{rm_proxy}/proxy/redirect/{app}/api/job?x=1", headers
         status, headers = direct_get(host, int(port), "/", source)
-        assert status == 302 and headers["Location"] == f"{rm_web}/proxy/redirect/{app}/"
+        assert status == 302 and headers["Location"] == f"{rm_proxy}/proxy/redirect/{app}/"
         # Through the proxy the page and the JSON answer as before.
         status, _, page = get(proxy, timeout=20)
         assert status == 200 and "web-yarn-redirect" in page, (status, page[:500])

@@ -111,15 +111,16 @@ TEST(hadoop_configuration, yarn_address_defaults_follow_the_rm_hostname) {
 }
 
 // WebAppUtils.getProxyHostsAndPortsForAmFilter, with the scheme: the hosts
-// an AM's page lets through (runtime/http/proxy_filter.hpp).
+// an AM's page lets through (runtime/http/proxy_filter.hpp). IP literals, so
+// nothing asks DNS.
 TEST(hadoop_configuration, web_proxies_follow_the_rm_web_address) {
   configuration conf;
-  conf.set("yarn.resourcemanager.hostname", "rm.example");
-  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://rm.example:8088"});
-  conf.set("yarn.resourcemanager.webapp.address", "127.0.12.1:18088");
-  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://127.0.12.1:18088"});
+  conf.set("yarn.resourcemanager.hostname", "10.1.2.3");
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://10.1.2.3:8088"});
+  conf.set("yarn.resourcemanager.webapp.address", "10.1.2.4:18088");
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://10.1.2.4:18088"});
   conf.set("yarn.http.policy", "HTTPS_ONLY");
-  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"https://rm.example:8090"});
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"https://10.1.2.3:8090"});
 }
 
 TEST(hadoop_configuration, a_separate_web_proxy_wins_over_the_rms) {
@@ -135,17 +136,24 @@ TEST(hadoop_configuration, web_proxies_under_rm_ha_are_every_rm) {
   configuration conf;
   conf.set("yarn.resourcemanager.ha.enabled", "true");
   conf.set("yarn.resourcemanager.ha.rm-ids", "rm1, rm2");
-  conf.set("yarn.resourcemanager.webapp.address.rm1", "host5:5000");
-  conf.set("yarn.resourcemanager.hostname.rm2", "host6");
+  conf.set("yarn.resourcemanager.webapp.address.rm1", "10.0.0.5:5000");
+  conf.set("yarn.resourcemanager.hostname.rm2", "10.0.0.6");
   EXPECT_EQ(yarn::web_proxies(conf),
-            (std::vector<std::string>{"http://host5:5000", "http://host6:8088"}));
+            (std::vector<std::string>{"http://10.0.0.5:5000", "http://10.0.0.6:8088"}));
 }
 
-TEST(hadoop_configuration, a_wildcard_web_address_takes_the_rm_host) {
+// Hadoop's getResolvedAddress: a wildcard or loopback web address names this
+// machine, as the RM's own proxy URLs do (and its proxy connects from there).
+TEST(hadoop_configuration, a_wildcard_or_loopback_web_address_is_this_machine) {
+  auto here = yarn::local_canonical_hostname();
+  ASSERT_FALSE(here.empty());
   configuration conf;
   conf.set("yarn.resourcemanager.webapp.address", "0.0.0.0:8088");
-  conf.set("yarn.resourcemanager.address", "rm.example:8032");
-  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://rm.example:8088"});
+  EXPECT_EQ(yarn::web_proxies(conf),
+            std::vector<std::string>{"http://" + here + ":8088"});
+  conf.set("yarn.resourcemanager.webapp.address", "127.0.12.1:8088");
+  EXPECT_EQ(yarn::web_proxies(conf),
+            std::vector<std::string>{"http://" + here + ":8088"});
 }
 
 TEST(hadoop_configuration, a_bad_address_names_the_key_and_its_file) {
