@@ -11,8 +11,9 @@
 //
 // "Proxy hosts" are the hosts of yarn.web-proxy.address, else of every RM's
 // web address (RM HA), else of yarn.resourcemanager.webapp.address (https
-// addresses under yarn.http.policy=HTTPS_ONLY) — tony-submit resolves them
-// from its yarn-site.xml (runtime/yarn/web_proxy.hpp) and hands them to the
+// addresses under yarn.http.policy=HTTPS_ONLY; a loopback or wildcard host
+// is the machine's canonical name) — tony-submit resolves them from its
+// yarn-site.xml (yarn::web_proxies, runtime/yarn/protocols.hpp) and hands them to the
 // AM; the RM itself sets APPLICATION_WEB_PROXY_BASE (/proxy/<app-id>). Their
 // addresses are resolved again every 5 minutes. The proxy connects from the
 // proxy host's own address (WebAppProxyServlet binds its client to it), which
