@@ -4,9 +4,12 @@ connections and 2,000 silent connections on the registry port, 200
 slow-loris clients on the tracking page, all at once for longer than two
 heartbeat timeouts. The AM's memory stays bounded, the executors' heartbeats
 keep flowing (no task is lost), the page answers, tony-submit keeps
-following, and the job succeeds."""
+following, and the job succeeds. And an executor started by hand with
+another job's secret, or with none, is turned away with a clear message and
+exit code 2 while the job goes on."""
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "web"))
 
 import hostile  # noqa: E402
-from weblib import VENV, Job, get, task_states, wait_for  # noqa: E402
+from weblib import BIN, VENV, Job, environment, get, task_states, wait_for  # noqa: E402
 
 # Every worker waits for its release file: the test decides when tasks end.
 WAITER = """
@@ -130,5 +133,46 @@ def test_hostile_peers_cannot_hurt_a_running_job():
         am_log = (job.app_dir() / "am.log").read_text()
         assert "registry port:" in am_log, am_log[-2000:]
         print(am_log[-1500:])
+    finally:
+        job.cleanup()
+
+
+def executor_env(job, am, secret):
+    """A container environment for a hand-started tony-executor aimed at the
+    AM of `am` (am.json), with `secret` (None: no secret at all)."""
+    env = {k: v for k, v in environment().items()
+           if k not in ("TONY_JOB_SECRET", "HADOOP_TOKEN_FILE_LOCATION")}
+    env.update({"TONY_AM_ADDRESS": f"{am['host']}:{am['port']}",
+                "TONY_TASK_TYPE": "worker", "TONY_TASK_INDEX": "0", "TONY_ATTEMPT": "1",
+                "TONY_TASK_COMMAND": "true", "LOG_DIRS": str(job.dir)})
+    if secret is not None:
+        env["TONY_JOB_SECRET"] = secret
+    return env
+
+
+def test_an_executor_with_another_jobs_secret_is_refused_at_the_gate():
+    job = Job(JOB.replace("@VENV@", str(VENV)), {"waiter.py": WAITER})
+    try:
+        job.submit()
+        base = job.tracking_url()
+        wait_for(lambda: get(base + "api/job")[0] == 200 and job.app_dir() is not None
+                 and (job.app_dir() / "am.json").exists(), 120, "the AM", job)
+        am = json.loads((job.app_dir() / "am.json").read_text())
+        executor = str(BIN / "tony-executor")
+        wrong = subprocess.run([executor], env=executor_env(job, am, "0" * 64),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=60, cwd=job.dir)
+        assert wrong.returncode == 2, wrong.stdout
+        assert "refused the job secret" in wrong.stdout, wrong.stdout
+        none = subprocess.run([executor], env=executor_env(job, am, None),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=60, cwd=job.dir)
+        assert none.returncode == 2, none.stdout
+        assert "no job secret" in none.stdout and "TONY_JOB_SECRET" in none.stdout, none.stdout
+        # The job never saw either of them.
+        (job.dir / "release-all").write_text("go\n")
+        assert job.wait(timeout=120) == 0, job.output()
+        final = json.loads((job.app_dir() / "status.json").read_text())
+        assert final["state"] == "SUCCEEDED", final
     finally:
         job.cleanup()
