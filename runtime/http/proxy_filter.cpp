@@ -9,33 +9,11 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/error.hpp"
+#include "runtime/http/job_page.hpp"
 
 namespace tony::http {
 
 namespace {
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (auto ch : text) {
-    switch (ch) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += ch;
-    }
-  }
-  return out;
-}
 
 // "scheme://host:port/path..." → "scheme://host:port".
 std::string origin_of(const std::string& url) {

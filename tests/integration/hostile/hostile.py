@@ -6,14 +6,12 @@ process against real sockets; `Siege` runs them together until told to stop.
 Also what the tests read of the AM: its memory (/proc/<pid>/status) and
 where it listens (its log)."""
 
-import os
 import random
 import re
 import resource
 import socket
 import struct
 import threading
-import time
 
 # CAF 0.17's BASP header: operation, two padding bytes, flags, payload length
 # (u32), operation data (u64), source and destination actor (u64 each), all

@@ -32,8 +32,12 @@ while not (os.path.exists(f"{d}/release-{i}") or os.path.exists(f"{d}/release-al
 print("released", i, flush=True)
 """
 
-JOB = """
-name = "hostile-local"
+def hostile_job(memory="256m", local=True):
+    """Three workers that wait for their release files; heartbeats lost after
+    4 s. Local jobs keep their job dirs in the test's directory."""
+    cluster = '\n[cluster]\njobs_dir = "@DIR@/jobs"\n' if local else ""
+    return f"""
+name = "hostile-{'local' if local else 'yarn'}"
 framework = "standalone"
 
 [code]
@@ -41,19 +45,17 @@ src_dir = "src"
 command = "python3 waiter.py"
 
 [env]
-PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
+PATH = "{VENV}/bin:/usr/local/bin:/usr/bin:/bin"
 RELEASE_DIR = "@DIR@"
 
 [tasks.worker]
 instances = 3
-memory = "256m"
+memory = "{memory}"
 
 [policy]
-heartbeat_timeout = "4s"
+heartbeat_timeout = "{HEARTBEAT_TIMEOUT}s"
+{cluster}"""
 
-[cluster]
-jobs_dir = "@DIR@/jobs"
-"""
 
 HEARTBEAT_TIMEOUT = 4
 # The AM's RSS may grow by this much per thousand hostile connections (the
@@ -69,7 +71,7 @@ PEAK_GROWTH_KB = 64 * 1024
 
 
 def test_hostile_peers_cannot_hurt_a_running_job():
-    job = Job(JOB.replace("@VENV@", str(VENV)), {"waiter.py": WAITER})
+    job = Job(hostile_job(), {"waiter.py": WAITER})
     try:
         job.submit()
         base = job.tracking_url()
@@ -151,7 +153,7 @@ def executor_env(job, am, secret):
 
 
 def test_an_executor_with_another_jobs_secret_is_refused_at_the_gate():
-    job = Job(JOB.replace("@VENV@", str(VENV)), {"waiter.py": WAITER})
+    job = Job(hostile_job(), {"waiter.py": WAITER})
     try:
         job.submit()
         base = job.tracking_url()

@@ -8,7 +8,6 @@ job succeeds."""
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -22,32 +21,11 @@ sys.path.insert(0, str(HERE.parent / "web"))
 
 import hostile  # noqa: E402
 from test_hostile_local import (GROWTH_KB_FIXED, GROWTH_KB_PER_THOUSAND,  # noqa: E402
-                                HEARTBEAT_TIMEOUT, PEAK_GROWTH_KB, WAITER)
-from weblib import (BIN, VENV, Job, am_log_line, environment, get, task_states,  # noqa: E402
+                                HEARTBEAT_TIMEOUT, PEAK_GROWTH_KB, WAITER, hostile_job)
+from weblib import (BIN, Job, am_log_line, environment, get, task_states,  # noqa: E402
                     wait_for, yarn_am)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
-
-JOB = """
-name = "hostile-yarn"
-framework = "standalone"
-
-[code]
-src_dir = "src"
-command = "python3 waiter.py"
-
-[env]
-PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
-RELEASE_DIR = "@DIR@"
-
-[tasks.worker]
-instances = 3
-memory = "512m"
-
-[policy]
-heartbeat_timeout = "4s"
-"""
-
 
 def rm_web():
     if not CONF or not Path(CONF, "yarn-site.xml").exists():
@@ -60,11 +38,10 @@ def rm_web():
 
 def test_hostile_peers_cannot_hurt_a_running_job_on_yarn():
     web_base = rm_web()
-    job = Job(JOB.replace("@VENV@", str(VENV)), {"waiter.py": WAITER}, backend="yarn")
+    job = Job(hostile_job("512m", local=False), {"waiter.py": WAITER}, backend="yarn")
     try:
         job.submit()
-        app = wait_for(lambda: (re.findall(r"application_\d+_\d+", job.output()) or [None])[0],
-                       120, "the application id", job)
+        app = job.app_id()
         proxy = f"{web_base}/proxy/{app}/"
 
         def all_running():

@@ -195,8 +195,7 @@ def test_a_direct_request_is_redirected_to_the_rm_proxy(rm_web):
     job = Job(WAIT_JOB.replace("@VENV@", str(VENV)), {"wait.py": WAIT}, backend="yarn")
     try:
         job.submit()
-        app = wait_for(lambda: (re.findall(r"application_\d+_\d+", job.output()) or [None])[0],
-                       120, "the application id", job)
+        app = job.app_id()
         proxy = f"{rm_web}/proxy/{app}/"
 
         def running():

@@ -4,6 +4,7 @@ Chromium, and replay event logs (doc/tracking.md)."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import struct
@@ -75,6 +76,13 @@ class Job:
 
     def output(self):
         return self.output_path.read_text()
+
+    def app_id(self, timeout=120):
+        """The application id tony-submit printed."""
+        def found():
+            ids = re.findall(r"application_\d+_\d+", self.output())
+            return ids[0] if ids else None
+        return wait_for(found, timeout, "the application id", self)
 
     def release(self):
         self.release_file.write_text("go\n")
@@ -245,8 +253,6 @@ def yarn_am(app_id, timeout=120):
 
 def am_log_line(log_dir, pattern, timeout=60):
     """The first match of `pattern` in <log_dir>/am.log."""
-    import re
-
     def found():
         try:
             return re.search(pattern, (Path(log_dir) / "am.log").read_text())
