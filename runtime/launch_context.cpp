@@ -15,7 +15,8 @@ std::map<std::string, std::string> executor_env(const job_spec& job, const task_
     env["DTF_OUTPUT_PATH"] = job.output_path;
   env["TONY_APP_ID"] = am.app_id;
   env["TONY_AM_ADDRESS"] = am.host + ":" + std::to_string(am.port);
-  env["TONY_JOB_SECRET"] = am.secret;
+  if (!am.secret.empty()) // YARN hands it over in the container's tokens instead
+    env["TONY_JOB_SECRET"] = am.secret;
   env["TONY_TASK_TYPE"] = task.type;
   env["TONY_TASK_INDEX"] = std::to_string(task.index);
   env["TONY_ATTEMPT"] = std::to_string(attempt);

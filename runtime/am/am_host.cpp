@@ -11,7 +11,6 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <nlohmann/json.hpp>
-#include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
 #include "actors/actor_types.hpp"
@@ -24,10 +23,13 @@
 #include "messages/type_ids.hpp"
 #include "runtime/am/backend.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/gate/caf_bridge.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
 #include "runtime/http/http_server.hpp"
+#include "runtime/http/proxy_filter.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
@@ -134,19 +136,6 @@ void keep_history(const std::string& log_path, const std::string& app_id,
 
 } // namespace
 
-std::string make_job_secret() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof(bytes)) != 1)
-    return {};
-  static const char* hex = "0123456789abcdef";
-  std::string result;
-  for (auto b : bytes) {
-    result += hex[b >> 4];
-    result += hex[b & 0xF];
-  }
-  return result;
-}
-
 int run_am(const am_options& opts) {
   process::signal_watcher signals;
   auto text = read_file(opts.job_json);
@@ -159,7 +148,7 @@ int run_am(const am_options& opts) {
     spdlog::error("tony-am: bad job spec {}: {}", opts.job_json, describe(job.error()));
     return 2;
   }
-  auto secret = make_job_secret();
+  auto secret = gate::job_secret_or_fresh(process::current_environment());
   if (secret.empty()) {
     spdlog::error("tony-am: cannot generate the job secret (OpenSSL RAND_bytes failed)");
     return 3;
@@ -169,14 +158,17 @@ int run_am(const am_options& opts) {
   registry_config rcfg{opts.app_id, secret,
                        static_cast<int32_t>(job->policy.heartbeat_interval_ms)};
   auto registry = spawn_registry(sys, rcfg);
-  auto port = sys.middleman().publish(registry, 0, "0.0.0.0", true);
-  if (!port) {
-    spdlog::error("tony-am: cannot publish the registry: {}", sys.render(port.error()));
+  // Only peers that prove the job secret reach CAF (runtime/gate).
+  auto door = gate::publish(sys, registry,
+                            opts.backend == "local" ? opts.host : "0.0.0.0", 0, secret);
+  if (!door) {
+    spdlog::error("tony-am: cannot publish the registry: {}", describe(door.error()));
     caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
     return 3;
   }
-  spdlog::info("tony-am: {} registry at {}:{}", opts.app_id, opts.host, *port);
-  am_endpoint endpoint{opts.app_id, opts.host, static_cast<int32_t>(*port), secret};
+  auto port = (*door)->port();
+  spdlog::info("tony-am: {} registry at {}:{}", opts.app_id, opts.host, port);
+  am_endpoint endpoint{opts.app_id, opts.host, static_cast<int32_t>(port), secret};
 
   // The tracking URL: bound before the monitor registers it with the RM.
   auto web = std::make_shared<http::http_server>();
@@ -185,11 +177,13 @@ int run_am(const am_options& opts) {
     tracking_url = "http://" + opts.host + ":" + std::to_string(*web_port) + "/";
   else
     spdlog::warn("tony-am: no tracking page: {}", describe(web_port.error()));
+  if (opts.backend == "yarn") // only the RM's web proxy is served (Hadoop's AmIpFilter)
+    http::redirect_to_web_proxy(*web, process::current_environment());
 
   monitor_config mcfg;
   mcfg.job = *job;
   mcfg.app_id = opts.app_id;
-  mcfg.am = {opts.host, static_cast<int32_t>(*port), tracking_url};
+  mcfg.am = {opts.host, static_cast<int32_t>(port), tracking_url};
 
   auto log_path = event_log_path(opts);
   std::shared_ptr<history::event_log_writer> events;
@@ -215,7 +209,7 @@ int run_am(const am_options& opts) {
   if (opts.backend == "local") {
     nlohmann::json am_info = {{"app_id", opts.app_id},
                               {"host", opts.host},
-                              {"port", *port},
+                              {"port", port},
                               {"pid", ::getpid()},
                               {"tracking_url", tracking_url}};
     write_file(opts.work_dir + "/am.json", am_info.dump());
@@ -277,6 +271,9 @@ int run_am(const am_options& opts) {
   }
   // The page stays up through the linger.
   web->stop();
+  (*door)->stop();
+  spdlog::info("tony-am: registry port: {}", gate::summary((*door)->counts()));
+  spdlog::info("tony-am: tracking page: {}", gate::summary(web->counts()));
   if (proxy)
     caf::anon_send_exit(proxy, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(monitor, caf::exit_reason::user_shutdown);

@@ -21,7 +21,4 @@ struct am_options {
 /// KILLED, 2 bad job spec, 3 infrastructure (cannot publish, no RM).
 int run_am(const am_options& opts);
 
-/// 32 random bytes as hex, from OpenSSL's generator.
-std::string make_job_secret();
-
 } // namespace tony

@@ -22,6 +22,8 @@
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/am/task_layout.hpp"
+#include "runtime/gate/caf_bridge.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
@@ -110,8 +112,8 @@ int run_executor(const std::string& guard_program) {
   process::signal_watcher signals;
   auto env = process::current_environment();
   auto missing = std::string{};
-  for (auto key : {"TONY_AM_ADDRESS", "TONY_JOB_SECRET", "TONY_TASK_TYPE",
-                   "TONY_TASK_INDEX", "TONY_ATTEMPT", "TONY_TASK_COMMAND"})
+  for (auto key : {"TONY_AM_ADDRESS", "TONY_TASK_TYPE", "TONY_TASK_INDEX", "TONY_ATTEMPT",
+                   "TONY_TASK_COMMAND"})
     if (env.count(key) == 0)
       missing += std::string(missing.empty() ? "" : ", ") + key;
   if (!missing.empty()) {
@@ -141,7 +143,13 @@ int run_executor(const std::string& guard_program) {
   }
   cfg.app_id = env_or(env, "TONY_APP_ID");
   cfg.container_id = env_or(env, "CONTAINER_ID");
-  cfg.secret = env["TONY_JOB_SECRET"];
+  // The environment (local) or the container's token file (YARN).
+  auto secret = gate::job_secret_from_environment(env);
+  if (!secret) {
+    spdlog::error("tony-executor: {}", describe(secret.error()));
+    return 2;
+  }
+  cfg.secret = *secret;
   cfg.framework = env_or(env, "TONY_FRAMEWORK", "tensorflow");
   cfg.command = env["TONY_TASK_COMMAND"];
   cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
@@ -168,21 +176,24 @@ int run_executor(const std::string& guard_program) {
 
   executor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};
-  // Connect to the AM, retrying for a while: it may still be publishing.
+  // Connect to the AM through its gate, retrying for a while: it may still
+  // be publishing. A refused secret or a peer that is no tony AM ends it.
   caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   auto backoff = std::chrono::milliseconds(50);
   for (;;) {
-    registry = sys.middleman().remote_actor<registry_actor>(am_host, am_port);
-    if (registry || std::chrono::steady_clock::now() >= deadline)
+    registry = gate::remote_actor<registry_actor>(sys, am_host, am_port, cfg.secret,
+                                                  std::chrono::seconds(10));
+    if (registry || gate::is_final(registry.error()) ||
+        std::chrono::steady_clock::now() >= deadline)
       break;
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
   }
   if (!registry) {
     spdlog::error("tony-executor: cannot reach the AM at {}: {}", address,
-                  sys.render(registry.error()));
-    return 3;
+                  describe(registry.error()));
+    return gate::is_refusal(registry.error()) ? 2 : 3;
   }
   std::promise<int> result;
   cfg.on_done = [&result](int code) { result.set_value(code); };

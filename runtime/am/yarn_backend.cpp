@@ -7,6 +7,7 @@
 #include "messages/error.hpp"
 #include "runtime/am/backend.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
@@ -62,7 +63,12 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
                            const task_id& task, int32_t attempt, const container& c) {
     launch_spec spec;
     spec.target = c;
-    spec.env = escape_env(executor_env(job, task, attempt, am));
+    // The job secret travels in the container's tokens, not in its launch
+    // script (runtime/gate/job_secret.hpp).
+    auto without_secret = am;
+    without_secret.secret.clear();
+    spec.env = escape_env(executor_env(job, task, attempt, without_secret));
+    spec.tokens = gate::credentials_with_secret(am.secret);
     spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
     spec.resources = executor_resources;
     if (auto own = by_type.find(task.type); own != by_type.end())

@@ -3,16 +3,23 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "messages/error.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/gate/caf_bridge.hpp"
 
 namespace tony {
 
 bool am_watcher::connect(const std::string& host, uint16_t port) {
   if (registry_)
     return true;
-  auto r = sys_.middleman().remote_actor<registry_actor>(host, port);
+  if (!refusal_.empty() || secret_.empty())
+    return false;
+  auto r = gate::remote_actor<registry_actor>(sys_, host, port, secret_,
+                                              std::chrono::seconds(5));
   if (r)
     registry_ = *r;
+  else if (gate::is_final(r.error()))
+    refusal_ = describe(r.error());
   return static_cast<bool>(registry_);
 }
 

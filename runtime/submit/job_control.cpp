@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/actor_types.hpp"
+#include "messages/error.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
@@ -142,14 +144,25 @@ std::optional<job_status> local_status(const local_job& job, std::string* proble
                      ") ended without a final status; see " + job.dir + "/am.log";
     return st;
   }
-  client_config cfg;
-  caf::actor_system sys{cfg};
-  am_watcher watcher{sys};
-  if (watcher.connect(job.am_host, job.am_port))
-    if (auto live = watcher.poll(seconds(5)))
-      return live;
-  if (auto fin = final_status_of(job))
+  // Through the AM's gate, with the secret tony-submit kept for the job.
+  auto secret = gate::load_secret(job.app_id);
+  if (secret) {
+    client_config cfg;
+    caf::actor_system sys{cfg};
+    am_watcher watcher{sys, *secret};
+    if (watcher.connect(job.am_host, job.am_port))
+      if (auto live = watcher.poll(seconds(5)))
+        return live;
+  }
+  if (auto fin = final_status_of(job)) {
+    gate::forget_secret(job.app_id);
     return fin;
+  }
+  if (!secret) {
+    *problem = "the ApplicationMaster of " + job.app_id + " runs, but " +
+               describe(secret.error());
+    return std::nullopt;
+  }
   *problem = "the ApplicationMaster of " + job.app_id + " (pid " +
              std::to_string(job.am_pid) + ", " + job.am_host + ":" +
              std::to_string(job.am_port) + ") does not answer; see " + job.dir +

@@ -21,6 +21,7 @@
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/submit/am_watcher.hpp"
@@ -143,11 +144,25 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       return exit_infra;
     }
   }
+  // The AM's gate admits whoever proves this secret: the executors (the AM
+  // hands it on) and this process's watcher. In the AM's environment, which
+  // only the user can read, never on its command line.
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    return exit_infra;
+  }
+  // Kept for --status by id (job_control), as on YARN; removed when the
+  // job's end is seen.
+  if (auto saved = gate::save_secret(app_id, secret); !saved)
+    complain("warning: tony-submit --status " + app_id +
+             " will not show the tasks: " + describe(saved.error()));
   auto am_path = opts.bin_dir + "/tony-am";
   process::spawn_options am;
   am.argv = {am_path,    "--backend", "local",      "--job", job_dir + "/job.json",
              "--app-id", app_id,      "--work-dir", job_dir};
   am.env = process::current_environment();
+  am.env[gate::secret_env] = secret;
   am.env["CONTAINER_ID"] = "container_" + app_id.substr(12) + "_01_000001";
   am.env["LOG_DIRS"] = job_dir;
   am.cwd = job_dir;
@@ -182,7 +197,8 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
                    opts.quiet};
   std::optional<process::exit_info> am_exit;
-  am_watcher watcher{sys};
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
   bool kill_sent = false;
   client_hook hook{opts.client};
   bool stopped_for_client = false;
@@ -236,6 +252,10 @@ int submit_local(const job_spec& job, const submit_options& opts) {
         return exit_infra;
       }
     }
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
+    }
     if (auto st = watcher.poll(std::chrono::seconds(2))) {
       view.show(*st);
       if (opts.events)
@@ -271,6 +291,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
              process::tail_file(job_dir + "/am.log", 2000));
     return exit_infra;
   }
+  gate::forget_secret(app_id);
   view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");

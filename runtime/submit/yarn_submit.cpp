@@ -17,6 +17,7 @@
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "runtime/am/yarn_env.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
@@ -24,6 +25,7 @@
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/http/proxy_filter.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/staging/webhdfs.hpp"
 #include "runtime/status_json.hpp"
@@ -220,7 +222,7 @@ job_status final_view(const std::string& app, const job_spec* job,
 
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
-           const job_spec* job, const submit_options& opts,
+           const job_spec* job, const submit_options& opts, const std::string& secret,
            const std::string& history_uri = {}) {
   auto quiet = opts.quiet;
   auto interrupted = [&opts] {
@@ -228,7 +230,8 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   };
   client_config cfg;
   caf::actor_system sys{cfg};
-  am_watcher watcher{sys};
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
   status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
@@ -276,6 +279,10 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
         !report->host.empty() && report->host != "N/A")
       watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
+    }
     if (auto st = watcher.poll(seconds(2))) {
       last_status = *st;
       view.show(*st);
@@ -284,6 +291,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       hook.on_status(*st);
     }
     if (yarn::is_terminal(report->state)) {
+      gate::forget_secret(app);
       if (last_status)
         view.leave(*last_status);
       auto final = yarn::to_string(report->final);
@@ -498,6 +506,20 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (!install_dir.empty())
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
+  // Who may talk to the AM's tracking page directly (runtime/http/proxy_filter).
+  std::string proxies;
+  for (auto& p : yarn::web_proxies(conf))
+    proxies += (proxies.empty() ? "" : ",") + p;
+  ctx.am_launch.env[http::web_proxies_env] = proxies;
+  // The job secret: a Credentials secret in the AM's tokens, which the
+  // NodeManager writes to the container's token file (runtime/gate/job_secret).
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    (*stager)->remove_all();
+    return exit_infra;
+  }
+  ctx.am_launch.tokens = gate::credentials_with_secret(secret);
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
   auto history_uri = history::history_location(
       job.cluster.history_dir, conf.get_or("fs.defaultFS", "file:///"), user);
@@ -512,6 +534,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     (*stager)->remove_all();
     return exit_infra;
   }
+  if (auto kept = gate::save_secret(app, secret); !kept)
+    complain("--status will not show the tasks of " + app + ": " +
+             describe(kept.error()));
   if (!opts.quiet)
     say("submitted " + app + " (" + job.name + ", " + std::to_string(job.total_tasks()) +
         " tasks) to YARN queue " + job.queue + "; staged in " + staging_uri);
@@ -522,7 +547,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts, history_uri);
+  return follow(*rm, fresh->id, &job, opts, secret, history_uri);
 }
 
 namespace {
@@ -574,15 +599,29 @@ std::variant<yarn::application_report, int> report_of(rm_target& target,
 // answers.
 std::optional<job_status> tasks_of(const yarn::application_report& report,
                                    const std::string& app_id,
-                                   const hadoop::configuration& conf) {
+                                   const hadoop::configuration& conf,
+                                   std::string* why_not = nullptr) {
   if (report.state == yarn::application_state::running && report.rpc_port > 0 &&
       !report.host.empty() && report.host != "N/A") {
+    // Through the AM's gate, with the secret tony-submit kept when it
+    // submitted the job.
+    auto secret = gate::load_secret(app_id);
+    if (!secret) {
+      if (why_not)
+        *why_not = describe(secret.error());
+      return std::nullopt;
+    }
     client_config cfg;
     caf::actor_system sys{cfg};
-    am_watcher watcher{sys};
-    if (watcher.connect(report.host, static_cast<uint16_t>(report.rpc_port)))
+    am_watcher watcher{sys, *secret};
+    auto port = static_cast<uint16_t>(report.rpc_port);
+    if (watcher.connect(report.host, port))
       if (auto st = watcher.poll(seconds(5)))
         return st;
+    if (why_not)
+      *why_not = watcher.refusal().empty() ? "the AM at " + report.host + ":" +
+                                                 std::to_string(port) + " did not answer"
+                                           : watcher.refusal();
   }
   if (!yarn::is_terminal(report.state))
     return std::nullopt;
@@ -635,6 +674,7 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
                                                                     : exit_infra;
     }
     if (*done) {
+      gate::forget_secret(app_id);
       say(app_id + " killed");
       return exit_succeeded;
     }
@@ -656,7 +696,10 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
   if (auto code = std::get_if<int>(&got))
     return *code;
   auto& report = std::get<yarn::application_report>(got);
-  auto tasks = tasks_of(report, app_id, t.conf);
+  std::string why_no_tasks;
+  auto tasks = tasks_of(report, app_id, t.conf, &why_no_tasks);
+  if (yarn::is_terminal(report.state))
+    gate::forget_secret(app_id);
   if (json) {
     auto st = yarn::is_terminal(report.state) ? final_view(app_id, nullptr, report, tasks)
                                               : tasks.value_or(job_status{});
@@ -685,6 +728,8 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
             << "\ntracking url: " << report.tracking_url << "\n";
   if (!report.diagnostics.empty())
     std::cout << "diagnostics: " << report.diagnostics << "\n";
+  if (!tasks && !why_no_tasks.empty())
+    std::cout << "tasks: not shown: " << why_no_tasks << "\n";
   if (tasks)
     for (auto& task : tasks->tasks)
       std::cout << "task " << to_string(task.task) << ": " << task.state << " "

@@ -42,7 +42,7 @@ def specific(tmp):
     venv.write_bytes(b"")
     (tmp / "src").mkdir(exist_ok=True)
     (tmp / "conf").mkdir(exist_ok=True)
-    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz"):
+    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz", "alice.keytab"):
         (tmp / name).write_bytes(b"")
     return {
         "code.files": [str(tmp / "vocab.txt"), {"source": str(tmp / "dict.txt"),
@@ -51,6 +51,9 @@ def specific(tmp):
         "tasks.*.files": [str(tmp / "ps.conf")],
         "tasks.*.archives": [str(tmp / "data.tgz")],
         "code.python_binary_path": "bin/python3",
+        "security.principal": "alice@TONY.TEST",
+        "security.keytab": str(tmp / "alice.keytab"),
+        "security.file_systems": ["hdfs://nn2.example:8020"],
         "docker.image": "registry.example/team/train:1.0",
         "tasks.*.docker_image": "registry.example/team/train:1.0",
         "name": "every-key",
