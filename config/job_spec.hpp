@@ -13,17 +13,36 @@
 
 namespace tony {
 
+/// What happens to a task of a type when it fails (doc/lifecycle.md).
+enum class restart_policy : int32_t {
+  never = 0,      // the failure counts: it may be tolerated, else the job fails
+  on_failure = 1, // a new container for the same task, up to max_restarts times
+};
+
 /// One [tasks.<name>] table.
 struct task_type_spec {
-  std::string name;          // [a-z][a-z0-9_-]*
+  std::string name; // [a-z][a-z0-9_-]*
   int32_t instances = 1;
   resource capability{2048, 1, 0};
-  std::string command;       // resolved: per-type override or [code] command
-  bool tracked = true;       // default false for ps and tensorboard
-  bool sidecar = false;      // default true for tensorboard: failure ignored
+  std::string command;  // resolved: per-type override or [code] command
+  bool tracked = true;  // default false for ps and tensorboard
+  bool sidecar = false; // default true for tensorboard: failure ignored
   std::string node_label;
   std::map<std::string, std::string> env;
-  int32_t priority = 0;      // assigned by resolve order: one per type
+  int32_t priority = 0; // assigned by resolve order: one per type
+
+  // Lifecycle policy of this type (doc/lifecycle.md).
+  restart_policy restart = restart_policy::never;
+  int32_t max_restarts = 0;        // restarts of one task, with restart = on_failure
+  int64_t restart_backoff_ms = 0;  // before the first restart; doubles each time
+  int32_t tolerated_failures = -1; // failed tasks of this type the job survives;
+                                   // -1: the job's [policy] budget applies
+  int32_t elastic_min = 0;         // elastic PyTorch: min and max nodes of the
+  int32_t elastic_max = 0;         // rendezvous; 0: a fixed world
+  int32_t spec_signal = 0;         // sent to a running task whose cluster spec
+                                   // changed (0: none; the file is rewritten)
+
+  bool elastic() const { return elastic_max > 0; }
 };
 
 struct tensorboard_spec {
@@ -33,18 +52,18 @@ struct tensorboard_spec {
 
 /// [cluster.local]: the local backend's resource pool.
 struct local_pool_spec {
-  int64_t memory_mb = 0;  // 0: this machine's physical memory
-  int32_t vcores = 0;     // 0: 4 x this machine's cores (see doc/job-toml.md)
+  int64_t memory_mb = 0; // 0: this machine's physical memory
+  int32_t vcores = 0;    // 0: 4 x this machine's cores (see doc/job-toml.md)
   int32_t gpus = 0;
 };
 
 struct cluster_settings {
-  std::string backend = "local";  // local | yarn
-  std::string hadoop_conf;        // YARN config dir (yarn backend)
-  std::string install_dir;        // where tony binaries live on the nodes, if any
-  std::string staging_dir;        // override of the staging root
-  std::string jobs_dir;           // local backend: root of job dirs (~/.tony/jobs)
-  std::string history_dir;        // yarn backend: where event logs are kept (doc/tracking.md)
+  std::string backend = "local"; // local | yarn
+  std::string hadoop_conf;       // YARN config dir (yarn backend)
+  std::string install_dir;       // where tony binaries live on the nodes, if any
+  std::string staging_dir;       // override of the staging root
+  std::string jobs_dir;          // local backend: root of job dirs (~/.tony/jobs)
+  std::string history_dir; // yarn backend: where event logs are kept (doc/tracking.md)
   local_pool_spec local;
 };
 
@@ -61,22 +80,23 @@ struct policy_spec {
   int64_t registration_timeout_ms = 120000;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 10000;
-  int64_t stop_grace_ms = 3000;  // SIGTERM -> SIGKILL for stopped tasks
+  int64_t stop_grace_ms = 3000;   // SIGTERM -> SIGKILL for stopped tasks
+  int32_t tolerated_failures = 0; // failed tasks the job survives (never the chief)
 };
 
 struct job_spec {
   std::string name;
-  std::string framework = "tensorflow";  // tensorflow|pytorch|horovod|standalone
+  std::string framework = "tensorflow"; // tensorflow|pytorch|horovod|standalone
   std::string queue = "default";
   int64_t timeout_ms = 0;
   std::vector<std::string> tags;
 
   // [code]
-  std::string src_dir;      // absolute
-  std::string command;      // default command of every task type
-  std::string python_venv;  // absolute path of an archive, or empty
+  std::string src_dir;     // absolute
+  std::string command;     // default command of every task type
+  std::string python_venv; // absolute path of an archive, or empty
 
-  std::map<std::string, std::string> env;  // [env]
+  std::map<std::string, std::string> env; // [env]
 
   // [data]: exported as DTF_INPUT_PATH / DTF_OUTPUT_PATH when set.
   std::string input_path;
@@ -91,7 +111,7 @@ struct job_spec {
   am_spec am;
   policy_spec policy;
 
-  std::string job_file;  // absolute path of the job.toml it came from
+  std::string job_file; // absolute path of the job.toml it came from
 
   /// The task type called `name`, or nullptr.
   const task_type_spec* find(const std::string& name) const {
