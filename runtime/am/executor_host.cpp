@@ -18,6 +18,7 @@
 #include "actors/actor_types.hpp"
 #include "actors/executor.hpp"
 #include "actors/registry.hpp"
+#include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/launch_context.hpp"
@@ -82,60 +83,56 @@ bool is_dir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// The executor's configuration: the contract the AM wrote into the
+// container's environment, and what this container is.
+executor_config executor_config_from(const executor_contract* contract,
+                                     const std::map<std::string, std::string>& env) {
+  executor_config cfg;
+  cfg.task = contract->task;
+  cfg.attempt = contract->attempt;
+  cfg.restart = contract->restart;
+  cfg.stop_grace_ms = contract->stop_grace_ms;
+  cfg.app_id = contract->app_id;
+  cfg.secret = contract->secret;
+  cfg.framework = contract->framework;
+  cfg.command = contract->command;
+  cfg.spec_signal = contract->spec_signal;
+  cfg.elastic_min = contract->elastic_min;
+  cfg.elastic_max = contract->elastic_max;
+  cfg.elastic_restarts = contract->elastic_restarts;
+  cfg.container_id = env_or(env, "CONTAINER_ID");
+  cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
+  cfg.pid = static_cast<int32_t>(::getpid());
+  char cwd[4096];
+  std::string here = ::getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+  cfg.work_dir = is_dir(here + "/src") ? here + "/src" : here;
+  cfg.file_dir = here;
+  // The task sees the container's environment without tony's private ones.
+  for (auto& [k, v] : env)
+    if (!executor_contract::is_private(k))
+      cfg.base_env.emplace(k, v);
+  if (is_dir(here + "/venv/bin"))
+    cfg.base_env["PATH"] = here + "/venv/bin:" + env_or(env, "PATH", "/usr/bin:/bin");
+  return cfg;
+}
+
 } // namespace
 
 int run_executor(const std::string& guard_program) {
   process::signal_watcher signals;
   auto env = process::current_environment();
-  auto missing = std::string{};
-  for (auto key : {"TONY_AM_ADDRESS", "TONY_JOB_SECRET", "TONY_TASK_TYPE",
-                   "TONY_TASK_INDEX", "TONY_ATTEMPT", "TONY_TASK_COMMAND"})
-    if (env.count(key) == 0)
-      missing += std::string(missing.empty() ? "" : ", ") + key;
-  if (!missing.empty()) {
-    spdlog::error("tony-executor: the container environment lacks {}; tony-executor is "
-                  "started by tony-am, not by hand",
-                  missing);
+  auto contract = executor_contract::from_env(env);
+  if (!contract) {
+    spdlog::error("tony-executor: {}", describe(contract.error()));
     return 2;
   }
-  auto address = env["TONY_AM_ADDRESS"];
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) {
-    spdlog::error("tony-executor: TONY_AM_ADDRESS '{}' is not host:port", address);
-    return 2;
-  }
-  auto am_host = address.substr(0, colon);
-  auto am_port = static_cast<uint16_t>(std::atoi(address.c_str() + colon + 1));
-
-  executor_config cfg;
-  try {
-    cfg.task = {env["TONY_TASK_TYPE"], std::stoi(env["TONY_TASK_INDEX"])};
-    cfg.attempt = std::stoi(env["TONY_ATTEMPT"]);
-    cfg.stop_grace_ms = std::stoll(env_or(env, "TONY_STOP_GRACE_MS", "3000"));
-  } catch (const std::exception&) {
-    spdlog::error("tony-executor: TONY_TASK_INDEX, TONY_ATTEMPT or TONY_STOP_GRACE_MS is "
-                  "not a number");
-    return 2;
-  }
-  cfg.app_id = env_or(env, "TONY_APP_ID");
-  cfg.container_id = env_or(env, "CONTAINER_ID");
-  cfg.secret = env["TONY_JOB_SECRET"];
-  cfg.framework = env_or(env, "TONY_FRAMEWORK", "tensorflow");
-  cfg.command = env["TONY_TASK_COMMAND"];
-  cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
-  char cwd[4096];
-  std::string here = ::getcwd(cwd, sizeof(cwd)) ? cwd : ".";
-  cfg.work_dir = is_dir(here + "/src") ? here + "/src" : here;
-  cfg.file_dir = here;
-  auto log_dir = env_or(env, "LOG_DIRS", here);
+  auto cfg = executor_config_from(&*contract, env);
+  auto address = contract->am_host + ":" + std::to_string(contract->am_port);
+  auto am_host = contract->am_host;
+  auto am_port = static_cast<uint16_t>(contract->am_port);
+  auto log_dir = env_or(env, "LOG_DIRS", cfg.file_dir);
   if (auto comma = log_dir.find(','); comma != std::string::npos)
     log_dir.resize(comma);
-  // The task sees the container's environment without tony's private ones.
-  for (auto& [k, v] : env)
-    if (!is_executor_private(k))
-      cfg.base_env.emplace(k, v);
-  if (is_dir(here + "/venv/bin"))
-    cfg.base_env["PATH"] = here + "/venv/bin:" + env_or(env, "PATH", "/usr/bin:/bin");
 
   port_reservation reservation;
   if (!reservation.open()) {
@@ -168,7 +165,7 @@ int run_executor(const std::string& guard_program) {
   auto runner =
       make_process_runner(log_dir + "/stdout", log_dir + "/stderr", guard_program);
   auto exec = spawn_executor(sys, caf::actor_cast<caf::actor>(*registry),
-                             std::move(runner), std::move(cfg));
+                             std::move(runner), make_file_writer(), std::move(cfg));
   signals.start([exec](int sig) {
     caf::anon_send(exec, stop_atom_v, std::string{"received "} + ::strsignal(sig));
   });

@@ -59,13 +59,24 @@ std::map<std::string, std::string> local_base_env() {
 
 } // namespace
 
+bool write_file_atomically(const std::string& path, const std::string& content) {
+  auto tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out)
+      return false;
+    out << content;
+    if (!out)
+      return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
 caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
-                                             const am_endpoint& am,
-                                             const std::string& job_dir,
-                                             const std::string& executor_path) {
+                                             const am_options& opts) {
   local::local_cluster_config cfg;
-  cfg.app_id = am.app_id;
-  cfg.job_dir = job_dir;
+  cfg.app_id = opts.app_id;
+  cfg.job_dir = opts.work_dir;
   cfg.capacity = local_capacity(job);
   cfg.base_env = local_base_env();
   cfg.stop_grace_ms = job.policy.stop_grace_ms;
@@ -77,23 +88,41 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
   std::string wrapper;
   if (auto w = std::getenv("TONY_EXECUTOR_WRAPPER"))
     wrapper = w;
-  result.make_launch = [job, am, executor_path, wrapper](
-                           const task_id& task, int32_t attempt, const container& c) {
-    launch_spec spec;
-    spec.target = c;
-    spec.env = executor_env(job, task, attempt, am);
-    spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
-    if (!wrapper.empty())
-      spec.command.insert(spec.command.begin() + 1, wrapper);
-    spec.resources.push_back(
-        {"src", "file://" + job.src_dir, 0, 0, false, "APPLICATION"});
-    if (!job.python_venv.empty())
+  auto executor_path = opts.executor_path;
+  result.launcher = [job, executor_path,
+                     wrapper](const am_endpoint& am) -> launch_factory {
+    return [job, am, executor_path, wrapper](const task_id& task, int32_t attempt,
+                                             int32_t restart, const container& c) {
+      launch_spec spec;
+      spec.target = c;
+      spec.env = executor_env(job, task, attempt, restart, am);
+      spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
+      if (!wrapper.empty())
+        spec.command.insert(spec.command.begin() + 1, wrapper);
       spec.resources.push_back(
-          {"venv", "file://" + job.python_venv, 0, 0, true, "APPLICATION"});
-    return spec;
+          {"src", "file://" + job.src_dir, 0, 0, false, "APPLICATION"});
+      if (!job.python_venv.empty())
+        spec.resources.push_back(
+            {"venv", "file://" + job.python_venv, 0, 0, true, "APPLICATION"});
+      return spec;
+    };
   };
   result.log_dir_of = [cluster](const container& c) {
     return cluster->container_dir(c.id);
+  };
+  // Only this machine: nothing listens beyond the loopback.
+  result.host = "127.0.0.1";
+  result.bind_address = "127.0.0.1";
+  result.event_log = opts.work_dir + "/events.jsonl";
+  // tony-submit finds the AM through am.json in the job dir.
+  auto job_dir = opts.work_dir;
+  result.announce = [job_dir](const am_address& a) {
+    nlohmann::json info = {{"app_id", a.app_id},
+                           {"host", a.host},
+                           {"port", a.port},
+                           {"pid", a.pid},
+                           {"tracking_url", a.tracking_url}};
+    write_file_atomically(job_dir + "/am.json", info.dump());
   };
   result.on_end = [cluster](const job_status&) { cluster->stop_all(); };
   result.keep_alive = cluster;

@@ -1,17 +1,18 @@
+#include <algorithm>
 #include <cstdlib>
 
 #include <caf/all.hpp>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "messages/error.hpp"
 #include "runtime/am/backend.hpp"
-#include "runtime/am/yarn_env.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/user.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/staging/stager.hpp"
+#include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/amrm_client.hpp"
 #include "runtime/yarn/nm_client.hpp"
 #include "runtime/yarn/yarn_nm_actor.hpp"
@@ -19,13 +20,77 @@
 
 namespace tony {
 
-caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
-                                            const am_endpoint& am) {
-  auto env = process::current_environment();
-  auto get = [&](const char* key) {
-    auto i = env.find(key);
-    return i == env.end() ? std::string{} : i->second;
+namespace {
+
+using env_map = std::map<std::string, std::string>;
+
+std::string get(const env_map& env, const char* key) {
+  auto i = env.find(key);
+  return i == env.end() ? std::string{} : i->second;
+}
+
+// The event log lives in the AM container's log dir, so it survives the
+// container (`yarn logs`); a copy goes to the history dir at the end.
+std::string event_log_path(const env_map& env, const std::string& work_dir) {
+  auto dirs = get(env, "LOG_DIRS");
+  if (dirs.empty())
+    return work_dir + "/events.jsonl";
+  return dirs.substr(0, dirs.find(',')) + "/events.jsonl";
+}
+
+// Copies the event log into the history dir tony-submit named.
+void keep_history(const env_map& env, const std::string& log_path,
+                  const std::string& app_id, const std::string& user) {
+  auto uri = get(env, yarn_env::history_uri);
+  if (uri.empty()) {
+    spdlog::warn("tony-am: {} is not set; the event log stays in {} only",
+                 yarn_env::history_uri, log_path);
+    return;
+  }
+  auto stager = staging::make_stager(uri, get(env, yarn_env::history_webhdfs), user);
+  if (!stager) {
+    spdlog::warn("tony-am: cannot keep the event log in {}: {}", uri,
+                 describe(stager.error()));
+    return;
+  }
+  if (auto ok = (*stager)->put(log_path, app_id + ".jsonl", false); !ok)
+    spdlog::warn("tony-am: cannot copy the event log to {}: {}", uri,
+                 describe(ok.error()));
+  else
+    spdlog::info("tony-am: event log kept as {}/{}.jsonl", uri, app_id);
+}
+
+void remove_staging(const env_map& env, const std::string& user) {
+  auto staging_uri = get(env, yarn_env::staging_uri);
+  if (staging_uri.empty())
+    return;
+  auto stager =
+      staging::make_stager(staging_uri, get(env, yarn_env::webhdfs_address), user);
+  if (stager)
+    if (auto ok = (*stager)->remove_all(); !ok)
+      spdlog::warn("tony-am: could not remove the staging dir {}: {}", staging_uri,
+                   describe(ok.error()));
+}
+
+launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
+                             std::vector<local_resource> resources,
+                             std::string executor) {
+  return [job, am, resources, executor](const task_id& task, int32_t attempt,
+                                        int32_t restart, const container& c) {
+    launch_spec spec;
+    spec.target = c;
+    spec.env = escape_env(executor_env(job, task, attempt, restart, am));
+    spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
+    spec.resources = resources;
+    return spec;
   };
+}
+
+} // namespace
+
+caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
+                                            const am_options& opts) {
+  auto env = process::current_environment();
   auto creds = hadoop::credentials_from_environment();
   if (!creds)
     return make_error(errc::infrastructure,
@@ -33,125 +98,56 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto token = yarn::amrm_client::find_amrm_token(*creds);
   if (!token)
     return make_error(errc::infrastructure, token.error().message());
-  auto scheduler = hadoop::parse_endpoint(get(yarn_env::scheduler), 8030);
+  auto scheduler = hadoop::parse_endpoint(get(env, yarn_env::scheduler), 8030);
   if (!scheduler)
     return make_error(errc::invalid_config, std::string{yarn_env::scheduler} +
                                                 " is not host:port ('" +
-                                                get(yarn_env::scheduler) +
+                                                get(env, yarn_env::scheduler) +
                                                 "'): " + scheduler.error().message());
-  auto resources = parse_resources(get(yarn_env::executor_resources));
+  auto resources = parse_resources(get(env, yarn_env::executor_resources));
   if (!resources)
     return resources.error();
   auto ipc = std::make_shared<hadoop::ipc_client>();
   auto tokens = std::make_shared<yarn::nm_token_cache>();
   auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, tokens);
-  amrm->set_places(parse_nodes(get(yarn_env::nodes)));
   auto nm = std::make_shared<yarn::nm_client>(ipc, tokens);
   std::chrono::milliseconds call_timeout{8000};
   am_backend result;
   result.rm = yarn::spawn_yarn_rm(sys, amrm, call_timeout);
   result.nm = yarn::spawn_yarn_nm(sys, nm, call_timeout);
-  auto executor_resources = *resources;
-  auto install_dir = get(yarn_env::install_dir);
+  for (auto& place : parse_nodes(get(env, yarn_env::nodes))) {
+    result.nodes.push_back(place.host);
+    if (!place.rack.empty() && std::find(result.racks.begin(), result.racks.end(),
+                                         place.rack) == result.racks.end())
+      result.racks.push_back(place.rack);
+  }
+  auto install_dir = get(env, yarn_env::install_dir);
   auto executor = install_dir.empty() ? std::string{"./tony-executor"}
                                       : install_dir + "/tony-executor";
-  result.make_launch = [job, am, executor_resources, executor](
-                           const task_id& task, int32_t attempt, const container& c) {
-    launch_spec spec;
-    spec.target = c;
-    spec.env = escape_env(executor_env(job, task, attempt, am));
-    spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
-    spec.resources = executor_resources;
-    return spec;
+  auto executor_resources = *resources;
+  result.launcher = [job, executor_resources, executor](const am_endpoint& am) {
+    return yarn_launcher(job, am, executor_resources, executor);
   };
-  auto user = get("USER");
+  auto user = get(env, "USER");
   result.log_dir_of = [user](const container& c) {
     if (c.http_address.empty())
       return std::string{};
     return "http://" + c.http_address + "/node/containerlogs/" + c.id + "/" + user;
   };
-  auto staging_uri = get(yarn_env::staging_uri);
-  auto webhdfs = get(yarn_env::webhdfs_address);
-  result.on_end = [staging_uri, webhdfs, user](const job_status&) {
-    if (staging_uri.empty())
-      return;
-    auto stager = staging::make_stager(staging_uri, webhdfs, user);
-    if (stager) {
-      if (auto ok = (*stager)->remove_all(); !ok)
-        spdlog::warn("tony-am: could not remove the staging dir {}: {}", staging_uri,
-                     describe(ok.error()));
-    }
+  auto nm_host = get(env, "NM_HOST");
+  result.host = nm_host.empty() ? "127.0.0.1" : nm_host;
+  result.bind_address = "0.0.0.0";
+  result.event_log = event_log_path(env, opts.work_dir);
+  result.announce = [](const am_address&) {}; // the RM's report carries it
+  auto log_path = result.event_log;
+  auto app_id = opts.app_id;
+  result.on_end = [env, log_path, app_id](const job_status&) {
+    auto user = hadoop::current_user();
+    keep_history(env, log_path, app_id, user);
+    remove_staging(env, user);
   };
   result.keep_alive = ipc;
   return result;
-}
-
-caf::expected<std::vector<local_resource>> parse_resources(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_array())
-    return make_error(errc::invalid_config,
-                      std::string{yarn_env::executor_resources} +
-                          " is not a JSON list of resources; was the AM started by "
-                          "tony-submit?");
-  std::vector<local_resource> result;
-  for (auto& r : j) {
-    if (!r.is_object())
-      continue;
-    local_resource res;
-    res.name = r.value("name", "");
-    res.url = r.value("url", "");
-    res.size = r.value("size", int64_t{0});
-    res.timestamp = r.value("timestamp", int64_t{0});
-    res.archive = r.value("archive", false);
-    res.visibility = r.value("visibility", std::string{"APPLICATION"});
-    result.push_back(std::move(res));
-  }
-  return result;
-}
-
-std::vector<yarn::node_place> parse_nodes(const std::string& text) {
-  std::vector<yarn::node_place> result;
-  size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find(',', start);
-    if (end == std::string::npos)
-      end = text.size();
-    auto item = text.substr(start, end - start);
-    auto eq = item.find('=');
-    if (eq != std::string::npos && eq > 0)
-      result.push_back({item.substr(0, eq), item.substr(eq + 1)});
-    start = end + 1;
-  }
-  return result;
-}
-
-std::string escape_env_value(const std::string& value) {
-  std::string result;
-  result.reserve(value.size());
-  for (auto ch : value) {
-    if (ch == '\\' || ch == '"' || ch == '$' || ch == '`')
-      result += '\\';
-    result += ch;
-  }
-  return result;
-}
-
-std::map<std::string, std::string> escape_env(std::map<std::string, std::string> env) {
-  for (auto& [k, v] : env)
-    v = escape_env_value(v);
-  return env;
-}
-
-std::string resources_to_json(const std::vector<local_resource>& resources) {
-  auto j = nlohmann::json::array();
-  for (auto& r : resources)
-    j.push_back({{"name", r.name},
-                 {"url", r.url},
-                 {"size", r.size},
-                 {"timestamp", r.timestamp},
-                 {"archive", r.archive},
-                 {"visibility", r.visibility}});
-  return j.dump();
 }
 
 } // namespace tony

@@ -23,8 +23,8 @@
 #include "messages/type_ids.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
+#include "runtime/status_printer.hpp"
 #include "runtime/submit/am_watcher.hpp"
-#include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
 
 namespace fs = std::filesystem;
@@ -184,8 +184,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     if (!watcher.connected()) {
       auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
       if (info.is_object() && info.contains("port")) {
-        watcher.connect(info.value("host", std::string{"127.0.0.1"}),
-                        info["port"].get<uint16_t>());
+        if (watcher.connect(info.value("host", std::string{"127.0.0.1"}),
+                            info["port"].get<uint16_t>()))
+          watcher.watch_end();
       } else if (clock_type::now() > connect_deadline) {
         complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
                  "/am.log");

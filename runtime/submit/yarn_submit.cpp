@@ -15,15 +15,15 @@
 #include "actors/actor_types.hpp"
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
-#include "runtime/am/yarn_env.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/history_store.hpp"
 #include "runtime/staging/stager.hpp"
+#include "runtime/status_printer.hpp"
 #include "runtime/submit/am_watcher.hpp"
-#include "runtime/submit/status_printer.hpp"
 #include "runtime/submit/submit.hpp"
+#include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/application_client.hpp"
 #include "runtime/yarn/protocols.hpp"
 
@@ -97,11 +97,29 @@ const char* application_type(const std::string& framework) {
   return "TONY";
 }
 
-// The staging dir URI and, for HDFS, the NameNode's WebHDFS address.
-std::pair<std::string, std::string> staging_location(const job_spec& job,
-                                                     const hadoop::configuration& conf,
-                                                     const std::string& app_id,
-                                                     const std::string& user) {
+// The NameNode's WebHDFS address for a directory on HDFS; empty elsewhere.
+std::string webhdfs_for(const std::string& uri, const hadoop::configuration& conf) {
+  if (uri.rfind("hdfs://", 0) != 0)
+    return {};
+  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  auto nn_host = authority.substr(0, authority.find(':'));
+  auto webhdfs = conf.get_or("dfs.namenode.http-address", nn_host + ":9870");
+  if (webhdfs.rfind("0.0.0.0:", 0) == 0)
+    webhdfs = nn_host + webhdfs.substr(7);
+  return webhdfs;
+}
+
+// Where a job's files go, derived here once: the AM gets them in its
+// environment (runtime/yarn/am_env.hpp) and derives nothing itself.
+struct job_locations {
+  std::string staging_uri;
+  std::string staging_webhdfs;
+  std::string history_uri;
+  std::string history_webhdfs;
+};
+
+job_locations locate_job(const job_spec& job, const hadoop::configuration& conf,
+                         const std::string& app_id, const std::string& user) {
   auto default_fs = conf.get_or("fs.defaultFS", "file:///");
   std::string root = job.cluster.staging_dir;
   if (root.empty()) {
@@ -120,15 +138,13 @@ std::pair<std::string, std::string> staging_location(const job_spec& job,
   }
   while (!root.empty() && root.back() == '/')
     root.pop_back();
-  std::string webhdfs;
-  if (root.rfind("hdfs://", 0) == 0) {
-    auto authority = root.substr(7, root.find('/', 7) - 7);
-    auto nn_host = authority.substr(0, authority.find(':'));
-    webhdfs = conf.get_or("dfs.namenode.http-address", nn_host + ":9870");
-    if (webhdfs.rfind("0.0.0.0:", 0) == 0)
-      webhdfs = nn_host + webhdfs.substr(7);
-  }
-  return {root + "/" + app_id, webhdfs};
+  job_locations result;
+  result.staging_uri = root + "/" + app_id;
+  result.staging_webhdfs = webhdfs_for(root, conf);
+  result.history_uri =
+      history::history_location(job.cluster.history_dir, default_fs, user);
+  result.history_webhdfs = webhdfs_for(result.history_uri, conf);
+  return result;
 }
 
 // Follows the application to its end; returns tony-submit's exit code.
@@ -179,8 +195,11 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       view.tracking_url(report->tracking_url);
     if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
         !report->host.empty() && report->host != "N/A")
-      watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port));
-    if (auto st = watcher.poll(seconds(2))) {
+      if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
+        watcher.watch_end();
+    // The final status comes from the AM itself (it waits for us to have
+    // it); until then the polls show the job.
+    if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
       last_status = *st;
       view.show(*st);
     }
@@ -253,7 +272,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   }
 
   // Stage what the job ships.
-  auto [staging_uri, webhdfs] = staging_location(job, conf, app, user);
+  auto where = locate_job(job, conf, app, user);
+  auto& staging_uri = where.staging_uri;
+  auto& webhdfs = where.staging_webhdfs;
   auto stager = staging::make_stager(staging_uri, webhdfs, user);
   if (!stager) {
     complain(describe(stager.error()));
@@ -374,9 +395,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
-  auto history_uri = history::history_location(
-      job.cluster.history_dir, conf.get_or("fs.defaultFS", "file:///"), user);
-  ctx.am_launch.env[history::history_uri_env] = history_uri;
+  auto history_uri = where.history_uri;
+  ctx.am_launch.env[yarn_env::history_uri] = history_uri;
+  if (!where.history_webhdfs.empty())
+    ctx.am_launch.env[yarn_env::history_webhdfs] = where.history_webhdfs;
   ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
                             "--job",      "job.json", "--app-id",           app,
                             "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};

@@ -2,7 +2,10 @@
 
 // The environment tony-submit gives the AM's container on YARN (besides what
 // the NodeManager sets: CONTAINER_ID, NM_HOST, LOG_DIRS,
-// HADOOP_TOKEN_FILE_LOCATION, ...).
+// HADOOP_TOKEN_FILE_LOCATION, ...): the contract between tony-submit, which
+// writes it (runtime/submit/yarn_submit.cpp), and the AM's yarn backend,
+// which reads it (runtime/am/yarn_backend.cpp). Where the job's files are
+// (staging, history) is derived once, by tony-submit, and travels here.
 
 #include <map>
 #include <string>
@@ -33,6 +36,10 @@ constexpr const char* nodes = "TONY_NODES";
 constexpr size_t nodes_in_asks_limit = 100;
 /// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
 constexpr const char* webhdfs_address = "TONY_WEBHDFS";
+/// The history dir where the AM keeps the event log at the end
+/// (doc/tracking.md), and its WebHDFS address when it is on HDFS.
+constexpr const char* history_uri = "TONY_HISTORY_URI";
+constexpr const char* history_webhdfs = "TONY_HISTORY_WEBHDFS";
 
 } // namespace yarn_env
 
