@@ -21,6 +21,8 @@ std::string task_line(const task_status& t) {
   if (!t.container_id.empty() &&
       (t.state == "ALLOCATED" || t.state == "FAILED" || t.state == "LOST"))
     line += " [" + t.container_id + "]";
+  if (t.restarts > 0)
+    line += " (restart " + std::to_string(t.restarts) + ")";
   return line;
 }
 
