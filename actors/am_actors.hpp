@@ -13,7 +13,7 @@
 //          ▲  ◀────────── rm_heartbeater ◀──▶ rm_client (adapter)
 //          └───────────── container_launcher ◀──▶ nm_client (adapter)
 //
-// The AM process (runtime/am/application_master.hpp) and the actor harness
+// The AM process (am/application_master.hpp) and the actor harness
 // both use it, so the harness runs the wiring the product runs.
 
 #include <caf/actor_system.hpp>

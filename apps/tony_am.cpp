@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "runtime/am/am_host.hpp"
+#include "am/am_host.hpp"
 #include "runtime/process/process.hpp"
 
 int main(int argc, char** argv) {

@@ -10,7 +10,7 @@
 #include "config/job_config.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
-#include "runtime/submit/submit.hpp"
+#include "submit/submit.hpp"
 
 int main(int argc, char** argv) {
   // Before any thread starts: Ctrl-C becomes a flag the follow loops read.

@@ -3,9 +3,9 @@
 // The contract between the AM and every executor it starts: the TONY_*
 // variables of the executor's container, as one typed struct. The AM writes
 // it (executor_env, for every backend) and tony-executor reads it
-// (runtime/am/executor_host.cpp); both go through to_env / from_env, so the
+// (am/executor_host.cpp); both go through to_env / from_env, so the
 // names and their formats live here only. Backends add the command line and
-// the resources (runtime/am/local_backend.cpp, yarn_backend.cpp).
+// the resources (am/local_backend.cpp, yarn_backend.cpp).
 
 #include <cstdint>
 #include <map>

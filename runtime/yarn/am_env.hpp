@@ -3,8 +3,8 @@
 // The environment tony-submit gives the AM's container on YARN (besides what
 // the NodeManager sets: CONTAINER_ID, NM_HOST, LOG_DIRS,
 // HADOOP_TOKEN_FILE_LOCATION, ...): the contract between tony-submit, which
-// writes it (runtime/submit/yarn_submit.cpp), and the AM's yarn backend,
-// which reads it (runtime/am/yarn_backend.cpp). Where the job's files are
+// writes it (submit/yarn_submit.cpp), and the AM's yarn backend,
+// which reads it (am/yarn_backend.cpp). Where the job's files are
 // (staging, history) is derived once, by tony-submit, and travels here.
 
 #include <map>

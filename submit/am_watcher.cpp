@@ -1,4 +1,4 @@
-#include "runtime/submit/am_watcher.hpp"
+#include "submit/am_watcher.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>

@@ -1,4 +1,4 @@
-#include "runtime/am/application_master.hpp"
+#include "am/application_master.hpp"
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>

@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/error.hpp"
-#include "runtime/am/backend.hpp"
+#include "am/backend.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/ipc_client.hpp"

@@ -1,4 +1,4 @@
-#include "runtime/am/am_host.hpp"
+#include "am/am_host.hpp"
 
 #include <unistd.h>
 
@@ -15,8 +15,8 @@
 
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
-#include "runtime/am/application_master.hpp"
-#include "runtime/am/backend.hpp"
+#include "am/application_master.hpp"
+#include "am/backend.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/http/http_server.hpp"

@@ -1,4 +1,4 @@
-#include "runtime/am/executor_host.hpp"
+#include "am/executor_host.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

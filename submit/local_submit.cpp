@@ -24,8 +24,8 @@
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/status_printer.hpp"
-#include "runtime/submit/am_watcher.hpp"
-#include "runtime/submit/submit.hpp"
+#include "submit/am_watcher.hpp"
+#include "submit/submit.hpp"
 
 namespace fs = std::filesystem;
 

@@ -18,7 +18,7 @@
 
 #include "actors/container_launcher.hpp"
 #include "config/job_spec.hpp"
-#include "runtime/am/am_host.hpp"
+#include "am/am_host.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/nm_client.hpp"
 #include "runtime/rm_client.hpp"
@@ -74,7 +74,7 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
 
 /// YARN from inside the AM container: the AMRMToken from the container's
 /// token file, the scheduler address and staged executor resources from the
-/// environment tony-submit gave the AM (runtime/am/yarn_env.hpp).
+/// environment tony-submit gave the AM (am/yarn_env.hpp).
 caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
                                             const am_options& opts);
 

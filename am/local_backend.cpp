@@ -7,7 +7,7 @@
 #include <caf/all.hpp>
 #include <nlohmann/json.hpp>
 
-#include "runtime/am/backend.hpp"
+#include "am/backend.hpp"
 #include "runtime/local/local_adapters.hpp"
 #include "runtime/process/process.hpp"
 
