@@ -29,7 +29,10 @@ application_master::application_master()
 
 application_master::~application_master() {
   stop_am(actors_);
-  sys_.reset(); // waits for the actors, the adapters among them
+  for (auto hdl : {caf::actor_cast<caf::actor>(rm_), caf::actor_cast<caf::actor>(nm_)})
+    if (hdl)
+      caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  sys_.reset(); // waits for every actor
 }
 
 caf::expected<uint16_t> application_master::open(monitor_config monitor,
@@ -46,6 +49,8 @@ caf::expected<uint16_t> application_master::open(monitor_config monitor,
 }
 
 void application_master::start(am_drivers drivers) {
+  rm_ = drivers.rm;
+  nm_ = drivers.nm;
   start_am(*sys_, actors_, std::move(drivers), monitor_cfg_.timing);
 }
 

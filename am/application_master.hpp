@@ -29,7 +29,7 @@ public:
   /// An actor system with the middleman and tony's message types.
   application_master();
 
-  /// Stops the actors; the adapters go with the actor system.
+  /// Stops the actors and the adapters, then ends the actor system.
   ~application_master();
 
   application_master(const application_master&) = delete;
@@ -63,6 +63,8 @@ private:
   std::unique_ptr<caf::actor_system> sys_;
   am_actors actors_;
   monitor_config monitor_cfg_;
+  rm_client_actor rm_;
+  nm_client_actor nm_;
 };
 
 } // namespace tony
