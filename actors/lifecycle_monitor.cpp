@@ -27,8 +27,8 @@ struct monitor_state {
   std::map<std::string, executor_actor> executors;
   std::map<caf::actor_addr, std::string> container_of;
   std::vector<caf::response_promise> waiters;
-  /// Remote waiters answered at the end, and the byes they sent since.
-  size_t remote_waiters = 0;
+  /// Waiters answered at the end, and the byes they sent since.
+  size_t answered = 0;
   size_t byes = 0;
   std::vector<caf::response_promise> lingering;
   /// The core's clock: wall-clock milliseconds read through the actor clock
@@ -79,10 +79,10 @@ void unregister(monitor_pointer self, final_report report) {
             });
 }
 
-// Lingering ends once every remote waiter said bye.
+// Lingering ends once every waiter said bye.
 void check_lingering(monitor_pointer self) {
   auto& st = self->state;
-  if (!st.core->done() || st.byes < st.remote_waiters)
+  if (!st.core->done() || st.byes < st.answered)
     return;
   for (auto& rp : st.lingering)
     rp.deliver(true);
@@ -98,12 +98,10 @@ void finish_job(monitor_pointer self) {
   check_lingering(self);
 }
 
+// Every waiter is answered at the end and owes a bye.
 caf::result<job_status> on_wait(monitor_pointer self) {
   auto& st = self->state;
-  auto sender = self->current_sender();
-  bool remote = sender && sender->node() != self->node();
-  if (remote)
-    ++st.remote_waiters;
+  ++st.answered;
   if (st.core->done())
     return st.core->status();
   auto rp = self->make_response_promise<job_status>();

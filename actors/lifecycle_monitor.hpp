@@ -16,8 +16,8 @@
 // It is spawned idle; `start` hands it the actors it drives (spawned with
 // the monitor as their supervisor or listener, actors/am_actors.hpp), and the
 // job begins. At the end it answers everyone waiting (`wait`); `linger`
-// answers once every remote waiter said `bye` (it has the final status), so
-// the AM process can exit without cutting a client off.
+// answers once every waiter said `bye` (it has the final status), so the AM
+// process can exit without cutting a client off.
 
 #include <cstdint>
 #include <functional>

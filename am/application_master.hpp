@@ -54,8 +54,8 @@ public:
   /// Blocks until the job's end is reported; its final status.
   job_status wait();
 
-  /// Blocks until every client that waits for the end has its final status
-  /// (it said bye), at most `limit`.
+  /// Blocks until every waiter for the end (clients and wait() above) has
+  /// its final status (it said bye), at most `limit`.
   void linger(std::chrono::milliseconds limit);
 
 private:

@@ -164,16 +164,28 @@ CAF_TEST(a restarted task registering again sends the new spec to every task) {
 CAF_TEST(the end waits for every client that waits for it to say bye) {
   start();
   register_all();
-  auto waiter = self->request(monitor, caf::infinite, linger_atom_v);
+  caf::scoped_actor client{sys};
+  auto end = client->request(monitor, caf::infinite, wait_atom_v);
+  settle();
+  caf::scoped_actor host{sys};
+  auto lingering = host->request(monitor, caf::infinite, linger_atom_v);
   settle();
   exit_task(w0, 0);
   exit_task(w1, 0);
   exit_task(ps0, 143, "", 1, 15);
-  // No remote client waits in the harness: lingering ends with the job.
+  // The client has its answer; the linger waits for its bye.
+  job_status final_status;
+  end.receive([&](job_status& st) { final_status = std::move(st); },
+              [](caf::error& err) { CAF_FAIL("wait failed: " << err); });
+  CAF_CHECK_EQUAL(final_status.state, "SUCCEEDED");
+  CAF_CHECK(host->mailbox().empty()); // no answer before the bye
+  client->send(monitor, bye_atom_v);
+  expect((bye_atom), from(_).to(monitor).with(_));
+  CAF_REQUIRE(!host->mailbox().empty());
   bool lingered = false;
-  waiter.receive([&](bool) { lingered = true; }, [](caf::error&) {});
+  lingering.receive([&](bool) { lingered = true; },
+                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
   CAF_CHECK(lingered);
-  CAF_CHECK_EQUAL(status().state, "SUCCEEDED");
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()
