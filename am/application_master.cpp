@@ -32,6 +32,11 @@ application_master::~application_master() {
   for (auto hdl : {caf::actor_cast<caf::actor>(rm_), caf::actor_cast<caf::actor>(nm_)})
     if (hdl)
       caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  // No handle may outlive the wait below: a detached actor's thread (the
+  // YARN adapters') ends only when its last reference is gone.
+  actors_ = am_actors{};
+  rm_ = nullptr;
+  nm_ = nullptr;
   sys_.reset(); // waits for every actor
 }
 
