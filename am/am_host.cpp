@@ -13,10 +13,10 @@
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
-#include "config/job_json.hpp"
-#include "messages/error.hpp"
 #include "am/application_master.hpp"
 #include "am/backend.hpp"
+#include "config/job_json.hpp"
+#include "messages/error.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/http/http_server.hpp"

@@ -17,8 +17,8 @@
 #include <caf/expected.hpp>
 
 #include "actors/container_launcher.hpp"
-#include "config/job_spec.hpp"
 #include "am/am_host.hpp"
+#include "config/job_spec.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/nm_client.hpp"
 #include "runtime/rm_client.hpp"

@@ -4,8 +4,8 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "messages/error.hpp"
 #include "am/backend.hpp"
+#include "messages/error.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/ipc_client.hpp"

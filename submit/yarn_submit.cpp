@@ -21,11 +21,11 @@
 #include "runtime/history/history_store.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/status_printer.hpp"
-#include "submit/am_watcher.hpp"
-#include "submit/submit.hpp"
 #include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/application_client.hpp"
 #include "runtime/yarn/protocols.hpp"
+#include "submit/am_watcher.hpp"
+#include "submit/submit.hpp"
 
 namespace fs = std::filesystem;
 
