@@ -621,15 +621,18 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) 
 }
 
 // Stands in for the lifecycle monitor: expectations, monitoring, the barrier.
-caf::behavior fake_monitor(caf::event_based_actor* self, caf::actor registry,
-                           int executors, std::shared_ptr<std::promise<int64_t>> done) {
-  std::vector<task_id> tasks;
-  tasks.reserve(static_cast<size_t>(executors));
-  for (int i = 0; i < executors; ++i)
-    tasks.push_back({"worker", i});
-  self->send(registry, expect_atom_v, std::move(tasks), int32_t{0});
+// The registry is spawned with it as supervisor and then handed to it.
+caf::behavior fake_monitor(caf::event_based_actor* self, int executors,
+                           std::shared_ptr<std::promise<int64_t>> done) {
   self->set_down_handler([](const caf::down_msg&) {});
   return {
+      [=](const caf::actor& registry) {
+        std::vector<task_id> tasks;
+        tasks.reserve(static_cast<size_t>(executors));
+        for (int i = 0; i < executors; ++i)
+          tasks.push_back({"worker", i});
+        self->send(registry, expect_atom_v, std::move(tasks), int32_t{0});
+      },
       [=](registered_atom, const executor_hello&, const executor_actor& exec) {
         self->monitor(exec);
       },
@@ -727,15 +730,17 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   {
     caf::actor_system sys{cfg};
+    auto done = std::make_shared<std::promise<int64_t>>();
+    auto barrier = done->get_future();
+    auto monitor = sys.spawn(fake_monitor, opts.executors, done);
     caf::actor registry;
     if (opts.variant == "tony")
       registry = caf::actor_cast<caf::actor>(spawn_registry(
-          sys, registry_config{"application_1700000000000_0001", secret, 1000}));
+          sys, registry_config{"application_1700000000000_0001", secret, 1000},
+          caf::actor_cast<registry_supervisor_actor>(monitor)));
     else
       registry = sys.spawn(proto_registry, opts.variant);
-    auto done = std::make_shared<std::promise<int64_t>>();
-    auto barrier = done->get_future();
-    auto monitor = sys.spawn(fake_monitor, registry, opts.executors, done);
+    caf::anon_send(monitor, registry);
     // tony-am's way (behind the gate), or CAF's own publish (--no-gate).
     std::unique_ptr<gate::published_gate> door;
     caf::expected<uint16_t> port = uint16_t{0};

@@ -58,6 +58,12 @@ TASK_KEYS = {
     "archives": FILES,
     "docker_image": STRING,
     "index": INDEX,
+    "restart": STRING,
+    "max_restarts": INTEGER,
+    "restart_backoff": DURATION,
+    "tolerated_failures": INTEGER,
+    "elastic": {"min": INTEGER, "max": INTEGER},
+    "spec_signal": STRING,
 }
 TASKS = "tasks"
 SCHEMA = {

@@ -34,7 +34,7 @@ GENERIC = {
 
 # Keys the job model holds but tony-submit refuses for now ("not supported
 # yet", exit 2): left out when tony-submit checks the whole job.
-NOT_YET = {("docker", "image"), ("tasks.*", "docker_image"), ("policy", "tolerated_failures")}
+NOT_YET = {("docker", "image"), ("tasks.*", "docker_image")}
 
 
 def specific(tmp):
@@ -65,6 +65,9 @@ def specific(tmp):
         "tasks.*.command": "python3 train.py --worker",
         "tasks.*.node_label": "gpu",
         "tasks.*.sidecar": False,
+        "tasks.*.restart": "on-failure",
+        "tasks.*.spec_signal": "USR1",
+        "tasks.*.restart_backoff": "1s",
         "tensorboard.log_dir": "/tmp/tb",
         "data.input_path": "hdfs:///in",
         "data.output_path": "hdfs:///out",
