@@ -15,7 +15,7 @@ namespace {
 
 struct launcher_state {
   nm_client_actor nm;
-  lifecycle_monitor_actor monitor;
+  launch_listener_actor listener;
   launch_factory make_launch;
   std::chrono::milliseconds timeout{10000};
 
@@ -28,30 +28,31 @@ using launcher_pointer = container_launcher_actor::stateful_pointer<launcher_sta
 
 container_launcher_actor spawn_container_launcher(caf::actor_system& sys,
                                                   nm_client_actor nm,
-                                                  lifecycle_monitor_actor monitor,
+                                                  launch_listener_actor listener,
                                                   launch_factory make_launch,
                                                   int64_t rpc_timeout_ms) {
   auto impl = [](launcher_pointer self, nm_client_actor nm,
-                 lifecycle_monitor_actor monitor, launch_factory make_launch,
+                 launch_listener_actor listener, launch_factory make_launch,
                  int64_t rpc_timeout_ms) -> container_launcher_actor::behavior_type {
     auto& st = self->state;
     st.nm = std::move(nm);
-    st.monitor = std::move(monitor);
+    st.listener = std::move(listener);
     st.make_launch = std::move(make_launch);
     st.timeout = std::chrono::milliseconds(rpc_timeout_ms);
     return {
-        [=](launch_atom, const task_id& task, int32_t attempt, const container& c) {
+        [=](launch_atom, const task_id& task, int32_t attempt, int32_t restart,
+            const container& c) {
           auto& st = self->state;
-          auto spec = st.make_launch(task, attempt, c);
+          auto spec = st.make_launch(task, attempt, restart, c);
           self->request(st.nm, st.timeout, start_atom_v, std::move(spec))
               .then(
                   [=](const std::string&) {
-                    self->send(self->state.monitor, launched_atom_v, task, attempt, c);
+                    self->send(self->state.listener, launched_atom_v, task, attempt, c);
                   },
                   [=](caf::error& err) {
                     spdlog::error("launcher: cannot start {} in {} on {}: {}",
                                   to_string(task), c.id, c.host, describe(err));
-                    self->send(self->state.monitor, launch_failed_atom_v, task, attempt,
+                    self->send(self->state.listener, launch_failed_atom_v, task, attempt,
                                c, describe(err));
                   });
         },
@@ -86,7 +87,7 @@ container_launcher_actor spawn_container_launcher(caf::actor_system& sys,
         },
     };
   };
-  return sys.spawn(impl, std::move(nm), std::move(monitor), std::move(make_launch),
+  return sys.spawn(impl, std::move(nm), std::move(listener), std::move(make_launch),
                    rpc_timeout_ms);
 }
 

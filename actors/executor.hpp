@@ -1,15 +1,23 @@
 #pragma once
 
-// The executor: one per container, a remote actor of the AM's registry.
+// The executor: one per container, a remote actor of the AM's registry. Each
+// phase of its protocol is a behaviour of its own:
 //
-//   start ──register──▶ registered ──cluster spec──▶ running ──exit──▶ reporting ──▶ done
-//     │                    │                            │ stop / AM lost
-//     └─ rejected ─▶ done  └─ stop / AM lost ─▶ done    └──▶ stopping (TERM, grace, KILL)
+//   registering ──ack──▶ registered ──cluster spec──▶ running ──exit──▶ reporting ──▶
+//   done
+//       │                    │                          │  ▲ spec: rewrite the spec
+//       │ refused            │ stop / AM lost           │  │ file (+ signal)
+//       ▼                    ▼                     stop ▼  │
+//      done                 done              stopping (TERM, grace, KILL) ─exit─▶
+//      reporting
 //
 // It holds the task's port until the command starts, heartbeats while
 // registered, renders the task environment from the cluster spec, runs the
 // command in a process group of its own, reports its exit, and kills it when
-// told to or when the AM is gone.
+// told to or when the AM is gone (then it reports nothing: nobody listens).
+// Its effects on the world — the command and the files it writes — come in
+// through interfaces (runtime/process/command_runner.hpp); its time is the
+// actor clock, so the actor harness drives it with fakes.
 
 #include <cstdint>
 #include <functional>
@@ -17,66 +25,37 @@
 #include <memory>
 #include <string>
 
+#include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/expected.hpp>
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
 #include "messages/atoms.hpp"
 #include "messages/types.hpp"
+#include "runtime/process/command_runner.hpp"
 
 namespace tony {
 
-/// What the AM may send an executor.
+/// What the AM may send an executor: the cluster spec (the first starts the
+/// command, a later one is an update: a restarted task moved), and stop.
 using executor_actor = caf::typed_actor<caf::reacts_to<spec_atom, cluster_spec>,
                                         caf::reacts_to<stop_atom, std::string>>;
-
-/// Runs the task's command; the executor's only effect on the world besides
-/// messages. The real one is process-based (runtime/process); tests inject
-/// their own.
-class command_runner {
-public:
-  virtual ~command_runner();
-
-  struct exit_status {
-    int32_t exit_code = 0;
-    int32_t signal = 0;
-  };
-
-  /// Starts `command` under /bin/sh -c. `on_exit` is called once, from any
-  /// thread, when the command (its main process) has ended and its group is
-  /// cleaned up.
-  virtual caf::expected<void> start(const std::string& command,
-                                    const std::map<std::string, std::string>& env,
-                                    const std::string& cwd,
-                                    std::function<void(exit_status)> on_exit) = 0;
-
-  /// Sends `sig` to the command's whole process group.
-  virtual void signal(int sig) = 0;
-
-  /// The last bytes of the command's stderr.
-  virtual std::string stderr_tail(size_t max_bytes) = 0;
-};
-
-/// The process-based runner: stdout/stderr to files, own process group, a
-/// guard that kills the group if the executor dies. `guard_program` is
-/// tony-guard's path; empty or missing falls back to a shell.
-std::unique_ptr<command_runner> make_process_runner(std::string stdout_path,
-                                                    std::string stderr_path,
-                                                    std::string guard_program = {});
 
 struct executor_config {
   task_id task;
   int32_t attempt = 0;
+  int32_t restart = 0; // the task's run within the attempt (0: the first)
   std::string app_id;
   std::string container_id;
   std::string host; // the host peers reach this task at
   int32_t port = 0; // the reserved task port
+  int32_t pid = 0;  // this process, for the AM's log
   std::string secret;
   std::string framework;
   std::string command;
   std::string work_dir;
-  /// Where values too large for the environment are written (absolute).
+  /// Where the cluster spec file and values too large for the environment
+  /// are written (absolute).
   std::string file_dir;
   /// Environment the command starts from (the container's, secret removed).
   std::map<std::string, std::string> base_env;
@@ -85,6 +64,13 @@ struct executor_config {
   /// When set, the command cannot run (e.g. its interpreter is missing):
   /// instead of starting it the executor reports exit 127 with this text.
   std::string start_error;
+  /// Sent to the command's group when the cluster spec changes (0: none).
+  int32_t spec_signal = 0;
+  /// Elastic PyTorch: the command runs under torchrun's c10d rendezvous
+  /// (render_task_command, config/task_env.hpp); max 0: a fixed world.
+  int32_t elastic_min = 0;
+  int32_t elastic_max = 0;
+  int32_t elastic_restarts = 0;
   /// Frees the reserved port just before the command starts.
   std::function<void()> release_port;
   /// Receives the executor's exit code when it is done.
@@ -94,6 +80,7 @@ struct executor_config {
 /// Spawns an executor that registers with `registry` (a caf::actor handle to
 /// the AM's registry, typically a remote proxy).
 caf::actor spawn_executor(caf::actor_system& sys, caf::actor registry,
-                          std::unique_ptr<command_runner> runner, executor_config cfg);
+                          std::unique_ptr<command_runner> runner,
+                          std::unique_ptr<file_writer> files, executor_config cfg);
 
 } // namespace tony

@@ -1,19 +1,23 @@
 #pragma once
 
-// The lifecycle monitor: the job's state machine and its policies. It spawns
-// and supervises the rm_heartbeater and the container_launcher, sets the
-// registry's expectations, supervises executors (down messages, heartbeats)
-// and containers (exit statuses), and decides SUCCEEDED, FAILED or KILLED.
+// The lifecycle monitor: the actor that interprets the job's lifecycle core
+// (core/lifecycle.hpp). Every message it gets becomes an event of the core;
+// every command the core answers becomes a message to the registry, the
+// rm_heartbeater, the container_launcher or an executor, a timer, or a log
+// line. It holds no policy of its own: what it keeps are the handles the
+// core cannot hold (executors by container, clients waiting for the end).
 //
-//   NEW ─rm_ready─▶ ALLOCATING ─all granted─▶ REGISTERING ─barrier─▶ RUNNING
-//    │                 │                          │                    │
-//    │                 └──────── failure, timeout, kill ───────────────┤
-//    ▼                                                                 ▼
-//  FAILED (unsatisfiable)            FINISHING: stop executors, stop containers,
-//                                    unregister ─▶ SUCCEEDED | FAILED | KILLED
+//   registry ─registered/exit/heartbeat/barrier─┐      ┌─expect/reopen──▶ registry
+//   rm_heartbeater ─rm_ready/allocated/completed┼─▶ monitor ─ask/release/finish─▶
+//   rm_heartbeater container_launcher ─launched/launch_failed──┤  (core)
+//   ├─launch/stop_all──▶ container_launcher executors
+//   ─down──────────────────────────────┘      └─stop──────────────▶ executors
 //
-// A failure with attempts left restarts every task in a new attempt instead
-// of finishing (doc/lifecycle.md has every rule).
+// It is spawned idle; `start` hands it the actors it drives (spawned with
+// the monitor as their supervisor or listener, actors/am_actors.hpp), and the
+// job begins. At the end it answers everyone waiting (`wait`); `linger`
+// answers once every waiter said `bye` (it has the final status), so the AM
+// process can exit without cutting a client off.
 
 #include <cstdint>
 #include <functional>
@@ -24,66 +28,30 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "actors/executor.hpp"
+#include "actors/container_launcher.hpp"
 #include "actors/registry.hpp"
+#include "actors/rm_heartbeater.hpp"
 #include "config/job_spec.hpp"
 #include "messages/atoms.hpp"
 #include "messages/types.hpp"
-#include "runtime/nm_client.hpp"
-#include "runtime/rm_client.hpp"
 
 namespace tony {
 
-/// Deadline kinds carried by deadline_atom.
-enum class deadline_kind : int32_t {
-  allocation = 1,
-  registration = 2,
-  job = 3,
-  stop_grace = 4,
-  container_reasons = 5,
-};
-
-using lifecycle_monitor_actor = caf::typed_actor<
-    // from the rm_heartbeater
-    caf::reacts_to<rm_ready_atom, rm_registration>,
-    caf::reacts_to<rm_error_atom, std::string>,
-    caf::reacts_to<allocated_atom, std::vector<container>>,
-    caf::reacts_to<completed_atom, std::vector<container_completion>>,
-    // from the container_launcher
-    caf::reacts_to<launched_atom, task_id, int32_t, container>,
-    caf::reacts_to<launch_failed_atom, task_id, int32_t, container, std::string>,
-    // from the registry
-    caf::reacts_to<registered_atom, executor_hello, executor_actor>,
-    caf::reacts_to<barrier_atom, int32_t>,
-    caf::reacts_to<heartbeat_atom, task_id, int32_t>,
-    caf::replies_to<exit_atom, task_exit>::with<bool>,
-    // from clients (through the registry or the AM's facade)
-    caf::replies_to<status_atom>::with<job_status>,
-    caf::replies_to<wait_atom>::with<job_status>, caf::reacts_to<kill_atom, std::string>,
-    // its own timers
-    caf::reacts_to<deadline_atom, int32_t, int32_t>, caf::reacts_to<tick_atom>>;
-
-/// Builds the launch context of an executor for a task in a container. Each
-/// backend has its own (runtime/launch_context.hpp).
-using launch_factory =
-    std::function<launch_spec(const task_id&, int32_t attempt, const container&)>;
-
-struct am_timing {
-  int64_t allocate_fast_ms = 100;      // allocate interval while asks are pending
-  int64_t allocate_slow_ms = 1000;     // allocate interval when steady
-  int64_t rpc_timeout_ms = 10000;      // any request to the RM or an NM
-  int64_t rm_failure_limit_ms = 30000; // RM unreachable this long -> FAILED
-  /// A failed job waits at most this long before its final status for YARN's
-  /// reason of a container whose task a signal ended (the NodeManager kills
-  /// a container over its memory limit before the RM reports why).
-  int64_t container_reason_wait_ms = 3000;
-};
+using lifecycle_monitor_actor = registry_supervisor_actor::
+    extend_with<allocation_listener_actor, launch_listener_actor>::extend<
+        caf::reacts_to<start_atom, registry_actor, rm_heartbeater_actor,
+                       container_launcher_actor>,
+        caf::reacts_to<kill_atom, std::string>, caf::reacts_to<timer_atom, uint64_t>,
+        caf::replies_to<linger_atom>::with<bool>>;
 
 struct monitor_config {
   job_spec job;
   std::string app_id;
-  am_registration am; // host, RPC port, tracking URL reported to the RM
+  std::string tracking_url; // reported to the RM and shown in the status
   am_timing timing;
+  /// Nodes and racks every ask names (YARN node-local placement).
+  std::vector<std::string> nodes;
+  std::vector<std::string> racks;
   /// Where a container's logs are (a directory or URL), for the status.
   std::function<std::string(const container&)> log_dir_of;
   /// Optional: gets the job's snapshot (what status_atom answers) after
@@ -94,10 +62,7 @@ struct monitor_config {
 };
 
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
-                                                monitor_config cfg,
-                                                registry_actor registry,
-                                                rm_client_actor rm, nm_client_actor nm,
-                                                launch_factory make_launch);
+                                                monitor_config cfg);
 
 /// The plain-words reason for a YARN container exit status (-100 "the node
 /// running it was lost", -104 "killed for exceeding its memory limit", ...).

@@ -6,7 +6,6 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/lifecycle_monitor.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
 
@@ -26,7 +25,7 @@ bool same_secret(const std::string& x, const std::string& y) {
 
 struct registry_state {
   registry_config cfg;
-  lifecycle_monitor_actor monitor;
+  registry_supervisor_actor supervisor;
   int32_t attempt = -1;
   std::set<task_id> expected;
   std::map<task_id, std::pair<executor_hello, executor_actor>> registered;
@@ -37,31 +36,76 @@ struct registry_state {
 
 using registry_pointer = registry_actor::stateful_pointer<registry_state>;
 
-caf::error reject(registry_pointer self, errc code, std::string text) {
+caf::error reject(std::string text, errc code) {
   spdlog::warn("registry: rejected registration: {}", text);
-  (void)self;
   return make_error(code, std::move(text));
 }
 
-void release_barrier(registry_pointer self) {
+// Sends the spec of every registration to every registered executor. One
+// message for everyone: CAF messages are copy-on-write, so every executor's
+// mailbox element shares this one encoded spec.
+void send_spec(registry_pointer self) {
   auto& st = self->state;
   std::vector<executor_hello> hellos;
   hellos.reserve(st.registered.size());
   for (auto& [task, entry] : st.registered)
     hellos.push_back(entry.first);
-  st.barrier_done = true;
-  spdlog::info(
-      "registry: all {} tasks registered for attempt {}, sending the cluster spec",
-      st.registered.size(), st.attempt);
-  // The monitor first: the job is RUNNING before thousands of specs queue up.
-  self->send(st.monitor, barrier_atom_v, st.attempt);
-  // One message for everyone: CAF messages are copy-on-write, so every
-  // executor's mailbox element shares this one encoded spec.
   auto msg = caf::make_message(
       spec_atom_v, cluster_spec{st.attempt, encode_cluster(make_cluster_map(hellos))});
   for (auto& [task, entry] : st.registered)
     caf::actor_cast<caf::actor>(entry.second)
         ->eq_impl(caf::make_message_id(), self->ctrl(), self->context(), msg);
+}
+
+void release_barrier(registry_pointer self) {
+  auto& st = self->state;
+  st.barrier_done = true;
+  spdlog::info(
+      "registry: all {} tasks registered for attempt {}, sending the cluster spec",
+      st.registered.size(), st.attempt);
+  // The supervisor first: the job is RUNNING before thousands of specs queue up.
+  self->send(st.supervisor, barrier_atom_v, st.attempt);
+  send_spec(self);
+}
+
+caf::result<registration_ack> on_register(registry_pointer self, executor_hello& hello,
+                                          executor_actor& exec) {
+  auto& st = self->state;
+  auto who = to_string(hello.task) + " (container " + hello.container_id + ")";
+  if (!same_secret(hello.secret, st.cfg.secret))
+    return reject("wrong job secret from " + who, errc::bad_secret);
+  if (hello.attempt != st.attempt)
+    return reject(who + " registered for attempt " + std::to_string(hello.attempt) +
+                      " but the current attempt is " + std::to_string(st.attempt),
+                  errc::stale_attempt);
+  if (st.expected.count(hello.task) == 0)
+    return reject("the job has no task " + who, errc::unknown_task);
+  if (st.registered.count(hello.task) > 0)
+    return reject(who + " is already registered from container " +
+                      st.registered[hello.task].first.container_id,
+                  errc::duplicate_registration);
+  if (!exec)
+    return reject(who + " sent no executor handle", errc::protocol);
+  hello.secret.clear();
+  spdlog::info("registry: {} registered at {}:{}", to_string(hello.task), hello.host,
+               hello.port);
+  st.registered.emplace(hello.task, std::make_pair(hello, exec));
+  self->send(st.supervisor, registered_atom_v, hello, exec);
+  // Answer first, so the executor sees its acknowledgement before the spec.
+  auto rp = self->make_response_promise<registration_ack>();
+  rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms});
+  if (st.barrier_done)
+    send_spec(self); // a restarted task: everyone learns its new address
+  else if (st.registered.size() == st.expected.size())
+    release_barrier(self);
+  return rp;
+}
+
+bool from_supervisor(registry_pointer self) {
+  if (self->current_sender() == self->state.supervisor.address())
+    return true;
+  spdlog::warn("registry: ignored orders from a stranger");
+  return false;
 }
 
 } // namespace
@@ -78,77 +122,46 @@ cluster_map make_cluster_map(const std::vector<executor_hello>& registered) {
   return result;
 }
 
-registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg) {
-  auto impl = [](registry_pointer self,
-                 registry_config cfg) -> registry_actor::behavior_type {
+registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
+                              registry_supervisor_actor supervisor) {
+  auto impl = [](registry_pointer self, registry_config cfg,
+                 registry_supervisor_actor supervisor) -> registry_actor::behavior_type {
     self->state.cfg = std::move(cfg);
+    self->state.supervisor = std::move(supervisor);
     return {
-        [=](register_atom, executor_hello& hello,
-            executor_actor& exec) -> caf::result<registration_ack> {
-          auto& st = self->state;
-          auto who = to_string(hello.task) + " (container " + hello.container_id + ")";
-          if (!same_secret(hello.secret, st.cfg.secret))
-            return reject(self, errc::bad_secret, "wrong job secret from " + who);
-          if (!st.monitor || hello.attempt != st.attempt)
-            return reject(
-                self, errc::stale_attempt,
-                who + " registered for attempt " + std::to_string(hello.attempt) +
-                    " but the current attempt is " + std::to_string(st.attempt));
-          if (st.expected.count(hello.task) == 0)
-            return reject(self, errc::unknown_task, "the job has no task " + who);
-          if (st.registered.count(hello.task) > 0)
-            return reject(self, errc::duplicate_registration,
-                          who + " is already registered from container " +
-                              st.registered[hello.task].first.container_id);
-          if (!exec)
-            return reject(self, errc::protocol, who + " sent no executor handle");
-          hello.secret.clear();
-          spdlog::info("registry: {} registered at {}:{}", to_string(hello.task),
-                       hello.host, hello.port);
-          st.registered.emplace(hello.task, std::make_pair(hello, exec));
-          self->send(st.monitor, registered_atom_v, hello, exec);
-          // Answer first, so the executor sees its acknowledgement before the spec.
-          auto rp = self->make_response_promise<registration_ack>();
-          rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms});
-          if (!st.barrier_done && st.registered.size() == st.expected.size())
-            release_barrier(self);
-          return rp;
+        [=](register_atom, executor_hello& hello, executor_actor& exec) {
+          return on_register(self, hello, exec);
         },
         [=](heartbeat_atom, const task_id& task, int32_t attempt) {
-          if (self->state.monitor)
-            self->send(self->state.monitor, heartbeat_atom_v, task, attempt);
+          self->send(self->state.supervisor, heartbeat_atom_v, task, attempt);
         },
         [=](exit_atom, const task_exit& x) -> caf::result<bool> {
-          if (!self->state.monitor)
-            return make_error(errc::stale_attempt, "no job is running");
-          return self->delegate(self->state.monitor, exit_atom_v, x);
+          return self->delegate(self->state.supervisor, exit_atom_v, x);
         },
         [=](status_atom) -> caf::result<job_status> {
-          if (!self->state.monitor)
-            return make_error(errc::stopped, "the job has not started");
-          return self->delegate(self->state.monitor, status_atom_v);
+          return self->delegate(self->state.supervisor, status_atom_v);
         },
         [=](wait_atom) -> caf::result<job_status> {
-          if (!self->state.monitor)
-            return make_error(errc::stopped, "the job has not started");
-          return self->delegate(self->state.monitor, wait_atom_v);
+          return self->delegate(self->state.supervisor, wait_atom_v);
         },
+        [=](bye_atom) { self->send(self->state.supervisor, bye_atom_v); },
         [=](expect_atom, std::vector<task_id>& tasks, int32_t attempt) {
-          auto& st = self->state;
-          auto sender = caf::actor_cast<lifecycle_monitor_actor>(self->current_sender());
-          if (st.monitor && sender != st.monitor) {
-            spdlog::warn("registry: ignored expectations from a stranger");
+          if (!from_supervisor(self))
             return;
-          }
-          st.monitor = sender;
+          auto& st = self->state;
           st.attempt = attempt;
           st.expected = std::set<task_id>(tasks.begin(), tasks.end());
           st.registered.clear();
           st.barrier_done = false;
         },
+        [=](reopen_atom, const task_id& task, int32_t attempt) {
+          if (!from_supervisor(self) || attempt != self->state.attempt)
+            return;
+          self->state.registered.erase(task);
+        },
     };
   };
-  return sys.spawn(impl, std::move(cfg));
+  return sys.spawn(impl, std::move(cfg), std::move(supervisor));
 }
 
 } // namespace tony

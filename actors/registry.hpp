@@ -4,13 +4,19 @@
 // the job's status). Published on the AM's RPC port.
 //
 // Registration is authenticated by the job secret and checked against the
-// tasks the lifecycle monitor expects for the current attempt. The barrier is
-// gang: nobody gets the cluster spec until every expected task registered;
-// then each executor receives it and the monitor hears `barrier`.
+// tasks its supervisor (the lifecycle monitor, given at spawn) expects for
+// the current attempt. The barrier is gang: nobody gets the cluster spec
+// until every expected task registered; then each executor receives it and
+// the supervisor hears `barrier`.
 //
-// Whoever sends `expect` first becomes the registry's supervisor (the
-// lifecycle monitor): it receives registrations, heartbeats and exits, and
-// only it may send `expect` again (a new attempt).
+//   expect(tasks, attempt) ─▶ register … register ─all in─▶ spec to all, barrier
+//                                                             │
+//   reopen(task) ─▶ register(task) ─────────▶ the new spec to all (the restarted
+//                                               task's new address included)
+//
+// Only the supervisor may send `expect` and `reopen`. Clients ask for the
+// status, wait for the end, and say `bye` once they have the final status
+// (the AM waits for that before it exits; doc/architecture.md).
 
 #include <string>
 #include <vector>
@@ -25,6 +31,16 @@
 
 namespace tony {
 
+/// What the registry tells its supervisor, and what it hands on to it.
+using registry_supervisor_actor =
+    caf::typed_actor<caf::reacts_to<registered_atom, executor_hello, executor_actor>,
+                     caf::reacts_to<barrier_atom, int32_t>,
+                     caf::reacts_to<heartbeat_atom, task_id, int32_t>,
+                     caf::replies_to<exit_atom, task_exit>::with<bool>,
+                     caf::replies_to<status_atom>::with<job_status>,
+                     caf::replies_to<wait_atom>::with<job_status>,
+                     caf::reacts_to<bye_atom>>;
+
 using registry_actor =
     caf::typed_actor<caf::replies_to<register_atom, executor_hello,
                                      executor_actor>::with<registration_ack>,
@@ -32,7 +48,9 @@ using registry_actor =
                      caf::replies_to<exit_atom, task_exit>::with<bool>,
                      caf::replies_to<status_atom>::with<job_status>,
                      caf::replies_to<wait_atom>::with<job_status>,
-                     caf::reacts_to<expect_atom, std::vector<task_id>, int32_t>>;
+                     caf::reacts_to<bye_atom>,
+                     caf::reacts_to<expect_atom, std::vector<task_id>, int32_t>,
+                     caf::reacts_to<reopen_atom, task_id, int32_t>>;
 
 struct registry_config {
   std::string app_id;
@@ -40,7 +58,8 @@ struct registry_config {
   int32_t heartbeat_interval_ms = 1000;
 };
 
-registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg);
+registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
+                              registry_supervisor_actor supervisor);
 
 /// Builds the cluster map from registrations: type -> "host:port" by index.
 /// Exposed for tests.

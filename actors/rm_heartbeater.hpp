@@ -1,16 +1,19 @@
 #pragma once
 
-// The rm_heartbeater owns the allocate loop: it registers the AM with the
-// resource manager, then calls allocate every interval — fast while asks are
-// outstanding, slow when steady — carrying asks and releases, echoing the
-// response_id, and forwards grants and completions to the lifecycle monitor.
-// It keeps the outstanding count per priority: asks add to it, grants
-// decrement it, `cancel` zeroes it, as the RM does on its side.
+// The rm_heartbeater owns the allocate loop: told to start, it registers the
+// AM with the resource manager, then calls allocate every interval — fast
+// while asks are outstanding, slow when steady — and forwards grants and
+// completions to its listener (the lifecycle monitor). What is asked,
+// released and echoed lives in its allocation ledger (core/), the one owner
+// of the AM's side of the allocate protocol.
+//
+//   start ─▶ register ─rm_ready─▶ allocate … allocate ─finish─▶ unregister
 //
 // A failing RM call is retried on the next tick; failing for longer than
 // rm_failure_limit_ms is reported as rm_error. `finish` unregisters (repeated
 // until the RM confirms) and stops the loop.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,22 +21,34 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "actors/lifecycle_monitor.hpp"
 #include "messages/atoms.hpp"
 #include "messages/types.hpp"
 #include "runtime/rm_client.hpp"
 
 namespace tony {
 
-using rm_heartbeater_actor =
-    caf::typed_actor<caf::reacts_to<ask_atom, std::vector<container_ask>>,
-                     caf::reacts_to<release_atom, std::vector<std::string>>,
-                     caf::reacts_to<cancel_atom>,
-                     caf::replies_to<finish_atom, final_report>::with<bool>,
-                     caf::reacts_to<tick_atom, int64_t>>;
+struct am_timing {
+  int64_t allocate_fast_ms = 100;      // allocate interval while asks are pending
+  int64_t allocate_slow_ms = 1000;     // allocate interval when steady
+  int64_t rpc_timeout_ms = 10000;      // any request to the RM or an NM
+  int64_t rm_failure_limit_ms = 30000; // RM unreachable this long -> FAILED
+};
+
+/// What the heartbeater tells its listener.
+using allocation_listener_actor =
+    caf::typed_actor<caf::reacts_to<rm_ready_atom, rm_registration>,
+                     caf::reacts_to<rm_error_atom, std::string>,
+                     caf::reacts_to<allocated_atom, std::vector<container>>,
+                     caf::reacts_to<completed_atom, std::vector<container_completion>>>;
+
+using rm_heartbeater_actor = caf::typed_actor<
+    caf::reacts_to<start_atom>, caf::reacts_to<ask_atom, std::vector<container_ask>>,
+    caf::reacts_to<release_atom, std::vector<std::string>>, caf::reacts_to<cancel_atom>,
+    caf::replies_to<finish_atom, final_report>::with<bool>,
+    caf::reacts_to<tick_atom, int64_t>>;
 
 rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_actor rm,
-                                          lifecycle_monitor_actor monitor,
+                                          allocation_listener_actor listener,
                                           am_registration am, am_timing timing);
 
 } // namespace tony

@@ -1,12 +1,10 @@
 // tony-am: the ApplicationMaster. Started by tony-submit (local backend) or
 // by a YARN NodeManager; see doc/architecture.md.
 
-#include <cstdlib>
-
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
-#include "runtime/am/am_host.hpp"
+#include "am/am_host.hpp"
 #include "runtime/process/process.hpp"
 
 int main(int argc, char** argv) {
@@ -27,10 +25,6 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
-  }
-  if (opts.host.empty()) {
-    auto nm_host = std::getenv("NM_HOST");
-    opts.host = opts.backend == "yarn" && nm_host ? nm_host : "127.0.0.1";
   }
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   auto self = tony::process::self_executable();

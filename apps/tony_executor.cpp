@@ -9,7 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/am/executor_host.hpp"
+#include "am/executor_host.hpp"
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include "compat/tony_cli.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
-#include "runtime/submit/front.hpp"
-#include "runtime/submit/job_control.hpp"
+#include "submit/front.hpp"
+#include "submit/job_control.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "compat/ytf_cli.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
-#include "runtime/submit/front.hpp"
+#include "submit/front.hpp"
 
 int main(int argc, char** argv) {
   tony::process::signal_watcher signals;

@@ -9,8 +9,10 @@
 // executor handle (as the real one does) and notes the barrier.
 //
 // The executor side is P forked client processes. Each holds N/P TCP
-// connections and speaks CAF's BASP on each as a node of its own: server
-// handshake in, client handshake out, one `register` request carrying an
+// connections, proves the job secret to the AM's gate on each
+// (runtime/gate; --no-gate publishes with CAF's own listener instead, as
+// tony-am did before the gate), and speaks CAF's BASP on each as a node of
+// its own: server handshake in, client handshake out, one `register` request carrying an
 // executor_hello and an executor handle, then it waits for the answer and the
 // cluster spec. A real tony-executor is a whole actor system per process (three
 // threads or more); 10,000 of those do not fit in this machine's pid space,
@@ -77,6 +79,8 @@
 #include "messages/atoms.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/gate/caf_bridge.hpp"
+#include "runtime/gate/gate_session.hpp"
 
 namespace {
 
@@ -97,6 +101,7 @@ struct options {
   int clients = 0; // 0: chosen from executors
   std::string variant = "tony";
   bool json = false;
+  bool gate = true; // the registry behind the gate, as tony-am publishes it
 };
 
 struct bench_config : caf::actor_system_config {
@@ -211,7 +216,7 @@ struct connection {
 // Runs in a forked child: connects `count` fake executors starting at task
 // `first`, then follows the parent's commands on `ctl` (port, go, quit) and
 // reports on `report`.
-int run_client(int ctl, int report, int first, int count) {
+int run_client(int ctl, int report, int first, int count, bool gated) {
   uint16_t port = 0;
   if (!read_all(ctl, &port, sizeof(port)))
     return 2;
@@ -249,6 +254,14 @@ int run_client(int ctl, int report, int first, int count) {
     if (::connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
       std::fprintf(stderr, "client: connect: %s\n", std::strerror(errno));
       std::_Exit(3);
+    }
+    if (gated) {
+      if (auto ok = gate::client_handshake(c.fd, secret, "the bench AM",
+                                           std::chrono::seconds(30));
+          !ok) {
+        std::fprintf(stderr, "client: %s\n", describe(ok.error()).c_str());
+        std::_Exit(3);
+      }
     }
     ::fcntl(c.fd, F_SETFL, ::fcntl(c.fd, F_GETFL) | O_NONBLOCK);
     epoll_event ev{};
@@ -608,15 +621,18 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) 
 }
 
 // Stands in for the lifecycle monitor: expectations, monitoring, the barrier.
-caf::behavior fake_monitor(caf::event_based_actor* self, caf::actor registry,
-                           int executors, std::shared_ptr<std::promise<int64_t>> done) {
-  std::vector<task_id> tasks;
-  tasks.reserve(static_cast<size_t>(executors));
-  for (int i = 0; i < executors; ++i)
-    tasks.push_back({"worker", i});
-  self->send(registry, expect_atom_v, std::move(tasks), int32_t{0});
+// The registry is spawned with it as supervisor and then handed to it.
+caf::behavior fake_monitor(caf::event_based_actor* self, int executors,
+                           std::shared_ptr<std::promise<int64_t>> done) {
   self->set_down_handler([](const caf::down_msg&) {});
   return {
+      [=](const caf::actor& registry) {
+        std::vector<task_id> tasks;
+        tasks.reserve(static_cast<size_t>(executors));
+        for (int i = 0; i < executors; ++i)
+          tasks.push_back({"worker", i});
+        self->send(registry, expect_atom_v, std::move(tasks), int32_t{0});
+      },
       [=](registered_atom, const executor_hello&, const executor_actor& exec) {
         self->monitor(exec);
       },
@@ -628,7 +644,7 @@ caf::behavior fake_monitor(caf::event_based_actor* self, caf::actor registry,
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --executors N [--clients P] [--variant "
-               "tony|shared|compact|slim] [--json]\n",
+               "tony|shared|compact|slim] [--no-gate] [--json]\n",
                argv0);
   return 2;
 }
@@ -648,6 +664,8 @@ int main(int argc, char** argv) {
       opts.variant = next();
     else if (arg == "--json")
       opts.json = true;
+    else if (arg == "--no-gate")
+      opts.gate = false;
     else
       return usage(argv[0]);
   }
@@ -695,7 +713,7 @@ int main(int argc, char** argv) {
         ::close(c.ctl);
         ::close(c.report);
       }
-      std::_Exit(run_client(ctl[0], rep[1], first, count));
+      std::_Exit(run_client(ctl[0], rep[1], first, count, opts.gate));
     }
     ::close(ctl[0]);
     ::close(rep[1]);
@@ -712,16 +730,35 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   {
     caf::actor_system sys{cfg};
+    auto done = std::make_shared<std::promise<int64_t>>();
+    auto barrier = done->get_future();
+    auto monitor = sys.spawn(fake_monitor, opts.executors, done);
     caf::actor registry;
     if (opts.variant == "tony")
       registry = caf::actor_cast<caf::actor>(spawn_registry(
-          sys, registry_config{"application_1700000000000_0001", secret, 1000}));
+          sys, registry_config{"application_1700000000000_0001", secret, 1000},
+          caf::actor_cast<registry_supervisor_actor>(monitor)));
     else
       registry = sys.spawn(proto_registry, opts.variant);
-    auto done = std::make_shared<std::promise<int64_t>>();
-    auto barrier = done->get_future();
-    auto monitor = sys.spawn(fake_monitor, registry, opts.executors, done);
-    auto port = sys.middleman().publish(registry, 0, "127.0.0.1", true);
+    caf::anon_send(monitor, registry);
+    // tony-am's way (behind the gate), or CAF's own publish (--no-gate).
+    std::unique_ptr<gate::published_gate> door;
+    caf::expected<uint16_t> port = uint16_t{0};
+    if (opts.gate) {
+      auto published = gate::published_gate::publish(
+          sys, caf::actor_cast<caf::strong_actor_ptr>(registry),
+          sys.message_types<registry_actor>(), "127.0.0.1", 0, secret,
+          gate::gate_options{static_cast<size_t>(opts.executors) + 64,
+                             std::chrono::seconds(60)});
+      if (published) {
+        door = std::move(*published);
+        port = door->port();
+      } else {
+        port = published.error();
+      }
+    } else {
+      port = sys.middleman().publish(registry, 0, "127.0.0.1", true);
+    }
     if (!port) {
       std::fprintf(stderr, "cannot publish the registry: %s\n",
                    sys.render(port.error()).c_str());
@@ -788,17 +825,17 @@ int main(int argc, char** argv) {
     char line[2048];
     std::snprintf(
         line, sizeof(line),
-        "{\"variant\":\"%s\",\"executors\":%d,\"clients\":%d,"
+        "{\"variant\":\"%s\",\"gate\":%s,\"executors\":%d,\"clients\":%d,"
         "\"connect_ms\":%.1f,\"go_to_barrier_ms\":%.1f,\"go_to_first_spec_ms\":%.1f,"
         "\"go_to_all_specs_ms\":%.1f,\"am_rss_idle_kb\":%lld,\"am_rss_connected_kb\":%"
         "lld,"
         "\"am_rss_after_kb\":%lld,\"am_hwm_kb\":%lld,\"am_bytes_sent\":%lld,"
         "\"am_bytes_received\":%lld,\"clients_bytes_in\":%lld,\"clients_bytes_out\":%lld,"
         "\"spec_frame_bytes\":%lld,\"spec_entries_checked\":%d,\"failures\":%d}",
-        opts.variant.c_str(), opts.executors, opts.clients, ms(t_connected - t_start),
-        ms(t_barrier - t_go), ms(first_spec == INT64_MAX ? 0 : first_spec - t_go),
-        ms(last_spec - t_go), static_cast<long long>(idle.rss_kb),
-        static_cast<long long>(connected_mem.rss_kb),
+        opts.variant.c_str(), opts.gate ? "true" : "false", opts.executors, opts.clients,
+        ms(t_connected - t_start), ms(t_barrier - t_go),
+        ms(first_spec == INT64_MAX ? 0 : first_spec - t_go), ms(last_spec - t_go),
+        static_cast<long long>(idle.rss_kb), static_cast<long long>(connected_mem.rss_kb),
         static_cast<long long>(after_mem.rss_kb),
         static_cast<long long>(after_mem.hwm_kb), static_cast<long long>(am_sent),
         static_cast<long long>(am_received), static_cast<long long>(in),
@@ -807,8 +844,8 @@ int main(int argc, char** argv) {
     if (opts.json) {
       std::printf("%s\n", line);
     } else {
-      std::printf("%s: %d executors (%d client processes)\n", opts.variant.c_str(),
-                  opts.executors, opts.clients);
+      std::printf("%s: %d executors (%d client processes)%s\n", opts.variant.c_str(),
+                  opts.executors, opts.clients, opts.gate ? "" : ", no gate");
       std::printf("  connect + handshake   %9.1f ms\n", ms(t_connected - t_start));
       std::printf("  go -> barrier         %9.1f ms\n", ms(t_barrier - t_go));
       std::printf("  go -> every spec in   %9.1f ms\n", ms(last_spec - t_go));

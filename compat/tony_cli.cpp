@@ -587,8 +587,8 @@ private:
   }
 
   // TonY lets non-chief workers fail unless fail-on-worker-failure-enabled;
-  // tony fails at the first failed tracked task and cannot tolerate
-  // failures yet ([policy] tolerated_failures is refused at submission).
+  // tony fails at the first failed tracked task unless [policy]
+  // tolerated_failures says otherwise (the chief's failure always ends it).
   void failure_policy() {
     auto fail_fast = boolean("tony.application.fail-on-worker-failure-enabled");
     int64_t tracked = 0;
@@ -601,7 +601,8 @@ private:
     } else if (!fail_fast.has_value() && tracked > 1) {
       d_.note("TonY lets workers other than the chief fail unless "
               "tony.application.fail-on-worker-failure-enabled=true; tony fails the job "
-              "at the first failed tracked task");
+              "at the first failed tracked task (set [policy] tolerated_failures to "
+              "allow some)");
     }
   }
 

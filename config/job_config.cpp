@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include <toml++/toml.h>
 
 #include "config/job_toml.hpp"
+#include "config/task_env.hpp"
 #include "config/units.hpp"
 
 namespace tony {
@@ -915,6 +917,7 @@ private:
                  "instances = 1");
     resolve_code(root.get("code") != nullptr ? root.get("code")->as_table() : nullptr);
     resolve_tensorboard();
+    resolve_rendezvous();
     check_job();
   }
 
@@ -1075,7 +1078,7 @@ private:
       spec_.am.capability.memory_mb = *mb;
     if (auto vcores = read_int(t, "vcores", 1, max_vcores))
       spec_.am.capability.vcores = static_cast<int32_t>(*vcores);
-    if (auto attempts = read_int(t, "max_app_attempts", 1, 10))
+    if (auto attempts = read_int(t, "max_app_attempts", 1, max_app_attempts))
       spec_.am.max_app_attempts = static_cast<int32_t>(*attempts);
   }
 
@@ -1085,10 +1088,10 @@ private:
                 "heartbeat_interval", "heartbeat_timeout", "stop_grace",
                 "tolerated_failures"});
     auto& p = spec_.policy;
-    if (auto v = read_int(t, "tolerated_failures", 0, max_instances))
-      p.tolerated_failures = static_cast<int32_t>(*v);
-    if (auto v = read_int(t, "max_attempts", 1, 100))
+    if (auto v = read_int(t, "max_attempts", 1, max_job_attempts))
       p.max_attempts = static_cast<int32_t>(*v);
+    if (auto v = read_int(t, "tolerated_failures", 0, max_tolerated_failures))
+      p.tolerated_failures = static_cast<int32_t>(*v);
     if (auto v = read_duration(t, "allocation_timeout", true))
       p.allocation_timeout_ms = *v;
     if (auto v = read_duration(t, "registration_timeout", true))
@@ -1158,7 +1161,7 @@ private:
       check_keys(*local, "[cluster.local]", {"memory", "vcores", "gpus"});
       if (auto mb = read_memory(*local, "memory"))
         c.local.memory_mb = *mb;
-      if (auto vcores = read_int(*local, "vcores", 1, 4096))
+      if (auto vcores = read_int(*local, "vcores", 1, max_pool_vcores))
         c.local.vcores = static_cast<int32_t>(*vcores);
       if (auto gpus = read_int(*local, "gpus", 0, max_gpus))
         c.local.gpus = static_cast<int32_t>(*gpus);
@@ -1220,6 +1223,9 @@ private:
     std::optional<bool> tracked;
     std::optional<bool> sidecar;
     bool docker_image_given = false;
+    std::optional<restart_policy> restart;
+    std::optional<int32_t> max_restarts;
+    const toml::node* elastic = nullptr; // the elastic table, when valid
   };
 
   void read_tasks(const toml::table& tasks) {
@@ -1252,7 +1258,9 @@ private:
                        const std::string& where) {
     check_keys(t, where,
                {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
-                "node_label", "env", "files", "archives", "docker_image", "index"});
+                "node_label", "env", "files", "archives", "docker_image", "index",
+                "restart", "max_restarts", "restart_backoff", "tolerated_failures",
+                "elastic", "spec_signal"});
     task_entry e;
     e.table = &t;
     auto& s = e.spec;
@@ -1286,6 +1294,7 @@ private:
     e.docker_image_given = t.get("docker_image") != nullptr;
     if (auto* index = read_table(t, "index", "'index' in " + where))
       read_task_indexes(*index, s, where);
+    read_task_policy(t, where, e);
     return e;
   }
 
@@ -1322,6 +1331,65 @@ private:
       if (!(r == s.capability))
         s.index_capability[index] = r;
     }
+  }
+
+  // restart, max_restarts, restart_backoff, tolerated_failures, elastic,
+  // spec_signal: what happens when a task of the type fails (resolved with
+  // the whole job in resolve_policy).
+  void read_task_policy(const toml::table& t, const std::string& where, task_entry& e) {
+    auto& s = e.spec;
+    if (auto r = read_string(t, "restart")) {
+      if (*r == "never")
+        e.restart = restart_policy::never;
+      else if (*r == "on-failure")
+        e.restart = restart_policy::on_failure;
+      else
+        error(*t.get("restart"), "'restart' in " + where +
+                                     " must be \"never\" or \"on-failure\", got " +
+                                     quote_text(*r));
+    }
+    if (auto n = read_int(t, "max_restarts", 0, max_restarts))
+      e.max_restarts = static_cast<int32_t>(*n);
+    if (auto ms = read_duration(t, "restart_backoff", true))
+      s.restart_backoff_ms = *ms;
+    if (auto n = read_int(t, "tolerated_failures", 0, max_tolerated_failures))
+      s.tolerated_failures = static_cast<int32_t>(*n);
+    if (auto* el = read_table(t, "elastic", "'elastic' in " + where)) {
+      check_keys(*el, where + " elastic", {"min", "max"});
+      auto lo = read_int(*el, "min", 1, max_instances);
+      auto hi = read_int(*el, "max", 1, max_instances);
+      if (el->get("min") == nullptr || el->get("max") == nullptr)
+        error(*t.get("elastic"), "'elastic' in " + where +
+                                     " needs both 'min' and 'max', e.g. elastic = "
+                                     "{ min = 2, max = 4 }");
+      else if (lo && hi && *lo > *hi)
+        error(*t.get("elastic"), "'elastic' in " + where + ": 'min' (" +
+                                     std::to_string(*lo) + ") is larger than 'max' (" +
+                                     std::to_string(*hi) + ")");
+      else if (lo && hi) {
+        s.elastic_min = static_cast<int32_t>(*lo);
+        s.elastic_max = static_cast<int32_t>(*hi);
+        e.elastic = t.get("elastic");
+      }
+    }
+    if (auto sig = read_string(t, "spec_signal")) {
+      auto number = signal_number(*sig);
+      if (number == 0)
+        error(*t.get("spec_signal"), "'spec_signal' in " + where + " must be one of " +
+                                         "HUP, USR1, USR2, got " + quote_text(*sig));
+      s.spec_signal = number;
+    }
+  }
+
+  static int32_t signal_number(const std::string& name) {
+    auto bare = name.rfind("SIG", 0) == 0 ? name.substr(3) : name;
+    if (bare == "HUP")
+      return SIGHUP;
+    if (bare == "USR1")
+      return SIGUSR1;
+    if (bare == "USR2")
+      return SIGUSR2;
+    return 0;
   }
 
   // -- resolution ---------------------------------------------------------------
@@ -1419,6 +1487,109 @@ private:
     entries_.push_back(std::move(e));
   }
 
+  // An elastic job's nodes meet at a c10d store (torchrun's c10d rendezvous
+  // backend) served by a task of its own, so that any node may go: the
+  // `rendezvous` type, unless the job declares [tasks.rendezvous] itself.
+  void resolve_rendezvous() {
+    auto elastic = std::any_of(entries_.begin(), entries_.end(),
+                               [](auto& e) { return e.elastic != nullptr; });
+    auto declared = std::any_of(entries_.begin(), entries_.end(),
+                                [](auto& e) { return e.spec.name == rendezvous_type; });
+    if (!elastic || declared)
+      return;
+    task_entry e;
+    e.spec.name = rendezvous_type;
+    e.spec.instances = 1;
+    e.spec.capability = resource{512, 1, 0};
+    e.spec.command =
+        "exec python3 -c 'import datetime, os, time\n"
+        "from torch.distributed import TCPStore\n"
+        "port = int(os.environ[\"TONY_TASK_PORT\"])\n"
+        "store = TCPStore(\"0.0.0.0\", port, is_master=True, wait_for_workers=False,\n"
+        "                 timeout=datetime.timedelta(days=1))\n"
+        "print(\"tony: c10d rendezvous store on port\", port, flush=True)\n"
+        "while True:\n"
+        "    time.sleep(3600)'";
+    e.has_command = true;
+    entries_.push_back(std::move(e));
+  }
+
+  // restart, max_restarts and elastic resolved for one type: defaults, and
+  // what cannot work.
+  void resolve_policy(task_entry& e, const std::string& where) {
+    auto& s = e.spec;
+    auto& fw = spec_.framework;
+    bool elastic = e.elastic != nullptr;
+    if (elastic) {
+      if (fw != "pytorch")
+        error(*e.elastic, "'elastic' in " + where +
+                              " needs framework = \"pytorch\" (its nodes meet in "
+                              "torchrun's rendezvous); this job's framework is '" +
+                              fw + "'");
+      auto* n = e.table != nullptr ? e.table->get("instances") : nullptr;
+      if (n == nullptr)
+        s.instances = s.elastic_max;
+      else if (s.instances < s.elastic_min || s.instances > s.elastic_max)
+        error(*n,
+              "'instances' in " + where + " must be within its elastic min and max (" +
+                  std::to_string(s.elastic_min) + " to " + std::to_string(s.elastic_max) +
+                  "), got " + std::to_string(s.instances));
+    }
+    s.restart =
+        e.restart.value_or(elastic ? restart_policy::on_failure : restart_policy::never);
+    if (s.restart == restart_policy::never) {
+      if (e.max_restarts && *e.max_restarts > 0 && e.table != nullptr)
+        error(*e.table->get("max_restarts"),
+              "'max_restarts' in " + where + " needs restart = \"on-failure\"");
+      s.max_restarts = 0;
+      return;
+    }
+    s.max_restarts = e.max_restarts.value_or(3);
+    bool fixed_world =
+        !elastic && (fw == "pytorch" || fw == "horovod") && is_world_type(s.name);
+    if (fixed_world && e.table != nullptr && e.table->get("restart") != nullptr)
+      error(*e.table->get("restart"),
+            where + " cannot restart one task of a fixed " + fw +
+                " world: the other ranks' process group would hang without it; "
+                "restart every task with [policy] max_attempts, or make the type "
+                "elastic = { min = ..., max = ... }");
+  }
+
+  // Rules over the whole job: the chief is never restarted, and an elastic
+  // job trains one elastic type.
+  void check_lifecycle() {
+    std::vector<std::string> names;
+    for (auto& e : entries_)
+      names.push_back(e.spec.name);
+    auto chief = world_chief(names);
+    const task_entry* elastic = nullptr;
+    for (auto& e : entries_) {
+      auto where = "[tasks." + e.spec.name + "]";
+      auto* restart = e.table != nullptr ? e.table->get("restart") : nullptr;
+      if (chief && e.spec.name == chief->type && e.spec.instances == 1 &&
+          e.elastic == nullptr && restart != nullptr &&
+          e.spec.restart == restart_policy::on_failure)
+        error(*restart, where + " is the job's chief, which is never restarted: its "
+                                "failure fails the job (or starts a new attempt with "
+                                "[policy] max_attempts)");
+      if (e.elastic == nullptr)
+        continue;
+      if (elastic != nullptr)
+        error(*e.elastic, "only one task type can be elastic; [tasks." +
+                              elastic->spec.name + "] is already");
+      elastic = &e;
+    }
+    if (elastic == nullptr)
+      return;
+    for (auto& e : entries_)
+      if (e.elastic == nullptr && is_world_type(e.spec.name) && e.table != nullptr)
+        error(*e.table, "[tasks." + e.spec.name +
+                            "] would train beside the elastic world of [tasks." +
+                            elastic->spec.name +
+                            "], not in it (torchrun's rendezvous is the world); train in "
+                            "one type, or make this one a ps or evaluator");
+  }
+
   static std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
@@ -1464,7 +1635,8 @@ private:
     for (auto& e : entries_) {
       auto& s = e.spec;
       std::string where = "[tasks." + s.name + "]";
-      bool untracked_by_default = s.name == "ps" || s.name == "tensorboard";
+      bool untracked_by_default =
+          s.name == "ps" || s.name == "tensorboard" || s.name == rendezvous_type;
       // Explicit settings beat defaults: `tracked = true` alone makes a
       // tensorboard task an ordinary one. A sidecar's failure is ignored, so
       // by default the job does not wait for it either.
@@ -1478,9 +1650,9 @@ private:
       }
       s.sidecar = sidecar;
       s.tracked = tracked;
+      resolve_policy(e, where);
       any_tracked = any_tracked || tracked;
-      any_world = any_world ||
-                  (s.name != "ps" && s.name != "tensorboard" && s.name != "evaluator");
+      any_world = any_world || is_world_type(s.name);
       if (!e.has_command) {
         if (spec_.command.empty()) {
           // A broken [code] command was reported already.
@@ -1499,6 +1671,7 @@ private:
                 std::to_string(s.instances));
       }
     }
+    check_lifecycle();
     if (!entries_.empty() && !any_tracked)
       file_error("no task type is tracked, so the job would succeed at once; set "
                  "'tracked = true' on at least one [tasks.<type>]");
@@ -1676,12 +1849,6 @@ std::vector<unsupported_feature> unsupported_features(const job_spec& job) {
                          "] docker_image = " + quote_text(t.docker_image) +
                          ": running tasks in Docker containers is not supported yet; "
                          "tony runs every task directly on its node (remove the image)"});
-  if (job.policy.tolerated_failures > 0)
-    out.push_back({"policy.tolerated_failures",
-                   "[policy] tolerated_failures = " +
-                       std::to_string(job.policy.tolerated_failures) +
-                       ": finishing with failed tasks is not supported yet; tony fails "
-                       "the job on the first failed tracked task (remove the setting)"});
   return out;
 }
 

@@ -16,6 +16,7 @@
 
 #include "config/config_error.hpp"
 #include "config/job_spec.hpp"
+#include "config/limits.hpp"
 #include "config/result.hpp"
 
 namespace tony {
@@ -27,11 +28,6 @@ constexpr size_t max_reported_errors = 20;
 
 /// Larger files are refused before parsing (a job file is a few KiB).
 constexpr size_t max_job_file_size = size_t{1} << 20;
-
-/// Bounds of the per-task-type knobs.
-constexpr int64_t max_instances = 10000;
-constexpr int64_t max_vcores = 1024;
-constexpr int64_t max_gpus = 64;
 
 /// One override of the job document: `item` is "KEY=VALUE" as --set takes it;
 /// `label` names it in messages ("--set KEY=VALUE", or where a translated

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/limits.hpp"
 #include "messages/error.hpp"
 
 namespace tony {
@@ -194,23 +195,102 @@ private:
 
 constexpr int64_t int64_max = INT64_MAX;
 
+void read_task_policy(json_reader& r, const json& t, const std::string& path,
+                      task_type_spec& ts) {
+  std::string restart = "never";
+  r.read(t, path, "restart", restart);
+  if (restart == "on-failure")
+    ts.restart = restart_policy::on_failure;
+  else if (restart != "never")
+    r.fail(path + ".restart", "must be \"never\" or \"on-failure\"");
+  r.read_int(t, path, "max_restarts", ts.max_restarts, 0, INT32_MAX);
+  r.read_int(t, path, "restart_backoff_ms", ts.restart_backoff_ms, 0, int64_max);
+  r.read_int(t, path, "tolerated_failures", ts.tolerated_failures, -1, INT32_MAX);
+  r.read_int(t, path, "elastic_min", ts.elastic_min, 0, INT32_MAX);
+  r.read_int(t, path, "elastic_max", ts.elastic_max, 0, INT32_MAX);
+  r.read_int(t, path, "spec_signal", ts.spec_signal, 0, 64);
+}
+
+// "'<path>' must be between lo and hi, got x", or nothing.
+std::string out_of(const std::string& path, int64_t x, int64_t lo, int64_t hi) {
+  if (x >= lo && x <= hi)
+    return {};
+  return "'" + path + "' must be between " + std::to_string(lo) + " and " +
+         std::to_string(hi) + ", got " + std::to_string(x);
+}
+
+std::string check_task_type(const task_type_spec& t, const std::string& path) {
+  for (auto problem :
+       {out_of(path + ".instances", t.instances, 1, max_instances),
+        out_of(path + ".capability.memory_mb", t.capability.memory_mb, 1, max_memory_mb),
+        out_of(path + ".capability.vcores", t.capability.vcores, 1, max_vcores),
+        out_of(path + ".capability.gpus", t.capability.gpus, 0, max_gpus),
+        out_of(path + ".max_restarts", t.max_restarts, 0, max_restarts),
+        out_of(path + ".restart_backoff_ms", t.restart_backoff_ms, 0, max_duration_ms),
+        out_of(path + ".tolerated_failures", t.tolerated_failures, -1,
+               max_tolerated_failures),
+        out_of(path + ".elastic_max", t.elastic_max, 0, max_instances)})
+    if (!problem.empty())
+      return problem;
+  if (t.elastic() && (t.elastic_min < 1 || t.elastic_min > t.elastic_max ||
+                      t.instances < t.elastic_min || t.instances > t.elastic_max))
+    return "'" + path + "' is elastic from " + std::to_string(t.elastic_min) + " to " +
+           std::to_string(t.elastic_max) + " nodes but has " +
+           std::to_string(t.instances) + " instances";
+  return {};
+}
+
 } // namespace
+
+std::string check_job_spec(const job_spec& s) {
+  for (size_t i = 0; i < s.tasks.size(); ++i)
+    if (auto problem = check_task_type(s.tasks[i], "tasks[" + std::to_string(i) + "]");
+        !problem.empty())
+      return problem;
+  auto& p = s.policy;
+  for (auto problem :
+       {out_of("policy.max_attempts", p.max_attempts, 1, max_job_attempts),
+        out_of("policy.tolerated_failures", p.tolerated_failures, 0,
+               max_tolerated_failures),
+        out_of("policy.allocation_timeout_ms", p.allocation_timeout_ms, 0,
+               max_duration_ms),
+        out_of("policy.registration_timeout_ms", p.registration_timeout_ms, 0,
+               max_duration_ms),
+        out_of("policy.heartbeat_interval_ms", p.heartbeat_interval_ms, 1,
+               max_duration_ms),
+        out_of("policy.heartbeat_timeout_ms", p.heartbeat_timeout_ms,
+               p.heartbeat_interval_ms + 1, max_duration_ms),
+        out_of("policy.stop_grace_ms", p.stop_grace_ms, 0, max_duration_ms),
+        out_of("timeout_ms", s.timeout_ms, 0, max_duration_ms),
+        out_of("am.max_app_attempts", s.am.max_app_attempts, 1, max_app_attempts)})
+    if (!problem.empty())
+      return problem;
+  return {};
+}
 
 std::string to_json(const job_spec& spec, int indent) {
   json tasks = json::array();
   for (auto& t : spec.tasks) {
-    tasks.push_back({{"name", t.name},
-                     {"instances", t.instances},
-                     {"capability", resource_json(t.capability)},
-                     {"command", t.command},
-                     {"tracked", t.tracked},
-                     {"sidecar", t.sidecar},
-                     {"node_label", t.node_label},
-                     {"env", t.env},
-                     {"priority", t.priority},
-                     {"files", files_json(t.files)},
-                     {"docker_image", t.docker_image},
-                     {"indexes", indexes_json(t)}});
+    tasks.push_back(
+        {{"name", t.name},
+         {"instances", t.instances},
+         {"capability", resource_json(t.capability)},
+         {"command", t.command},
+         {"tracked", t.tracked},
+         {"sidecar", t.sidecar},
+         {"node_label", t.node_label},
+         {"env", t.env},
+         {"priority", t.priority},
+         {"files", files_json(t.files)},
+         {"docker_image", t.docker_image},
+         {"indexes", indexes_json(t)},
+         {"restart", t.restart == restart_policy::on_failure ? "on-failure" : "never"},
+         {"max_restarts", t.max_restarts},
+         {"restart_backoff_ms", t.restart_backoff_ms},
+         {"tolerated_failures", t.tolerated_failures},
+         {"elastic_min", t.elastic_min},
+         {"elastic_max", t.elastic_max},
+         {"spec_signal", t.spec_signal}});
   }
   json doc = {
       {"version", job_json_version},
@@ -329,6 +409,7 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
           r.read(t, path, "files", ts.files);
           r.read(t, path, "docker_image", ts.docker_image);
           r.read_indexes(t, path, ts);
+          read_task_policy(r, t, path, ts);
           if (!r.failed() && ts.name.empty())
             r.fail(path + ".name", "must not be empty");
           s.tasks.push_back(std::move(ts));
@@ -377,6 +458,8 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
       return fail(r.error());
     if (s.tasks.empty())
       return fail("'tasks' is missing or empty; a job has at least one task type");
+    if (auto problem = check_job_spec(s); !problem.empty())
+      return fail(problem);
     return s;
   } catch (const std::exception& e) {
     return fail(std::string{"cannot read: "} + e.what());

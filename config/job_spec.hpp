@@ -27,6 +27,12 @@ inline bool operator==(const shipped_file& x, const shipped_file& y) {
   return x.source == y.source && x.name == y.name && x.archive == y.archive;
 }
 
+/// What happens to a task of a type when it fails (doc/lifecycle.md).
+enum class restart_policy : int32_t {
+  never = 0,      // the failure counts: it may be tolerated, else the job fails
+  on_failure = 1, // a new container for the same task, up to max_restarts times
+};
+
 /// One [tasks.<name>] table.
 struct task_type_spec {
   std::string name; // [a-z][a-z0-9_-]*
@@ -57,6 +63,19 @@ struct task_type_spec {
     auto i = index_priority.find(index);
     return i == index_priority.end() ? priority : i->second;
   }
+
+  // Lifecycle policy of this type (doc/lifecycle.md).
+  restart_policy restart = restart_policy::never;
+  int32_t max_restarts = 0;        // restarts of one task, with restart = on_failure
+  int64_t restart_backoff_ms = 0;  // before the first restart; doubles each time
+  int32_t tolerated_failures = -1; // failed tasks of this type the job survives;
+                                   // -1: the job's [policy] budget applies
+  int32_t elastic_min = 0;         // elastic PyTorch: min and max nodes of the
+  int32_t elastic_max = 0;         // rendezvous; 0: a fixed world
+  int32_t spec_signal = 0;         // sent to a running task whose cluster spec
+                                   // changed (0: none; the file is rewritten)
+
+  bool elastic() const { return elastic_max > 0; }
 };
 
 struct tensorboard_spec {
@@ -104,11 +123,8 @@ struct policy_spec {
   int64_t registration_timeout_ms = 120000;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 10000;
-  int64_t stop_grace_ms = 3000; // SIGTERM -> SIGKILL for stopped tasks
-  /// Failed tracked tasks the job may end with and still succeed. Modelled
-  /// (TonY's fail-on-worker-failure-enabled=false) but not run yet: a job
-  /// that sets it is refused at submission (unsupported_features).
-  int32_t tolerated_failures = 0;
+  int64_t stop_grace_ms = 3000;   // SIGTERM -> SIGKILL for stopped tasks
+  int32_t tolerated_failures = 0; // failed tasks the job survives (never the chief)
 };
 
 struct job_spec {

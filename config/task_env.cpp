@@ -15,7 +15,7 @@ using json = nlohmann::json;
 // place in a TF cluster's training roles (evaluator) or in TF_CONFIG at all
 // (tensorboard).
 bool in_world(const std::string& type) {
-  return type != "ps" && type != "tensorboard" && type != "evaluator";
+  return is_world_type(type);
 }
 
 int world_order(const std::string& type) {
@@ -151,6 +151,25 @@ std::vector<horovod_slot> horovod_slots(const std::vector<std::string>& world_ho
 
 } // namespace
 
+bool is_world_type(const std::string& type) {
+  return type != "ps" && type != "tensorboard" && type != "evaluator" &&
+         type != rendezvous_type;
+}
+
+std::optional<task_id> world_chief(const std::vector<std::string>& types) {
+  std::optional<std::string> best;
+  for (auto& type : types) {
+    if (!in_world(type))
+      continue;
+    if (!best || world_order(type) < world_order(*best) ||
+        (world_order(type) == world_order(*best) && type < *best))
+      best = type;
+  }
+  if (!best)
+    return std::nullopt;
+  return task_id{*best, 0};
+}
+
 task_env render_task_env_files(const task_env_input& in, size_t max_value_size) {
   std::map<std::string, std::string> v;
   const auto& cluster = in.cluster;
@@ -171,6 +190,9 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
   v["CLUSTER_SPEC"] = dump(json(cluster));
   v["TONY_APP_ID"] = in.app_id;
   v["TONY_ATTEMPT"] = std::to_string(in.attempt);
+  v["TONY_RESTART"] = std::to_string(in.restart);
+  if (!in.spec_file.empty())
+    v["TONY_CLUSTER_SPEC_FILE"] = in.spec_file;
   v["TONY_TASK_ID"] = self.type + ":" + std::to_string(self.index);
   if (!self_addr.empty()) {
     auto hp = split_address(self_addr);
@@ -200,7 +222,13 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
     v["TF_CONFIG"] = dump(tf_config);
   }
 
-  if ((in.framework == "pytorch" || in.framework == "horovod") && !world.empty()) {
+  if (in.elastic_max > 0) {
+    // torchrun's agent gives each worker its rank and world; tony says only
+    // where the rendezvous is and how large the world may be.
+    v["TONY_ELASTIC_MIN_NODES"] = std::to_string(in.elastic_min);
+    v["TONY_ELASTIC_MAX_NODES"] = std::to_string(in.elastic_max);
+    v["TONY_RDZV_ENDPOINT"] = address_of(cluster, task_id{rendezvous_type, 0});
+  } else if ((in.framework == "pytorch" || in.framework == "horovod") && !world.empty()) {
     std::vector<std::string> world_hosts;
     for (auto& t : world)
       world_hosts.push_back(split_address(address_of(cluster, t)).host);
@@ -250,6 +278,31 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
     }
   }
   return out;
+}
+
+std::string cluster_spec_json(const cluster_map& cluster) {
+  return dump(json(cluster));
+}
+
+std::string render_task_command(const task_env_input& in, const std::string& command) {
+  if (in.elastic_max <= 0)
+    return command;
+  std::string quoted = "'";
+  for (char c : command)
+    quoted += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
+  quoted += "'";
+  auto endpoint = address_of(in.cluster, task_id{rendezvous_type, 0});
+  return "exec python3 -m torch.distributed.run --nnodes=" +
+         std::to_string(in.elastic_min) + ":" + std::to_string(in.elastic_max) +
+         " --nproc_per_node=1 --rdzv_backend=c10d --rdzv_endpoint=" + endpoint +
+         " --rdzv_id=" + in.app_id + "-" + std::to_string(in.attempt) +
+         " --rdzv_conf=is_host=0,last_call_timeout=5" +
+         " --max_restarts=" + std::to_string(in.elastic_restarts) +
+         " --monitor_interval=1" +
+         // Output stays the task's (one local process). The default "0"
+         // does not parse under Python 3.11 with torch 1.13 (Std.from_str
+         // answers None), so name a local rank that does not exist.
+         " --redirects=1:0 --tee=1:0 --no_python /bin/sh -c " + quoted;
 }
 
 std::map<std::string, std::string> render_task_env(const task_env_input& in) {

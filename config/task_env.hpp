@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "messages/types.hpp"
 
@@ -33,7 +35,24 @@ struct task_env_input {
   /// Where the executor writes values too large for the environment (see
   /// render_task_env_files); an absolute directory in the container.
   std::string file_dir;
+
+  /// The task's run within the attempt: 0, then 1 after its first restart.
+  int32_t restart = 0;
+
+  /// The file the executor keeps the cluster spec in (rewritten when a
+  /// restarted task moves); exported as TONY_CLUSTER_SPEC_FILE when set.
+  std::string spec_file;
+
+  /// Elastic PyTorch (max > 0): the task is a node of torchrun's c10d
+  /// rendezvous with min..max nodes, served by the `rendezvous` task; its
+  /// agent restarts the local worker up to `elastic_restarts` times.
+  int32_t elastic_min = 0;
+  int32_t elastic_max = 0;
+  int32_t elastic_restarts = 0;
 };
+
+/// The task type that serves an elastic job's rendezvous (a c10d TCPStore).
+constexpr const char* rendezvous_type = "rendezvous";
 
 /// Largest value tony puts into one environment variable. Linux refuses to
 /// exec with any single "NAME=value" string longer than MAX_ARG_STRLEN
@@ -52,10 +71,28 @@ struct task_env {
   std::map<std::string, std::string> files;
 };
 
+/// True for task types that train together (the world): every type but
+/// ps, tensorboard, evaluator and rendezvous.
+bool is_world_type(const std::string& type);
+
+/// The chief of a job with task types `types`: world rank 0 (the first task
+/// of chief, master, worker, then the other world types by name). Nothing
+/// when no type is in the world.
+std::optional<task_id> world_chief(const std::vector<std::string>& types);
+
 /// The variables and files tony provides for the task (TonY, YARN-DTF,
 /// TF_CONFIG, PyTorch, Horovod names), on top of the container environment.
 task_env render_task_env_files(const task_env_input& in,
                                size_t max_value_size = max_env_value_size);
+
+/// The cluster spec file's content: CLUSTER_SPEC's JSON.
+std::string cluster_spec_json(const cluster_map& cluster);
+
+/// The command line the executor runs for `command`: the command itself, or
+/// for an elastic task the command as a node of torchrun's c10d rendezvous
+/// (`python3 -m torch.distributed.run ... --no_python /bin/sh -c '<command>'`)
+/// at the `rendezvous` task's address.
+std::string render_task_command(const task_env_input& in, const std::string& command);
 
 /// The variables tony sets for the task: render_task_env_files(in).vars. A
 /// caller that uses this alone loses oversized values (their `<NAME>_FILE`

@@ -8,8 +8,8 @@
 
 namespace tony {
 
-#define TONY_ATOM(name, text)                                                  \
-  using name = caf::atom_constant<caf::atom(text)>;                            \
+#define TONY_ATOM(name, text)                                                            \
+  using name = caf::atom_constant<caf::atom(text)>;                                      \
   constexpr name name##_v = name{};
 
 // executor <-> registry
@@ -18,6 +18,7 @@ TONY_ATOM(heartbeat_atom, "heartbeat")
 TONY_ATOM(exit_atom, "task_exit")
 TONY_ATOM(spec_atom, "clusterspc")
 TONY_ATOM(status_atom, "status")
+TONY_ATOM(bye_atom, "bye")
 
 // lifecycle
 TONY_ATOM(stop_atom, "stop")
@@ -27,8 +28,10 @@ TONY_ATOM(expect_atom, "expect")
 TONY_ATOM(registered_atom, "registered")
 TONY_ATOM(barrier_atom, "barrier")
 TONY_ATOM(wait_atom, "wait_end")
-TONY_ATOM(deadline_atom, "deadline")
+TONY_ATOM(linger_atom, "linger")
 TONY_ATOM(tick_atom, "tick")
+TONY_ATOM(timer_atom, "timer")
+TONY_ATOM(reopen_atom, "reopen")
 
 // resource manager and heartbeater
 TONY_ATOM(rm_ready_atom, "rm_ready")

@@ -68,19 +68,23 @@ typename Inspector::result_type inspect(Inspector& f, resource& x) {
 }
 
 /// A request for `count` containers of one task type. Each task type has its
-/// own priority, so grants map back to task types by priority.
+/// own priority, so grants map back to task types by priority. `nodes` and
+/// `racks` name where the containers may go besides anywhere (YARN asks them
+/// node-local; a labelled ask names none).
 struct container_ask {
   int32_t priority = 0;
   std::string task_type;
   resource capability;
   std::string node_label;
   int32_t count = 0;
+  std::vector<std::string> nodes = {};
+  std::vector<std::string> racks = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, container_ask& x) {
   return f(caf::meta::type_name("container_ask"), x.priority, x.task_type, x.capability,
-           x.node_label, x.count);
+           x.node_label, x.count, x.nodes, x.racks);
 }
 
 /// A container granted by the resource manager.
@@ -278,19 +282,21 @@ std::string encode_cluster(const cluster_map& x);
 std::optional<cluster_map> decode_cluster(const std::string& text);
 
 /// How a task's command ended. exit_code is the command's exit status, or
-/// 128 + signal when it was killed by `signal` (non-zero).
+/// 128 + signal when it was killed by `signal` (non-zero). container_id
+/// tells a restarted task's runs apart.
 struct task_exit {
   task_id task;
   int32_t attempt = 0;
   int32_t exit_code = 0;
   int32_t signal = 0;
   std::string stderr_tail;
+  std::string container_id = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_exit& x) {
   return f(caf::meta::type_name("task_exit"), x.task, x.attempt, x.exit_code, x.signal,
-           x.stderr_tail);
+           x.stderr_tail, x.container_id);
 }
 
 // -- job status (clients, tracking page) --------------------------------------
@@ -307,14 +313,15 @@ struct task_status {
   std::string diagnostics;
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
-  std::string log_dir; // where stdout/stderr of the task live
+  std::string log_dir;  // where stdout/stderr of the task live
+  int32_t restarts = 0; // times the task was restarted in this attempt
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_status& x) {
   return f(caf::meta::type_name("task_status"), x.task, x.attempt, x.state, x.host,
            x.port, x.container_id, x.exit_code, x.tracked, x.diagnostics, x.started_ms,
-           x.finished_ms, x.log_dir);
+           x.finished_ms, x.log_dir, x.restarts);
 }
 
 struct job_status {

@@ -1,33 +1,29 @@
 #pragma once
 
-// What every executor's container gets, whatever the backend: the job's and
-// the task type's environment, and the TONY_* variables the executor reads
-// (doc/task-environment.md lists them). Backends add the command line and
-// the resources (runtime/local, runtime/yarn).
+// The contract between the AM and every executor it starts: the TONY_*
+// variables of the executor's container, as one typed struct. The AM writes
+// it (executor_env, for every backend) and tony-executor reads it
+// (am/executor_host.cpp); both go through to_env / from_env, so the
+// names and their formats live here only. Backends add the command line and
+// the resources (am/local_backend.cpp, yarn_backend.cpp).
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <caf/expected.hpp>
 
 #include "config/job_spec.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
 
-/// Variables of the executor's container beyond the task's own (private to
-/// the executor: it reads them, the task does not see them).
-namespace launch_env {
-/// [code] python_binary_path, when set.
-constexpr const char* python_binary_path = "TONY_PYTHON_BINARY_PATH";
-/// The names of the files and archives shipped to this task, '/'-separated
-/// (a name holds no '/').
-constexpr const char* shipped_files = "TONY_SHIPPED_FILES";
-} // namespace launch_env
-
 /// The files and archives a task of `type` gets: the job's, then its type's.
 std::vector<shipped_file> shipped_files_of(const job_spec& job, const std::string& type);
 
-/// launch_env::shipped_files' value as names.
+/// TONY_SHIPPED_FILES' value ('/'-separated names; a name holds no '/') as
+/// names.
 std::vector<std::string> split_shipped_names(const std::string& value);
 
 struct am_endpoint {
@@ -37,11 +33,59 @@ struct am_endpoint {
   std::string secret;
 };
 
-/// The container environment of the executor of `task` in `attempt`.
+/// The TONY_* variables of an executor's container.
+struct executor_contract {
+  std::string app_id;  // TONY_APP_ID
+  std::string am_host; // TONY_AM_ADDRESS, host:port of the registry
+  int32_t am_port = 0;
+  std::string secret;                   // TONY_JOB_SECRET
+  task_id task;                         // TONY_TASK_TYPE, TONY_TASK_INDEX
+  int32_t attempt = 1;                  // TONY_ATTEMPT
+  int32_t restart = 0;                  // TONY_RESTART: the task's run in the attempt
+  std::string framework = "tensorflow"; // TONY_FRAMEWORK
+  std::string command;                  // TONY_TASK_COMMAND
+  int64_t stop_grace_ms = 3000;         // TONY_STOP_GRACE_MS
+  int32_t spec_signal = 0; // TONY_SPEC_SIGNAL: sent when the cluster spec changes
+  /// TONY_ELASTIC "min:max:restarts" for an elastic PyTorch task.
+  int32_t elastic_min = 0;
+  int32_t elastic_max = 0;
+  int32_t elastic_restarts = 0;
+  /// TONY_PYTHON_BINARY_PATH: [code] python_binary_path, when set.
+  std::string python_binary_path;
+  /// TONY_SHIPPED_FILES: the names of the files and archives shipped to
+  /// this task ('/'-separated).
+  std::vector<std::string> shipped_files;
+
+  /// The variables, by name.
+  std::map<std::string, std::string> to_env() const;
+
+  /// The contract read back from a container environment, or
+  /// errc::invalid_config naming the missing or malformed variable.
+  static caf::expected<executor_contract>
+  from_env(const std::map<std::string, std::string>& env);
+
+  /// Variables the executor consumes and does not pass on to the task.
+  static bool is_private(const std::string& name);
+};
+
+/// The container environment of the executor of `task` (its `restart`-th
+/// run in `attempt`): [env], the type's env, the [data] paths and the
+/// contract.
 std::map<std::string, std::string> executor_env(const job_spec& job, const task_id& task,
-                                                int32_t attempt, const am_endpoint& am);
+                                                int32_t attempt, int32_t restart,
+                                                const am_endpoint& am);
+
+/// The same for a task's first run.
+inline std::map<std::string, std::string> executor_env(const job_spec& job,
+                                                       const task_id& task,
+                                                       int32_t attempt,
+                                                       const am_endpoint& am) {
+  return executor_env(job, task, attempt, 0, am);
+}
 
 /// Variables the executor consumes; it does not pass these to the task.
-bool is_executor_private(const std::string& name);
+inline bool is_executor_private(const std::string& name) {
+  return executor_contract::is_private(name);
+}
 
 } // namespace tony

@@ -23,7 +23,8 @@ std::string to_json(const job_status& st, int indent) {
                      {"diagnostics", t.diagnostics},
                      {"started_ms", t.started_ms},
                      {"finished_ms", t.finished_ms},
-                     {"log_dir", t.log_dir}});
+                     {"log_dir", t.log_dir},
+                     {"restarts", t.restarts}});
   }
   json j = {{"app_id", st.app_id},
             {"name", st.name},
@@ -76,6 +77,7 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
       ts.started_ms = num(t, "started_ms");
       ts.finished_ms = num(t, "finished_ms");
       ts.log_dir = str(t, "log_dir");
+      ts.restarts = static_cast<int32_t>(num(t, "restarts"));
       st.tasks.push_back(std::move(ts));
     }
   }

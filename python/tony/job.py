@@ -58,6 +58,12 @@ TASK_KEYS = {
     "archives": FILES,
     "docker_image": STRING,
     "index": INDEX,
+    "restart": STRING,
+    "max_restarts": INTEGER,
+    "restart_backoff": DURATION,
+    "tolerated_failures": INTEGER,
+    "elastic": {"min": INTEGER, "max": INTEGER},
+    "spec_signal": STRING,
 }
 TASKS = "tasks"
 SCHEMA = {
@@ -99,10 +105,12 @@ SCHEMA = {
         "history_dir": STRING,
         "local": {"memory": SIZE, "vcores": INTEGER, "gpus": INTEGER},
     },
+    "security": {"principal": STRING, "keytab": STRING, "file_systems": STRINGS},
 }
 
 # Keys whose relative paths job.toml resolves against its own directory.
-_PATH_KEYS = {("code", "src_dir"), ("code", "python_venv"), ("cluster", "hadoop_conf")}
+_PATH_KEYS = {("code", "src_dir"), ("code", "python_venv"), ("cluster", "hadoop_conf"),
+              ("security", "keytab")}
 
 
 def _absolute_entry(entry, base):

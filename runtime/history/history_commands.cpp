@@ -15,7 +15,7 @@
 #include "runtime/http/job_page.hpp"
 #include "runtime/http/tracking_routes.hpp"
 #include "runtime/status_json.hpp"
-#include "runtime/submit/status_printer.hpp"
+#include "runtime/status_printer.hpp"
 
 namespace fs = std::filesystem;
 

@@ -21,9 +21,6 @@
 
 namespace tony::history {
 
-/// The environment variable that carries the history dir to the AM on YARN.
-constexpr const char* history_uri_env = "TONY_HISTORY_URI";
-
 /// The history dir URI for a job: `configured` ([cluster] history_dir, an
 /// absolute path is on `default_fs`) or the default for `default_fs`.
 std::string history_location(const std::string& configured, const std::string& default_fs,

@@ -72,7 +72,6 @@ amrm_client::register_application_master(const am_registration& reg,
   for (auto& nm : rsp->nm_tokens_from_previous_attempts())
     nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
   std::lock_guard<std::mutex> guard{mtx_};
-  response_id_ = 0;
   last_command_ = am_command::none;
   previous_.clear();
   for (auto& c : rsp->containers_from_previous_attempts())
@@ -84,13 +83,8 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
                                                   hadoop::deadline until) {
   std::lock_guard<std::mutex> call_guard{call_mtx_};
   proto::AllocateRequestProto msg;
-  std::vector<node_place> places;
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    places = places_;
-  }
   for (auto& ask : req.asks)
-    convert::add_asks(ask, places, &msg);
+    convert::add_asks(ask, &msg);
   for (auto& id : req.releases) {
     auto cid = parse_container_id(id);
     if (!cid)
@@ -98,10 +92,10 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
     convert::to_proto(*cid, msg.add_release());
   }
   msg.set_progress(req.progress);
+  msg.set_response_id(req.response_id);
   hadoop::connection_params target;
   {
     std::lock_guard<std::mutex> guard{mtx_};
-    msg.set_response_id(response_id_);
     target = target_locked();
   }
   auto rsp = ipc_->call<proto::AllocateResponseProto>(target, "allocate", msg, until);
@@ -121,7 +115,6 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   for (auto& nm : rsp->nm_tokens())
     nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
   std::lock_guard<std::mutex> guard{mtx_};
-  response_id_ = rsp->response_id();
   last_command_ = command;
   if (rsp->has_limit())
     headroom_ = convert::from_proto(rsp->limit());
@@ -175,16 +168,6 @@ expected<void> amrm_client::finish_application_master(const final_report& report
 hadoop::token amrm_client::amrm_token() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return token_;
-}
-
-int32_t amrm_client::last_response_id() const {
-  std::lock_guard<std::mutex> guard{mtx_};
-  return response_id_;
-}
-
-void amrm_client::set_places(std::vector<node_place> places) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  places_ = std::move(places);
 }
 
 am_command amrm_client::last_command() const {

@@ -6,10 +6,12 @@
 //
 //   register ─▶ allocate … allocate ─▶ finish (repeated until unregistered)
 //
-// Authenticates with the attempt's AMRMToken (SASL DIGEST-MD5). Keeps the
-// allocate bookkeeping YARN needs: the response_id echo, NMTokens per node
-// (into the shared nm_token_cache), and AMRMToken rollover (a new token from
-// an allocate response is used for every later connection). Thread-safe;
+// Authenticates with the attempt's AMRMToken (SASL DIGEST-MD5). Keeps what
+// YARN's connection needs: NMTokens per node (into the shared
+// nm_token_cache) and AMRMToken rollover (a new token from an allocate
+// response is used for every later connection). The allocate bookkeeping —
+// outstanding asks, their placement, the response id — is the caller's
+// (core/allocation_ledger.hpp): a request goes out as it is. Thread-safe;
 // calls are serialized.
 
 #include <memory>
@@ -38,12 +40,12 @@ public:
   static hadoop::expected<hadoop::token>
   find_amrm_token(const hadoop::credentials& creds);
 
-  /// Registers the AM. Resets the response id (also after an AM_RESYNC).
+  /// Registers the AM.
   expected<rm_registration> register_application_master(const am_registration& reg,
                                                         hadoop::deadline until);
 
-  /// One heartbeat. `req.response_id` is ignored: the client echoes the last
-  /// id the RM sent. The response carries the RM's new response id.
+  /// One heartbeat: `req` with its response id and asks (placed by their
+  /// nodes and racks). The response carries the RM's new response id.
   expected<allocate_response> allocate(const allocate_request& req,
                                        hadoop::deadline until);
 
@@ -52,14 +54,8 @@ public:
   expected<void> finish_application_master(const final_report& report,
                                            hadoop::deadline until);
 
-  /// Names these nodes in every ask from now on (see convert::add_asks).
-  void set_places(std::vector<node_place> places);
-
   /// The AMRMToken in use (the newest one the RM sent).
   hadoop::token amrm_token() const;
-
-  /// The last response id received.
-  int32_t last_response_id() const;
 
   /// The AMCommand of the last allocate response.
   am_command last_command() const;
@@ -83,11 +79,9 @@ private:
   std::mutex call_mtx_; // one call at a time: allocate is a sequence
   mutable std::mutex mtx_;
   hadoop::token token_;
-  int32_t response_id_ = 0;
   am_command last_command_ = am_command::none;
   resource headroom_;
   std::vector<container> previous_;
-  std::vector<node_place> places_;
 };
 
 } // namespace tony::yarn

@@ -175,25 +175,33 @@ void to_proto(const container_ask& x, proto::ResourceRequestProto* out) {
     out->set_node_label_expression(x.node_label);
 }
 
-void add_asks(const container_ask& x, const std::vector<node_place>& places,
-              proto::AllocateRequestProto* out) {
+void add_asks(const container_ask& x, proto::AllocateRequestProto* out) {
   to_proto(x, out->add_ask());
   if (!x.node_label.empty())
     return;
-  std::vector<std::string> racks;
-  for (auto& place : places) {
+  for (auto& name : x.nodes) {
     auto* node = out->add_ask();
     to_proto(x, node);
-    node->set_resource_name(place.host);
-    if (!place.rack.empty() &&
-        std::find(racks.begin(), racks.end(), place.rack) == racks.end())
-      racks.push_back(place.rack);
+    node->set_resource_name(name);
   }
-  for (auto& rack : racks) {
+  for (auto& rack : x.racks) {
     auto* req = out->add_ask();
     to_proto(x, req);
     req->set_resource_name(rack);
   }
+}
+
+void add_asks(container_ask x, const std::vector<node_place>& places,
+              proto::AllocateRequestProto* out) {
+  x.nodes.clear();
+  x.racks.clear();
+  for (auto& place : places) {
+    x.nodes.push_back(place.host);
+    if (!place.rack.empty() &&
+        std::find(x.racks.begin(), x.racks.end(), place.rack) == x.racks.end())
+      x.racks.push_back(place.rack);
+  }
+  add_asks(x, out);
 }
 
 container container_from_proto(const proto::ContainerProto& x) {

@@ -45,12 +45,15 @@ expected<void> to_proto(const container_launch& x,
 void to_proto(const container_ask& x, proto::ResourceRequestProto* out);
 
 /// Appends the ResourceRequests of one ask to `out`: the ANY ("*") request,
-/// and with `places` a request per node and per rack too, each for the
-/// ask's whole count (as YARN's own AMRMClient does). Named nodes let the
-/// CapacityScheduler place several containers per node heartbeat
+/// and a request per node (`x.nodes`) and per rack (`x.racks`) too, each
+/// for the ask's whole count (as YARN's own AMRMClient does). Named nodes
+/// let the CapacityScheduler place several containers per node heartbeat
 /// (node-local) instead of one off-switch container per heartbeat. Asks with
 /// a node label stay ANY-only (YARN ignores labels below ANY).
-void add_asks(const container_ask& x, const std::vector<node_place>& places,
+void add_asks(const container_ask& x, proto::AllocateRequestProto* out);
+
+/// The same with the ask placed on `places` (their hosts, then their racks).
+void add_asks(container_ask x, const std::vector<node_place>& places,
               proto::AllocateRequestProto* out);
 
 /// A granted container; token is the serialized container TokenProto.

@@ -2,6 +2,9 @@
 
 // The three YARN protocols tony speaks and where their servers are.
 
+#include <string>
+#include <vector>
+
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/expected.hpp"
@@ -41,5 +44,19 @@ hadoop::expected<hadoop::endpoint> scheduler_address(const hadoop::configuration
 
 /// yarn.resourcemanager.webapp.address.
 hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& conf);
+
+/// The web proxies an AM's page may be reached through, as "scheme://host:port"
+/// (Hadoop's WebAppUtils.getProxyHostsAndPortsForAmFilter with the scheme of
+/// yarn.http.policy): yarn.web-proxy.address when set; else with RM HA the web
+/// address of every RM id; else yarn.resourcemanager.webapp(.https).address.
+/// As Hadoop's getResolvedAddress does, a wildcard or loopback host becomes
+/// this machine's canonical name (local_canonical_hostname): the name the RM
+/// itself puts in its proxy URLs, and the address its proxy connects from.
+std::vector<std::string> web_proxies(const hadoop::configuration& conf);
+
+/// Java's InetAddress.getLocalHost().getCanonicalHostName(): this machine's
+/// name, resolved and resolved back ("localhost" where the host name maps to
+/// 127.0.0.1 after localhost in /etc/hosts).
+std::string local_canonical_hostname();
 
 } // namespace tony::yarn

@@ -94,7 +94,6 @@ job_spec default_job() {
 
 harness::harness(job_spec j)
     : job(std::move(j)) {
-  registry = spawn_registry(sys, registry_config{"application_1_0001", secret, 1000});
   rm = sys.spawn(fake_rm, rm_registration{{8192, 8, 4}, {0, 0, 0}, "default"});
   nm = sys.spawn(fake_nm, std::set<std::string>{});
 }
@@ -102,32 +101,38 @@ harness::harness(job_spec j)
 harness::~harness() {
   for (auto& [t, e] : executors)
     self->send_exit(e, caf::exit_reason::user_shutdown);
-  if (monitor)
-    self->send_exit(monitor, caf::exit_reason::user_shutdown);
-  self->send_exit(registry, caf::exit_reason::user_shutdown);
+  stop_am(am);
   self->send_exit(rm, caf::exit_reason::user_shutdown);
   self->send_exit(nm, caf::exit_reason::user_shutdown);
   sched.run();
 }
 
-void harness::start() {
-  monitor_config cfg;
-  cfg.job = job;
-  cfg.app_id = "application_1_0001";
-  cfg.am = {"am.test", 4242, "http://am.test:8080"};
-  cfg.on_change = on_change;
+void harness::start(bool run) {
+  monitor_config mcfg;
+  mcfg.job = job;
+  mcfg.app_id = "application_1_0001";
+  mcfg.tracking_url = "http://am.test:8080";
+  mcfg.on_change = on_change;
+  am = spawn_am(sys, mcfg, registry_config{"application_1_0001", secret, 1000});
+  am_drivers drivers;
+  drivers.rm = rm;
+  drivers.nm = nm;
+  drivers.registration = {"am.test", 4242, mcfg.tracking_url};
   auto j = job;
-  launch_factory make_launch = [j](const task_id& t, int32_t attempt,
-                                   const container& c) {
+  drivers.make_launch = [j](const task_id& t, int32_t attempt, int32_t restart,
+                            const container& c) {
     launch_spec spec;
     spec.target = c;
-    spec.env =
-        executor_env(j, t, attempt, {"application_1_0001", "am.test", 4242, secret});
+    spec.env = executor_env(j, t, attempt, restart,
+                            {"application_1_0001", "am.test", 4242, secret});
     spec.command = {"tony-executor"};
     return spec;
   };
-  monitor = spawn_lifecycle_monitor(sys, cfg, registry, rm, nm, make_launch);
-  settle();
+  start_am(sys, am, std::move(drivers), mcfg.timing);
+  monitor = am.monitor;
+  registry = am.registry;
+  if (run)
+    settle();
 }
 
 void harness::advance(caf::timespan d) {
@@ -170,7 +175,7 @@ void harness::register_all(int32_t attempt) {
 
 void harness::exit_task(const task_id& t, int32_t code, std::string stderr_tail,
                         int32_t attempt, int32_t signal) {
-  task_exit x{t, attempt, code, signal, std::move(stderr_tail)};
+  task_exit x{t, attempt, code, signal, std::move(stderr_tail), container_of(t).id};
   auto rh = self->request(registry, caf::infinite, exit_atom_v, x);
   sched.run();
   rh.receive([](bool) {},

@@ -1,7 +1,7 @@
 #pragma once
 
-// The actor harness: the AM's real actors (registry, lifecycle_monitor and
-// the rm_heartbeater and container_launcher it spawns) wired to scripted
+// The actor harness: the AM's real actors (lifecycle_monitor, registry,
+// rm_heartbeater, container_launcher, wired by spawn_am) wired to scripted
 // fakes of the resource manager, the node managers and the executors, on
 // CAF's deterministic test coordinator. Time only moves when a test calls
 // advance(); nothing sleeps, no process starts. doc/testing.md explains how
@@ -17,6 +17,7 @@
 #include <caf/test/dsl.hpp>
 
 #include "actors/actor_types.hpp"
+#include "actors/am_actors.hpp"
 #include "actors/executor.hpp"
 #include "actors/lifecycle_monitor.hpp"
 #include "actors/registry.hpp"
@@ -117,6 +118,7 @@ struct harness : test_coordinator_fixture<harness_config> {
   rm_client_actor rm;
   nm_client_actor nm;
   lifecycle_monitor_actor monitor;
+  am_actors am;
   std::map<task_id, executor_actor> executors;
   /// The monitor's event sink (monitor_config::on_change); set before start().
   std::function<void(const job_status&)> on_change;
@@ -124,8 +126,10 @@ struct harness : test_coordinator_fixture<harness_config> {
   explicit harness(job_spec j = default_job());
   ~harness() override;
 
-  /// Spawns the AM's actors and lets them register with the fake RM.
-  void start();
+  /// Spawns the AM's actors and lets them register with the fake RM; with
+  /// `run = false` nothing runs yet (a message script follows from the
+  /// first message).
+  void start(bool run = true);
 
   /// Processes every queued message, without moving time.
   void settle() { sched.run(); }

@@ -34,7 +34,7 @@ GENERIC = {
 
 # Keys the job model holds but tony-submit refuses for now ("not supported
 # yet", exit 2): left out when tony-submit checks the whole job.
-NOT_YET = {("docker", "image"), ("tasks.*", "docker_image"), ("policy", "tolerated_failures")}
+NOT_YET = {("docker", "image"), ("tasks.*", "docker_image")}
 
 
 def specific(tmp):
@@ -42,7 +42,7 @@ def specific(tmp):
     venv.write_bytes(b"")
     (tmp / "src").mkdir(exist_ok=True)
     (tmp / "conf").mkdir(exist_ok=True)
-    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz"):
+    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz", "alice.keytab"):
         (tmp / name).write_bytes(b"")
     return {
         "code.files": [str(tmp / "vocab.txt"), {"source": str(tmp / "dict.txt"),
@@ -51,6 +51,9 @@ def specific(tmp):
         "tasks.*.files": [str(tmp / "ps.conf")],
         "tasks.*.archives": [str(tmp / "data.tgz")],
         "code.python_binary_path": "bin/python3",
+        "security.principal": "alice@TONY.TEST",
+        "security.keytab": str(tmp / "alice.keytab"),
+        "security.file_systems": ["hdfs://nn2.example:8020"],
         "docker.image": "registry.example/team/train:1.0",
         "tasks.*.docker_image": "registry.example/team/train:1.0",
         "name": "every-key",
@@ -62,6 +65,9 @@ def specific(tmp):
         "tasks.*.command": "python3 train.py --worker",
         "tasks.*.node_label": "gpu",
         "tasks.*.sidecar": False,
+        "tasks.*.restart": "on-failure",
+        "tasks.*.spec_signal": "USR1",
+        "tasks.*.restart_backoff": "1s",
         "tensorboard.log_dir": "/tmp/tb",
         "data.input_path": "hdfs:///in",
         "data.output_path": "hdfs:///out",

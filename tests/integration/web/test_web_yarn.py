@@ -3,17 +3,19 @@ job's TensorBoard through the ResourceManager's web proxy
 (http://<rm>/proxy/<app-id>/), and the event log kept in the history dir
 (doc/tracking.md). Needs the ctest fixture `yarn` (HADOOP_CONF_DIR)."""
 
+import http.client
 import json
 import os
 import re
+import socket
 import uuid
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from weblib import (SUMMARY_WRITER, VENV, Job, get, history, replay_prefixes, table_of,
-                    task_states, wait_for)
+from weblib import (SUMMARY_WRITER, VENV, Job, am_log_line, api_job, get, history, replay_prefixes,
+                    table_of, task_states, wait_for, yarn_am)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
 
@@ -97,10 +99,9 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
         assert "<h1 id=\"job-name\">web-yarn-tensorboard</h1>" in page
 
         def running():
-            status, _, body = get(proxy + "api/job", timeout=20)
-            if status != 200:
+            st = api_job(proxy, timeout=20)
+            if st is None:
                 return None
-            st = json.loads(body)
             states = task_states(st)
             ok = states.get("worker:0") == "RUNNING" and states.get("tensorboard:0") == "RUNNING"
             return st if ok else None
@@ -146,5 +147,80 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
         assert task_states(final)["tensorboard:0"] == "KILLED"
         rc, timeline, err = history("--dir", history_dir, *history_args, "show", app)
         assert rc == 0 and "job_finished" in timeline, timeline + err
+    finally:
+        job.cleanup()
+
+
+WAIT_JOB = """
+name = "web-yarn-redirect"
+framework = "standalone"
+
+[code]
+src_dir = "src"
+command = "python3 wait.py"
+
+[env]
+PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
+RELEASE = "@DIR@/release"
+
+[tasks.worker]
+instances = 1
+memory = "512m"
+"""
+
+WAIT = """
+import os
+import time
+
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.2)
+"""
+
+
+def direct_get(host, port, path, source):
+    """One request to the AM's own port from the loopback address `source`
+    (not the proxy's): (status, headers)."""
+    conn = http.client.HTTPConnection(host, port, timeout=20, source_address=(source, 0))
+    try:
+        conn.request("GET", path)
+        res = conn.getresponse()
+        res.read()
+        return res.status, dict(res.getheaders())
+    finally:
+        conn.close()
+
+
+def test_a_direct_request_is_redirected_to_the_rm_proxy(rm_web):
+    job = Job(WAIT_JOB.replace("@VENV@", str(VENV)), {"wait.py": WAIT}, backend="yarn")
+    try:
+        job.submit()
+        app = job.app_id()
+        proxy = f"{rm_web}/proxy/{app}/"
+
+        def running():
+            st = api_job(proxy, timeout=20)
+            return st if st and task_states(st).get("worker:0") == "RUNNING" else None
+        st = wait_for(running, 240, "worker:0 RUNNING on api/job through the proxy", job,
+                      step=1)
+        assert st["app_id"] == app
+        _, log_dir = yarn_am(app)
+        host, port = am_log_line(log_dir, r"tracking URL http://([^:/]+):(\d+)/").groups()
+        # The RM's own name for its proxy, as its application report gives it
+        # (a loopback RM address becomes the machine's name, as in Hadoop).
+        rm_proxy = re.search(r"tracking URL: (http://[^/]+)/proxy/", job.output()).group(1)
+        # Anyone but the proxy goes to the proxy, path and query kept, with
+        # "/redirect" telling the proxy where the request came from.
+        proxy_ip = socket.gethostbyname(rm_proxy.split("//")[1].split(":")[0])
+        source = "127.0.99.7" if proxy_ip != "127.0.99.7" else "127.0.99.8"
+        status, headers = direct_get(host, int(port), "/api/job?x=1", source)
+        assert status == 302, (status, headers)
+        assert headers["Location"] == f"{rm_proxy}/proxy/redirect/{app}/api/job?x=1", headers
+        status, headers = direct_get(host, int(port), "/", source)
+        assert status == 302 and headers["Location"] == f"{rm_proxy}/proxy/redirect/{app}/"
+        # Through the proxy the page and the JSON answer as before.
+        status, _, page = get(proxy, timeout=20)
+        assert status == 200 and "web-yarn-redirect" in page, (status, page[:500])
+        job.release()
+        assert job.wait(timeout=300) == 0, job.output()
     finally:
         job.cleanup()

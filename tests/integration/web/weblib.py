@@ -4,6 +4,7 @@ Chromium, and replay event logs (doc/tracking.md)."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import struct
@@ -76,6 +77,13 @@ class Job:
     def output(self):
         return self.output_path.read_text()
 
+    def app_id(self, timeout=120):
+        """The application id tony-submit printed."""
+        def found():
+            ids = re.findall(r"application_\d+_\d+", self.output())
+            return ids[0] if ids else None
+        return wait_for(found, timeout, "the application id", self)
+
     def release(self):
         self.release_file.write_text("go\n")
 
@@ -145,11 +153,17 @@ def get(url, timeout=10, data=None):
         return 0, {}, str(e)
 
 
-def api_job(base):
-    status, _, body = get(base + "api/job")
+def api_job(base, timeout=10):
+    """The job's JSON from base + "api/job", or None while it is not there:
+    an error status, or (through the RM's web proxy, before the AM runs) the
+    RM's own HTML page instead of the AM's JSON."""
+    status, _, body = get(base + "api/job", timeout=timeout)
     if status != 200:
         return None
-    return json.loads(body)
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return None
 
 
 def task_states(status):
@@ -217,3 +231,37 @@ def history(*args, timeout=60, unset=()):
     proc = subprocess.run([str(BIN / "tony-history"), *args], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=timeout, env=env)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def yarn_am(app_id, timeout=120):
+    """(pid, log dir) of a YARN application's running tony-am, found by the
+    container id in its environment."""
+    stem = "container_" + app_id[len("application_"):] + "_"
+
+    def found():
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    env = dict(item.split(b"=", 1) for item in f.read().split(b"\0")
+                               if b"=" in item)
+            except OSError:
+                continue
+            if argv and argv[0].endswith(b"tony-am") and \
+                    env.get(b"CONTAINER_ID", b"").decode().startswith(stem):
+                return int(entry), env.get(b"LOG_DIRS", b"").decode().split(",")[0]
+        return None
+    return wait_for(found, timeout, f"the tony-am process of {app_id}")
+
+
+def am_log_line(log_dir, pattern, timeout=60):
+    """The first match of `pattern` in <log_dir>/am.log."""
+    def found():
+        try:
+            return re.search(pattern, (Path(log_dir) / "am.log").read_text())
+        except OSError:
+            return None
+    return wait_for(found, timeout, f"/{pattern}/ in {log_dir}/am.log")

@@ -200,3 +200,50 @@ def test_kill_and_status_work_on_their_own():
     assert kill.returncode == 0, kill.stdout
     assert y.wait_until(lambda: y.app_status(app)["State"] == "KILLED", 30)
     assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+
+
+def test_the_job_secret_travels_in_container_tokens_only():
+    """The secret of the AM's gate: kept by tony-submit in a 0600 file, in
+    every container's token file, and in no launch script, command line or
+    environment (doc/architecture.md, "The job secret")."""
+    code, out, _ = y.submit(["--detach", "--set", 'code.command="sleep 300"',
+                             y.env_check_job()])
+    assert code == 0, out
+    app = y.app_id_of(out)
+    try:
+        kept = os.path.join(os.path.expanduser("~"), ".tony", "secrets", app)
+        assert os.stat(kept).st_mode & 0o777 == 0o600, oct(os.stat(kept).st_mode)
+        assert os.stat(os.path.dirname(kept)).st_mode & 0o777 == 0o700
+        secret = open(kept, "rb").read()
+        assert len(secret) == 64, secret
+        app_dir = os.path.join(os.environ["TONY_YARN_DIR"], "nm-local", "usercache")
+
+        def files(name):
+            found = []
+            for d, _, names in os.walk(app_dir):
+                if app in d and name in names:
+                    found.append(os.path.join(d, name))
+            return found
+        # The AM and the four executors' containers are up.
+        assert y.wait_until(lambda: len(files("container_tokens")) >= 5, 120), \
+            files("container_tokens")
+        for path in files("container_tokens"):
+            assert secret in open(path, "rb").read(), path
+        scripts = files("launch_container.sh")
+        assert len(scripts) >= 5, scripts
+        for path in scripts:
+            assert secret not in open(path, "rb").read(), path
+        for pid in y.job_processes(app):
+            for what in ("cmdline", "environ"):
+                try:
+                    with open(f"/proc/{pid}/{what}", "rb") as f:
+                        assert secret not in f.read(), (pid, what)
+                except OSError:
+                    pass
+    finally:
+        kill = subprocess.run([y.SUBMIT, "--kill", app], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert kill.returncode == 0, kill.stdout
+    assert not os.path.exists(kept), "--kill leaves the kept secret behind"
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+

@@ -117,10 +117,13 @@ protected:
     auto req = std::move(first);
     auto until = hadoop::deadline_after(90s);
     while (!hadoop::expired(until)) {
+      // The caller echoes the last response id (tony's allocation ledger).
+      req.response_id = last_response_id_;
       auto rsp = am.allocate(req, deadline_after(call_timeout));
       EXPECT_TRUE(rsp) << rsp.error().message();
       if (!rsp)
         return std::nullopt;
+      last_response_id_ = rsp->response_id;
       if (done(*rsp))
         return *rsp;
       // Asks are absolute: re-sending them would be harmless but is not
@@ -170,6 +173,7 @@ protected:
   std::shared_ptr<hadoop::ipc_client> ipc_;
   std::optional<application_client> rm_;
   std::shared_ptr<nm_token_cache> nm_tokens_ = std::make_shared<nm_token_cache>();
+  int32_t last_response_id_ = 0; // one AM per test
 };
 
 TEST_F(yarn_rpc, cluster_nodes_lists_the_node_manager) {

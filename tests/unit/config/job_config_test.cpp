@@ -1,5 +1,6 @@
 #include "config/job_config.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -1029,4 +1030,131 @@ vcores = 4
   }
   // Most mutations break something; the test is that each one was explained.
   EXPECT_GT(failures, 1000);
+}
+
+// -- lifecycle policy (doc/lifecycle.md) ----------------------------------------------
+
+TEST_F(job_config, restart_and_tolerance_default_to_none) {
+  auto spec = ok(minimal);
+  auto& w = task(spec, "worker");
+  EXPECT_EQ(w.restart, restart_policy::never);
+  EXPECT_EQ(w.max_restarts, 0);
+  EXPECT_EQ(w.tolerated_failures, -1);
+  EXPECT_FALSE(w.elastic());
+  EXPECT_EQ(spec.policy.tolerated_failures, 0);
+}
+
+TEST_F(job_config, restart_on_failure_defaults_to_three_restarts) {
+  auto spec = ok(R"(
+[code]
+command = "x"
+[tasks.worker]
+instances = 2
+restart = "on-failure"
+restart_backoff = "10s"
+spec_signal = "SIGUSR1"
+tolerated_failures = 1
+[policy]
+tolerated_failures = 2
+)");
+  auto& w = task(spec, "worker");
+  EXPECT_EQ(w.restart, restart_policy::on_failure);
+  EXPECT_EQ(w.max_restarts, 3);
+  EXPECT_EQ(w.restart_backoff_ms, 10000);
+  EXPECT_EQ(w.spec_signal, SIGUSR1);
+  EXPECT_EQ(w.tolerated_failures, 1);
+  EXPECT_EQ(spec.policy.tolerated_failures, 2);
+}
+
+TEST_F(job_config, restart_values_are_checked) {
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nrestart = \"always\"\n"),
+            "job.toml:4:11: 'restart' in [tasks.worker] must be \"never\" or "
+            "\"on-failure\", got \"always\"");
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nmax_restarts = 2\n"),
+            "job.toml:4:16: 'max_restarts' in [tasks.worker] needs restart = "
+            "\"on-failure\"");
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nspec_signal = \"KILL\"\n"),
+            "job.toml:4:15: 'spec_signal' in [tasks.worker] must be one of HUP, USR1, "
+            "USR2, got \"KILL\"");
+}
+
+TEST_F(job_config, a_fixed_pytorch_world_cannot_restart_one_rank) {
+  auto e = error(R"(framework = "pytorch"
+[code]
+command = "x"
+[tasks.worker]
+instances = 2
+restart = "on-failure"
+)");
+  EXPECT_NE(e.find("job.toml:6:11: [tasks.worker] cannot restart one task of a fixed "
+                   "pytorch world"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("[policy] max_attempts"), std::string::npos) << e;
+}
+
+TEST_F(job_config, the_chief_is_never_restarted) {
+  auto e = error(R"([code]
+command = "x"
+[tasks.chief]
+restart = "on-failure"
+[tasks.worker]
+)");
+  EXPECT_NE(e.find("[tasks.chief] is the job's chief, which is never restarted"),
+            std::string::npos)
+      << e;
+}
+
+TEST_F(job_config, an_elastic_type_gets_instances_restarts_and_a_rendezvous) {
+  auto spec = ok(R"(framework = "pytorch"
+[code]
+command = "python3 train.py"
+[tasks.worker]
+elastic = { min = 2, max = 4 }
+)");
+  auto& w = task(spec, "worker");
+  EXPECT_TRUE(w.elastic());
+  EXPECT_EQ(w.elastic_min, 2);
+  EXPECT_EQ(w.elastic_max, 4);
+  EXPECT_EQ(w.instances, 4);
+  EXPECT_EQ(w.restart, restart_policy::on_failure);
+  EXPECT_EQ(w.max_restarts, 3);
+  auto& r = task(spec, "rendezvous");
+  EXPECT_EQ(r.instances, 1);
+  EXPECT_FALSE(r.tracked);
+  EXPECT_FALSE(r.sidecar);
+  EXPECT_NE(r.command.find("TCPStore"), std::string::npos);
+}
+
+TEST_F(job_config, elastic_needs_pytorch_and_a_sane_range) {
+  EXPECT_NE(error("[code]\ncommand = \"x\"\n[tasks.worker]\nelastic = { min = 1, max = 2 "
+                  "}\n")
+                .find("'elastic' in [tasks.worker] needs framework = \"pytorch\""),
+            std::string::npos);
+  EXPECT_NE(error("framework = \"pytorch\"\n[code]\ncommand = \"x\"\n[tasks.worker]\n"
+                  "elastic = { min = 3, max = 2 }\n")
+                .find("'min' (3) is larger than 'max' (2)"),
+            std::string::npos);
+  EXPECT_NE(error("framework = \"pytorch\"\n[code]\ncommand = \"x\"\n[tasks.worker]\n"
+                  "instances = 5\nelastic = { min = 2, max = 4 }\n")
+                .find("must be within its elastic min and max (2 to 4), got 5"),
+            std::string::npos);
+  EXPECT_NE(error("framework = \"pytorch\"\n[code]\ncommand = \"x\"\n[tasks.worker]\n"
+                  "elastic = { min = 2 }\n")
+                .find("needs both 'min' and 'max'"),
+            std::string::npos);
+}
+
+TEST_F(job_config, an_elastic_world_is_one_type) {
+  auto e = error(R"(framework = "pytorch"
+[code]
+command = "x"
+[tasks.master]
+[tasks.worker]
+elastic = { min = 1, max = 2 }
+)");
+  EXPECT_NE(e.find("[tasks.master] would train beside the elastic world of "
+                   "[tasks.worker]"),
+            std::string::npos)
+      << e;
 }

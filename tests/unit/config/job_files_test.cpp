@@ -224,13 +224,10 @@ TEST_F(job_files, docker_image_names_follow_dockers_grammar) {
     EXPECT_FALSE(is_valid_docker_image(bad)) << bad;
 }
 
-TEST_F(job_files, tolerated_failures_are_refused_at_submission) {
+TEST_F(job_files, tolerated_failures_are_no_unsupported_feature) {
   auto spec = ok(job("", "[policy]\ntolerated_failures = 1\n"));
   EXPECT_EQ(spec.policy.tolerated_failures, 1);
-  auto missing = unsupported_features(spec);
-  ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing[0].key, "policy.tolerated_failures");
-  EXPECT_TRUE(unsupported_features(ok(job(""))).empty());
+  EXPECT_TRUE(unsupported_features(spec).empty());
 }
 
 // -- written back as TOML -------------------------------------------------------------

@@ -191,3 +191,46 @@ TEST(job_json, error_is_invalid_config) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), make_error(errc::invalid_config));
 }
+
+TEST(job_json, lifecycle_policy_round_trips) {
+  auto spec = sample();
+  auto& w = spec.tasks[0];
+  w.restart = restart_policy::on_failure;
+  w.max_restarts = 2;
+  w.restart_backoff_ms = 5000;
+  w.tolerated_failures = 1;
+  w.elastic_min = 2;
+  w.elastic_max = 4;
+  w.spec_signal = 10;
+  spec.policy.tolerated_failures = 3;
+  auto back = job_from_json(to_json(spec));
+  ASSERT_TRUE(back) << describe(back.error());
+  auto& b = back->tasks[0];
+  EXPECT_EQ(b.restart, restart_policy::on_failure);
+  EXPECT_EQ(b.max_restarts, 2);
+  EXPECT_EQ(b.restart_backoff_ms, 5000);
+  EXPECT_EQ(b.tolerated_failures, 1);
+  EXPECT_EQ(b.elastic_min, 2);
+  EXPECT_EQ(b.elastic_max, 4);
+  EXPECT_EQ(b.spec_signal, 10);
+  EXPECT_EQ(back->policy.tolerated_failures, 3);
+  EXPECT_EQ(back->tasks[1].restart, restart_policy::never);
+}
+
+TEST(job_json, values_are_checked_with_the_bounds_of_job_toml) {
+  EXPECT_EQ(error_of(R"({"version":1,"tasks":[{"name":"w","instances":20000}]})"),
+            "job spec JSON: 'tasks[0].instances' must be between 1 and 10000, got 20000");
+  EXPECT_EQ(
+      error_of(R"({"version":1,"tasks":[{"name":"w","capability":{"memory_mb":0}}]})"),
+      "job spec JSON: 'tasks[0].capability.memory_mb' must be between 1 and 1048576, "
+      "got 0");
+  EXPECT_EQ(
+      error_of(R"({"version":1,"policy":{"max_attempts":101},"tasks":[{"name":"w"}]})"),
+      "job spec JSON: 'policy.max_attempts' must be between 1 and 100, got 101");
+  EXPECT_EQ(error_of(R"({"version":1,"tasks":[{"name":"w","restart":"sometimes"}]})"),
+            "job spec JSON: 'tasks[0].restart' must be \"never\" or \"on-failure\"");
+  EXPECT_EQ(
+      error_of(
+          R"({"version":1,"tasks":[{"name":"w","instances":5,"elastic_min":2,"elastic_max":4}]})"),
+      "job spec JSON: 'tasks[0]' is elastic from 2 to 4 nodes but has 5 instances");
+}

@@ -327,3 +327,50 @@ TEST(task_env, small_jobs_need_no_files) {
   EXPECT_TRUE(out.files.empty());
   EXPECT_EQ(out.vars, render_task_env(input("tensorflow", ps_cluster, "worker", 0)));
 }
+
+// -- restarts, the spec file, elastic worlds ------------------------------------------
+
+TEST(task_env, a_task_knows_its_restarts_and_its_spec_file) {
+  auto in = input("tensorflow", ps_cluster, "worker", 1);
+  in.restart = 2;
+  in.spec_file = "/c/cluster_spec.json";
+  auto env = render_task_env(in);
+  EXPECT_EQ(get(env, "TONY_RESTART"), "2");
+  EXPECT_EQ(get(env, "TONY_CLUSTER_SPEC_FILE"), "/c/cluster_spec.json");
+  EXPECT_EQ(json::parse(cluster_spec_json(ps_cluster)),
+            json::parse(get(env, "CLUSTER_SPEC")));
+}
+
+TEST(task_env, the_rendezvous_task_is_outside_the_world) {
+  EXPECT_FALSE(is_world_type("rendezvous"));
+  cluster_map cluster{{"worker", {"w0:1", "w1:2"}}, {"rendezvous", {"r0:3"}}};
+  auto env = render_task_env(input("pytorch", cluster, "rendezvous", 0));
+  EXPECT_FALSE(has(env, "RANK"));
+  EXPECT_EQ(get(env, "WORLD_SIZE"), "2");
+  EXPECT_EQ(world_chief({"rendezvous", "worker", "ps"}), (task_id{"worker", 0}));
+  EXPECT_EQ(world_chief({"master", "worker"}), (task_id{"master", 0}));
+  EXPECT_FALSE(world_chief({"ps", "evaluator"}));
+}
+
+TEST(task_env, an_elastic_task_gets_the_rendezvous_not_a_fixed_rank) {
+  cluster_map cluster{{"worker", {"w0:1", "w1:2", "w2:3"}}, {"rendezvous", {"r0:9"}}};
+  auto in = input("pytorch", cluster, "worker", 1);
+  in.elastic_min = 2;
+  in.elastic_max = 3;
+  in.elastic_restarts = 6;
+  auto env = render_task_env(in);
+  EXPECT_FALSE(has(env, "RANK"));
+  EXPECT_FALSE(has(env, "MASTER_ADDR"));
+  EXPECT_EQ(get(env, "TONY_RDZV_ENDPOINT"), "r0:9");
+  EXPECT_EQ(get(env, "TONY_ELASTIC_MIN_NODES"), "2");
+  EXPECT_EQ(get(env, "TONY_ELASTIC_MAX_NODES"), "3");
+  auto cmd = render_task_command(in, "python3 train.py --tag 'it''s'");
+  EXPECT_EQ(cmd, "exec python3 -m torch.distributed.run --nnodes=2:3 --nproc_per_node=1 "
+                 "--rdzv_backend=c10d --rdzv_endpoint=r0:9 "
+                 "--rdzv_id=application_1700000000000_0001-1 "
+                 "--rdzv_conf=is_host=0,last_call_timeout=5 --max_restarts=6 "
+                 "--monitor_interval=1 --redirects=1:0 --tee=1:0 --no_python /bin/sh -c "
+                 "'python3 train.py --tag '\\''it'\\'''\\''s'\\'''");
+  in.elastic_max = 0;
+  EXPECT_EQ(render_task_command(in, "python3 train.py"), "python3 train.py");
+}

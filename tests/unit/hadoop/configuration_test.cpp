@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/yarn/protocols.hpp"
@@ -107,6 +108,52 @@ TEST(hadoop_configuration, yarn_address_defaults_follow_the_rm_hostname) {
   EXPECT_EQ(to_string(*yarn::webapp_address(conf)), "rm.example:8088");
   conf.set("yarn.resourcemanager.address", "127.0.0.1:18032");
   EXPECT_EQ(to_string(*yarn::rm_address(conf)), "127.0.0.1:18032");
+}
+
+// WebAppUtils.getProxyHostsAndPortsForAmFilter, with the scheme: the hosts
+// an AM's page lets through (runtime/http/proxy_filter.hpp). IP literals, so
+// nothing asks DNS.
+TEST(hadoop_configuration, web_proxies_follow_the_rm_web_address) {
+  configuration conf;
+  conf.set("yarn.resourcemanager.hostname", "10.1.2.3");
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://10.1.2.3:8088"});
+  conf.set("yarn.resourcemanager.webapp.address", "10.1.2.4:18088");
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"http://10.1.2.4:18088"});
+  conf.set("yarn.http.policy", "HTTPS_ONLY");
+  EXPECT_EQ(yarn::web_proxies(conf), std::vector<std::string>{"https://10.1.2.3:8090"});
+}
+
+TEST(hadoop_configuration, a_separate_web_proxy_wins_over_the_rms) {
+  configuration conf;
+  conf.set("yarn.web-proxy.address", "proxy.example:9046");
+  conf.set("yarn.resourcemanager.ha.enabled", "true");
+  conf.set("yarn.resourcemanager.ha.rm-ids", "rm1,rm2");
+  EXPECT_EQ(yarn::web_proxies(conf),
+            std::vector<std::string>{"http://proxy.example:9046"});
+}
+
+TEST(hadoop_configuration, web_proxies_under_rm_ha_are_every_rm) {
+  configuration conf;
+  conf.set("yarn.resourcemanager.ha.enabled", "true");
+  conf.set("yarn.resourcemanager.ha.rm-ids", "rm1, rm2");
+  conf.set("yarn.resourcemanager.webapp.address.rm1", "10.0.0.5:5000");
+  conf.set("yarn.resourcemanager.hostname.rm2", "10.0.0.6");
+  EXPECT_EQ(yarn::web_proxies(conf),
+            (std::vector<std::string>{"http://10.0.0.5:5000", "http://10.0.0.6:8088"}));
+}
+
+// Hadoop's getResolvedAddress: a wildcard or loopback web address names this
+// machine, as the RM's own proxy URLs do (and its proxy connects from there).
+TEST(hadoop_configuration, a_wildcard_or_loopback_web_address_is_this_machine) {
+  auto here = yarn::local_canonical_hostname();
+  ASSERT_FALSE(here.empty());
+  configuration conf;
+  conf.set("yarn.resourcemanager.webapp.address", "0.0.0.0:8088");
+  EXPECT_EQ(yarn::web_proxies(conf),
+            std::vector<std::string>{"http://" + here + ":8088"});
+  conf.set("yarn.resourcemanager.webapp.address", "127.0.12.1:8088");
+  EXPECT_EQ(yarn::web_proxies(conf),
+            std::vector<std::string>{"http://" + here + ":8088"});
 }
 
 TEST(hadoop_configuration, a_bad_address_names_the_key_and_its_file) {

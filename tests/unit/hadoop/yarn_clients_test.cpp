@@ -214,7 +214,7 @@ TEST(amrm_client, keeps_response_ids_nm_tokens_and_rolls_the_amrm_token) {
   EXPECT_TRUE(cache->get("old-node:1"));
 
   allocate_request req;
-  req.response_id = 12345; // ignored: the client owns the sequence
+  req.response_id = 0; // the caller's ledger owns the sequence; it starts at 0
   req.progress = 0.5f;
   req.asks.push_back(container_ask{1, "worker", {256, 1, 1}, "", 2});
   auto first = client.allocate(req, deadline_after(5s));
@@ -229,6 +229,7 @@ TEST(amrm_client, keeps_response_ids_nm_tokens_and_rolls_the_amrm_token) {
   EXPECT_EQ(client.amrm_token().identifier, "second");
 
   allocate_request release;
+  release.response_id = first->response_id; // the ledger echoes the last id
   release.releases.push_back("container_1700000000000_0001_01_000002");
   auto second = client.allocate(release, deadline_after(5s));
   ASSERT_TRUE(second) << second.error().message();

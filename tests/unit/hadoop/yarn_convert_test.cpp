@@ -84,6 +84,20 @@ TEST(yarn_convert, a_labelled_ask_or_no_places_stays_any_only) {
   EXPECT_EQ(plain.ask(0).resource_name(), "*");
 }
 
+TEST(yarn_convert, an_ask_carries_its_own_placement) {
+  proto::AllocateRequestProto req;
+  container_ask ask{2, "worker", {1024, 1, 0}, "", 3};
+  ask.nodes = {"n1", "n2"};
+  ask.racks = {"/r1"};
+  convert::add_asks(ask, &req);
+  std::vector<std::string> names;
+  for (auto& r : req.ask()) {
+    names.push_back(r.resource_name());
+    EXPECT_EQ(r.num_containers(), 3);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"*", "n1", "n2", "/r1"}));
+}
+
 TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
   proto::URLProto hdfs;
   ASSERT_TRUE(convert::to_proto("hdfs://nn.example:8020/user/a/job.zip", &hdfs));

@@ -1,4 +1,4 @@
-#include "runtime/submit/status_printer.hpp"
+#include "runtime/status_printer.hpp"
 
 #include <sstream>
 

@@ -8,8 +8,8 @@
 
 #include "messages/error.hpp"
 #include "runtime/hadoop/configuration.hpp"
-#include "runtime/submit/client_task.hpp"
-#include "runtime/submit/shipping.hpp"
+#include "submit/client_task.hpp"
+#include "submit/shipping.hpp"
 
 using namespace tony;
 

@@ -1,5 +1,5 @@
 // The task's working directory: source entries linked in, the venv's
-// interpreter behind python and python3 (runtime/am/task_layout.hpp).
+// interpreter behind python and python3 (am/task_layout.hpp).
 
 #include <sys/stat.h>
 
@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "messages/error.hpp"
-#include "runtime/am/task_layout.hpp"
+#include "am/task_layout.hpp"
 
 using namespace tony;
 namespace fs = std::filesystem;

@@ -1,0 +1,239 @@
+#include "am/am_host.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <variant>
+
+#include <spdlog/spdlog.h>
+
+#include "am/application_master.hpp"
+#include "am/backend.hpp"
+#include "config/job_json.hpp"
+#include "messages/error.hpp"
+#include "runtime/gate/job_secret.hpp"
+#include "runtime/hadoop/user.hpp"
+#include "runtime/history/event_log.hpp"
+#include "runtime/http/http_server.hpp"
+#include "runtime/http/tracking_routes.hpp"
+#include "runtime/process/process.hpp"
+#include "runtime/process/signal_watcher.hpp"
+#include "runtime/status_json.hpp"
+
+namespace tony {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// How long the AM waits at the end for clients that wait for the final
+// status to confirm they have it.
+constexpr milliseconds linger_limit{5000};
+
+// How long a tracking page request waits for the job's status.
+constexpr milliseconds page_status_timeout{3000};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int64_t wall_ms() {
+  return std::chrono::duration_cast<milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+history::job_event submitted_event(const am_options& opts, const job_spec& job,
+                                   const std::string& tracking_url) {
+  history::job_event e;
+  e.time_ms = wall_ms();
+  e.kind = "job_submitted";
+  e.job.app_id = opts.app_id;
+  e.job.name = job.name;
+  e.job.state = "NEW";
+  e.job.attempt = 1;
+  e.job.tracking_url = tracking_url;
+  e.job.started_ms = e.time_ms;
+  e.info = {{"user", hadoop::current_user()},
+            {"backend", opts.backend},
+            {"framework", job.framework},
+            {"queue", job.queue},
+            {"job_file", job.job_file}};
+  for (auto& t : job.tasks)
+    e.task_counts[t.name] = t.instances;
+  return e;
+}
+
+// The tracking page's view of the job: the facade, bounded.
+class am_job_source : public http::job_source {
+public:
+  explicit am_job_source(application_master& am)
+      : am_(am) {
+    // nop
+  }
+
+  caf::expected<job_status> status() override { return am_.status(page_status_timeout); }
+
+  bool live() const override { return true; }
+
+private:
+  application_master& am_;
+};
+
+// The tracking page on `server` (bound already), served from the facade.
+void serve_tracking_page(http::http_server& server, application_master& am) {
+  auto source = std::make_shared<am_job_source>(am);
+  http::route_options routes;
+  if (auto base = std::getenv("APPLICATION_WEB_PROXY_BASE"))
+    routes.public_base = base;
+  server.start([source, routes](const httplib::Request& req, const std::string& body,
+                                httplib::Response& res) {
+    http::handle_job_request(*source, req.path, req, body, res, routes);
+  });
+}
+
+std::string kill_reason(int sig) {
+  if (sig == SIGINT)
+    return "killed by the user (tony-submit was interrupted)";
+  return std::string{"the ApplicationMaster received "} + ::strsignal(sig) +
+         " (stopped by its NodeManager or by hand)";
+}
+
+// The end, recorded: status.json, and the event log's last line when the
+// monitor itself failed.
+void record_end(const am_options& opts, job_status& final_status,
+                std::shared_ptr<history::event_log_writer>& events) {
+  write_file_atomically(opts.work_dir + "/status.json", to_json(final_status, 2));
+  if (!events)
+    return;
+  if (final_status.finished_ms == 0) { // the monitor itself failed
+    history::job_event e;
+    e.time_ms = final_status.finished_ms = wall_ms();
+    e.kind = "job_finished";
+    e.job = final_status;
+    e.job.tasks.clear();
+    events->write(e);
+  }
+  events.reset();
+}
+
+struct loaded_job {
+  job_spec job;
+  std::string secret;
+};
+
+// The job spec and a fresh secret, or tony-am's exit code.
+std::variant<loaded_job, int> load(const am_options& opts) {
+  auto text = read_file(opts.job_json);
+  if (text.empty()) {
+    spdlog::error("tony-am: cannot read the job spec {}", opts.job_json);
+    return 2;
+  }
+  auto job = job_from_json(text);
+  if (!job) {
+    spdlog::error("tony-am: bad job spec {}: {}", opts.job_json, describe(job.error()));
+    return 2;
+  }
+  auto secret = gate::job_secret_or_fresh(process::current_environment());
+  if (secret.empty()) {
+    spdlog::error("tony-am: cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    return 3;
+  }
+  return loaded_job{std::move(*job), std::move(secret)};
+}
+
+} // namespace
+
+int run_am(const am_options& opts) {
+  process::signal_watcher signals;
+  auto loaded = load(opts);
+  if (auto code = std::get_if<int>(&loaded))
+    return *code;
+  auto& [job, secret] = std::get<loaded_job>(loaded);
+  auto make = am_backends().find(opts.backend);
+  if (make == am_backends().end()) {
+    spdlog::error("tony-am: unknown backend '{}'", opts.backend);
+    return 2;
+  }
+  application_master am;
+  auto backend = make->second(am.system(), job, opts);
+  if (!backend) {
+    spdlog::error("tony-am: cannot set up the {} backend: {}", opts.backend,
+                  describe(backend.error()));
+    return 3;
+  }
+  auto host = opts.host.empty() ? backend->host : opts.host;
+
+  // The tracking URL: bound before the AM registers it with the RM.
+  http::http_server web;
+  std::string tracking_url;
+  if (auto web_port = web.bind(backend->bind_address, 0))
+    tracking_url = "http://" + host + ":" + std::to_string(*web_port) + "/";
+  else
+    spdlog::warn("tony-am: no tracking page: {}", describe(web_port.error()));
+  if (backend->guard_page)
+    backend->guard_page(web);
+
+  monitor_config mcfg;
+  mcfg.job = job;
+  mcfg.app_id = opts.app_id;
+  mcfg.tracking_url = tracking_url;
+  mcfg.nodes = backend->nodes;
+  mcfg.racks = backend->racks;
+  mcfg.log_dir_of = backend->log_dir_of;
+  std::shared_ptr<history::event_log_writer> events;
+  if (auto w = history::event_log_writer::open(backend->event_log)) {
+    events = std::move(*w);
+    events->write(submitted_event(opts, job, tracking_url));
+    mcfg.on_change = [events](const job_status& st) { events->observe(st); };
+  } else {
+    spdlog::warn("tony-am: no event log: {}", describe(w.error()));
+  }
+  registry_config rcfg{opts.app_id, secret,
+                       static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
+  auto port = am.open(mcfg, rcfg, backend->bind_address);
+  if (!port) {
+    spdlog::error("tony-am: {}", describe(port.error()));
+    return 3;
+  }
+  spdlog::info("tony-am: {} registry at {}:{}", opts.app_id, host, *port);
+  am_endpoint endpoint{opts.app_id, host, static_cast<int32_t>(*port), secret};
+  am.start({backend->rm,
+            backend->nm,
+            backend->launcher(endpoint),
+            {host, static_cast<int32_t>(*port), tracking_url}});
+  if (!tracking_url.empty()) {
+    serve_tracking_page(web, am);
+    spdlog::info("tony-am: tracking URL {}", tracking_url);
+  }
+  backend->announce(
+      {opts.app_id, host, *port, static_cast<int32_t>(::getpid()), tracking_url});
+  signals.start([&am](int sig) { am.kill(kill_reason(sig)); });
+  auto final_status = am.wait();
+  // The records first: tony-submit may end as soon as it has the final
+  // status, and `tony-history show` should find the log then.
+  record_end(opts, final_status, events);
+  // Clients waiting for the end get the final status before the AM goes.
+  am.linger(linger_limit);
+  web.stop(); // the page stays up through the linger
+  spdlog::info("tony-am: registry port: {}", am.close_door());
+  spdlog::info("tony-am: tracking page: {}", gate::summary(web.counts()));
+  backend->on_end(final_status);
+  return final_status.state == "SUCCEEDED" ? 0 : 1;
+}
+
+const std::map<std::string, backend_maker>& am_backends() {
+  static const std::map<std::string, backend_maker> makers{{"local", &make_local_backend},
+                                                           {"yarn", &make_yarn_backend}};
+  return makers;
+}
+
+} // namespace tony

@@ -1,0 +1,112 @@
+#include "am/application_master.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/actor_types.hpp"
+#include "messages/error.hpp"
+#include "messages/type_ids.hpp"
+
+namespace tony {
+
+namespace {
+
+struct am_system_config : caf::actor_system_config {
+  am_system_config() {
+    load<caf::io::middleman>();
+    tony::add_all_types(*this);
+    set("logger.verbosity", caf::atom("quiet"));
+  }
+};
+
+} // namespace
+
+application_master::application_master()
+    : cfg_(std::make_unique<am_system_config>())
+    , sys_(std::make_unique<caf::actor_system>(*cfg_)) {
+  // nop
+}
+
+application_master::~application_master() {
+  if (door_)
+    door_->stop();
+  door_.reset(); // its listener hands sockets to this system's broker
+  stop_am(actors_);
+  for (auto hdl : {caf::actor_cast<caf::actor>(rm_), caf::actor_cast<caf::actor>(nm_)})
+    if (hdl)
+      caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  // No handle may outlive the wait below: a detached actor's thread (the
+  // YARN adapters') ends only when its last reference is gone.
+  actors_ = am_actors{};
+  rm_ = nullptr;
+  nm_ = nullptr;
+  sys_.reset(); // waits for every actor
+}
+
+caf::expected<uint16_t> application_master::open(monitor_config monitor,
+                                                 registry_config registry,
+                                                 const std::string& bind_address) {
+  monitor_cfg_ = monitor;
+  auto secret = registry.secret;
+  actors_ = spawn_am(*sys_, std::move(monitor), std::move(registry));
+  // Only peers that prove the job secret reach CAF (runtime/gate).
+  auto door = gate::publish(*sys_, actors_.registry, bind_address, 0, std::move(secret));
+  if (!door)
+    return make_error(errc::infrastructure, "cannot publish the registry on " +
+                                                bind_address + ": " +
+                                                describe(door.error()));
+  door_ = std::move(*door);
+  return door_->port();
+}
+
+std::string application_master::close_door() {
+  if (!door_)
+    return "never opened";
+  door_->stop();
+  return gate::summary(door_->counts());
+}
+
+void application_master::start(am_drivers drivers) {
+  rm_ = drivers.rm;
+  nm_ = drivers.nm;
+  start_am(*sys_, actors_, std::move(drivers), monitor_cfg_.timing);
+}
+
+caf::expected<job_status> application_master::status(std::chrono::milliseconds timeout) {
+  caf::expected<job_status> result{
+      make_error(errc::infrastructure, "the ApplicationMaster is shutting down")};
+  caf::scoped_actor self{*sys_};
+  self->request(actors_.monitor, timeout, status_atom_v)
+      .receive([&](job_status& st) { result = std::move(st); },
+               [&](caf::error& err) {
+                 result = make_error(errc::infrastructure,
+                                     "the lifecycle monitor did not answer: " +
+                                         sys_->render(err));
+               });
+  return result;
+}
+
+void application_master::kill(std::string reason) {
+  caf::anon_send(actors_.monitor, kill_atom_v, std::move(reason));
+}
+
+job_status application_master::wait() {
+  job_status result;
+  caf::scoped_actor self{*sys_};
+  self->request(actors_.monitor, caf::infinite, wait_atom_v)
+      .receive([&](job_status& st) { result = std::move(st); },
+               [&](caf::error& err) {
+                 result.state = "FAILED";
+                 result.diagnostics =
+                     "the lifecycle monitor failed: " + sys_->render(err);
+               });
+  return result;
+}
+
+void application_master::linger(std::chrono::milliseconds limit) {
+  caf::scoped_actor self{*sys_};
+  self->request(actors_.monitor, limit, linger_atom_v)
+      .receive([](bool) {}, [](caf::error&) {});
+}
+
+} // namespace tony

@@ -1,0 +1,85 @@
+#pragma once
+
+// Everything that differs between the local and the yarn backend, as the AM
+// sees it: the rm_client and nm_client adapters, how an executor's container
+// is launched, where containers' logs are, which nodes asks name, where the
+// AM listens and keeps its event log, how clients learn where it is, and
+// what to clean up at the end. The actors and run_am are the same for both.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include "actors/container_launcher.hpp"
+#include "am/am_host.hpp"
+#include "config/job_spec.hpp"
+#include "runtime/http/http_server.hpp"
+#include "runtime/launch_context.hpp"
+#include "runtime/nm_client.hpp"
+#include "runtime/rm_client.hpp"
+
+namespace tony {
+
+/// Where a running AM can be reached.
+struct am_address {
+  std::string app_id;
+  std::string host;
+  uint16_t port = 0; // the registry's
+  int32_t pid = 0;
+  std::string tracking_url;
+};
+
+struct am_backend {
+  rm_client_actor rm;
+  nm_client_actor nm;
+  /// The launch factory of executors that reach the registry at `am`.
+  std::function<launch_factory(const am_endpoint& am)> launcher;
+  std::function<std::string(const container&)> log_dir_of;
+  /// Nodes and racks named in every ask (YARN node-local placement).
+  std::vector<std::string> nodes;
+  std::vector<std::string> racks;
+  /// The address executors and clients reach this AM at, unless given.
+  std::string host;
+  /// Where the AM's servers (registry, tracking page) listen.
+  std::string bind_address;
+  /// The event log's path.
+  std::string event_log;
+  /// Tells clients where the AM is, once it listens.
+  std::function<void(const am_address&)> announce;
+  /// Puts what the backend needs in front of the tracking page (on YARN:
+  /// only the RM's web proxy is served, Hadoop's AmIpFilter); may be empty.
+  std::function<void(http::http_server&)> guard_page;
+  /// Runs once the job's end is recorded (status and event log written).
+  std::function<void(const job_status&)> on_end;
+  /// Keeps backend state (the local pool, RPC clients) alive as long as the AM.
+  std::shared_ptr<void> keep_alive;
+};
+
+using backend_maker = caf::expected<am_backend> (*)(caf::actor_system&, const job_spec&,
+                                                    const am_options&);
+
+/// Writes `content` to `path` through a temporary file and a rename, so a
+/// reader never sees half of it; false on failure.
+bool write_file_atomically(const std::string& path, const std::string& content);
+
+/// The backends by name ("local", "yarn").
+const std::map<std::string, backend_maker>& am_backends();
+
+/// The local pool under the job dir (`opts.work_dir`); executors are
+/// `opts.executor_path`.
+caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
+                                             const am_options& opts);
+
+/// YARN from inside the AM container: the AMRMToken from the container's
+/// token file, the scheduler address and staged executor resources from the
+/// environment tony-submit gave the AM (am/yarn_env.hpp).
+caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
+                                            const am_options& opts);
+
+} // namespace tony

@@ -1,0 +1,211 @@
+#include "am/executor_host.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <future>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/actor_types.hpp"
+#include "actors/executor.hpp"
+#include "actors/registry.hpp"
+#include "am/task_layout.hpp"
+#include "messages/error.hpp"
+#include "messages/registration.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/gate/caf_bridge.hpp"
+#include "runtime/gate/job_secret.hpp"
+#include "runtime/launch_context.hpp"
+#include "runtime/process/process.hpp"
+#include "runtime/process/signal_watcher.hpp"
+
+namespace tony {
+
+namespace {
+
+struct executor_system_config : caf::actor_system_config {
+  executor_system_config() {
+    load<caf::io::middleman>();
+    tony::add_all_types(*this);
+    set("logger.verbosity", caf::atom("quiet"));
+    // One actor and the middleman: two workers are plenty, whatever the
+    // node's core count (CAF would start max(4, cores)).
+    set("scheduler.max-threads", size_t{2});
+  }
+};
+
+// Holds a listening socket on an ephemeral port until the task needs it.
+struct port_reservation {
+  int fd = -1;
+  int port = 0;
+
+  bool open() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+      return false;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    addr.sin_port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        ::listen(fd, 1) != 0)
+      return false;
+    socklen_t len = sizeof(addr);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      return false;
+    port = ntohs(addr.sin_port);
+    return true;
+  }
+
+  void release() {
+    if (fd >= 0)
+      ::close(fd);
+    fd = -1;
+  }
+};
+
+std::string env_or(const std::map<std::string, std::string>& env, const char* key,
+                   const std::string& fallback = {}) {
+  auto i = env.find(key);
+  return i == env.end() ? fallback : i->second;
+}
+
+// The working directory as doc/task-environment.md describes it. A
+// python_binary_path that names nothing is the task's failure, reported to
+// the AM when the command would start (executor_config::start_error).
+void prepare_layout(const std::string& here, const executor_contract& contract,
+                    executor_config& cfg) {
+  task_layout_input in;
+  in.container_dir = here;
+  in.python_binary_path = contract.python_binary_path;
+  in.shipped = contract.shipped_files;
+  in.env = cfg.base_env;
+  auto layout = prepare_task_layout(in);
+  if (!layout) {
+    cfg.start_error = describe(layout.error());
+    return;
+  }
+  for (auto& name : layout->shadowed)
+    spdlog::warn("tony-executor: src/{} is not linked into the working directory: the "
+                 "name is taken there (a shipped file, the venv, or the container's own)",
+                 name);
+  for (auto& [k, v] : layout->env)
+    cfg.base_env[k] = v;
+  if (!layout->python.empty())
+    spdlog::info("tony-executor: python and python3 run {}", layout->python);
+}
+
+// The executor's configuration: the contract the AM wrote into the
+// container's environment, and what this container is.
+executor_config executor_config_from(const executor_contract& contract,
+                                     const std::map<std::string, std::string>& env) {
+  executor_config cfg;
+  cfg.task = contract.task;
+  cfg.attempt = contract.attempt;
+  cfg.restart = contract.restart;
+  cfg.stop_grace_ms = contract.stop_grace_ms;
+  cfg.app_id = contract.app_id;
+  cfg.secret = contract.secret;
+  cfg.framework = contract.framework;
+  cfg.command = contract.command;
+  cfg.spec_signal = contract.spec_signal;
+  cfg.elastic_min = contract.elastic_min;
+  cfg.elastic_max = contract.elastic_max;
+  cfg.elastic_restarts = contract.elastic_restarts;
+  cfg.container_id = env_or(env, "CONTAINER_ID");
+  cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
+  cfg.pid = static_cast<int32_t>(::getpid());
+  char cwd[4096];
+  std::string here = ::getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+  // The task runs in its container's directory, where the source entries,
+  // shipped files and the venv are laid out (doc/task-environment.md).
+  cfg.work_dir = here;
+  cfg.file_dir = here;
+  // The task sees the container's environment without tony's private ones.
+  for (auto& [k, v] : env)
+    if (!executor_contract::is_private(k))
+      cfg.base_env.emplace(k, v);
+  prepare_layout(here, contract, cfg);
+  return cfg;
+}
+
+} // namespace
+
+int run_executor(const std::string& guard_program) {
+  process::signal_watcher signals;
+  auto env = process::current_environment();
+  auto contract = executor_contract::from_env(env);
+  if (!contract) {
+    spdlog::error("tony-executor: {}", describe(contract.error()));
+    return 2;
+  }
+  // The environment (local) or the container's token file (YARN).
+  auto secret = gate::job_secret_from_environment(env);
+  if (!secret) {
+    spdlog::error("tony-executor: {}", describe(secret.error()));
+    return 2;
+  }
+  contract->secret = *secret;
+  auto cfg = executor_config_from(*contract, env);
+  auto address = contract->am_host + ":" + std::to_string(contract->am_port);
+  auto am_host = contract->am_host;
+  auto am_port = static_cast<uint16_t>(contract->am_port);
+  auto log_dir = env_or(env, "LOG_DIRS", cfg.file_dir);
+  if (auto comma = log_dir.find(','); comma != std::string::npos)
+    log_dir.resize(comma);
+
+  port_reservation reservation;
+  if (!reservation.open()) {
+    spdlog::error("tony-executor: cannot reserve a port for {}", to_string(cfg.task));
+    return 3;
+  }
+  cfg.port = reservation.port;
+  cfg.release_port = [&reservation] { reservation.release(); };
+
+  executor_system_config sys_cfg;
+  caf::actor_system sys{sys_cfg};
+  // Connect to the AM through its gate, retrying for a while: it may still
+  // be publishing. A refused secret or a peer that is no tony AM ends it.
+  caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto backoff = std::chrono::milliseconds(50);
+  for (;;) {
+    registry = gate::remote_actor<registry_actor>(sys, am_host, am_port, cfg.secret,
+                                                  std::chrono::seconds(10));
+    if (registry || gate::is_final(registry.error()) ||
+        std::chrono::steady_clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  if (!registry) {
+    spdlog::error("tony-executor: cannot reach the AM at {}: {}", address,
+                  describe(registry.error()));
+    return gate::is_refusal(registry.error()) ? 2 : 3;
+  }
+  std::promise<int> result;
+  cfg.on_done = [&result](int code) { result.set_value(code); };
+  auto runner =
+      make_process_runner(log_dir + "/stdout", log_dir + "/stderr", guard_program);
+  auto exec = spawn_executor(sys, caf::actor_cast<caf::actor>(*registry),
+                             std::move(runner), make_file_writer(), std::move(cfg));
+  signals.start([exec](int sig) {
+    caf::anon_send(exec, stop_atom_v, std::string{"received "} + ::strsignal(sig));
+  });
+  auto code = result.get_future().get();
+  sys.await_all_actors_done();
+  return code;
+}
+
+} // namespace tony

@@ -1,0 +1,146 @@
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "am/backend.hpp"
+#include "runtime/local/local_adapters.hpp"
+#include "runtime/process/process.hpp"
+
+namespace tony {
+
+namespace {
+
+// The local pool: [cluster.local] or this machine.
+resource local_capacity(const job_spec& job) {
+  resource cap;
+  cap.memory_mb = job.cluster.local.memory_mb;
+  cap.vcores = job.cluster.local.vcores;
+  cap.gpus = job.cluster.local.gpus;
+  if (cap.memory_mb <= 0) {
+    struct sysinfo info;
+    if (::sysinfo(&info) == 0)
+      cap.memory_mb = static_cast<int64_t>(info.totalram / (1024 * 1024) * info.mem_unit);
+    else
+      cap.memory_mb = 8192;
+  }
+  if (cap.vcores <= 0)
+    cap.vcores =
+        4 * static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  return cap;
+}
+
+// The environment every local container starts from, as a NodeManager's
+// whitelist passes parts of its own environment through.
+std::map<std::string, std::string> local_base_env() {
+  static const char* whitelist[] = {"PATH",
+                                    "HOME",
+                                    "USER",
+                                    "LOGNAME",
+                                    "LANG",
+                                    "LC_ALL",
+                                    "TZ",
+                                    "TMPDIR",
+                                    "SHELL",
+                                    "JAVA_HOME",
+                                    "HADOOP_CONF_DIR",
+                                    "HADOOP_USER_NAME"};
+  auto all = process::current_environment();
+  std::map<std::string, std::string> env;
+  for (auto name : whitelist)
+    if (auto i = all.find(name); i != all.end())
+      env.emplace(i->first, i->second);
+  return env;
+}
+
+// What a task's container links, as YARN would localize it: the source
+// directory, the venv, the shipped files (directories as they are) and
+// archives (unpacked once per job). tony-submit refused remote sources.
+std::vector<local_resource> local_resources(const job_spec& job,
+                                            const std::string& type) {
+  std::vector<local_resource> out;
+  auto add = [&out](std::string name, const std::string& path, bool archive) {
+    out.push_back({std::move(name), "file://" + path, 0, 0, archive, "APPLICATION"});
+  };
+  if (!job.src_dir.empty())
+    add("src", job.src_dir, false);
+  if (!job.python_venv.empty())
+    add(job.venv_link_name(), job.python_venv, job.venv_link_name() == "venv");
+  for (auto& f : shipped_files_of(job, type))
+    add(f.name, f.source, f.archive);
+  return out;
+}
+
+} // namespace
+
+bool write_file_atomically(const std::string& path, const std::string& content) {
+  auto tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out)
+      return false;
+    out << content;
+    if (!out)
+      return false;
+  }
+  return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
+                                             const am_options& opts) {
+  local::local_cluster_config cfg;
+  cfg.app_id = opts.app_id;
+  cfg.job_dir = opts.work_dir;
+  cfg.capacity = local_capacity(job);
+  cfg.base_env = local_base_env();
+  cfg.stop_grace_ms = job.policy.stop_grace_ms;
+  auto cluster = std::make_shared<local::local_cluster>(cfg);
+  am_backend result;
+  result.rm = local::spawn_local_rm(sys, cluster);
+  result.nm = local::spawn_local_nm(sys, cluster);
+  // TONY_EXECUTOR_WRAPPER runs executors under a tool (gdb, valgrind, perf).
+  std::string wrapper;
+  if (auto w = std::getenv("TONY_EXECUTOR_WRAPPER"))
+    wrapper = w;
+  auto executor_path = opts.executor_path;
+  result.launcher = [job, executor_path,
+                     wrapper](const am_endpoint& am) -> launch_factory {
+    return [job, am, executor_path, wrapper](const task_id& task, int32_t attempt,
+                                             int32_t restart, const container& c) {
+      launch_spec spec;
+      spec.target = c;
+      spec.env = executor_env(job, task, attempt, restart, am);
+      spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
+      if (!wrapper.empty())
+        spec.command.insert(spec.command.begin() + 1, wrapper);
+      spec.resources = local_resources(job, task.type);
+      return spec;
+    };
+  };
+  result.log_dir_of = [cluster](const container& c) {
+    return cluster->container_dir(c.id);
+  };
+  // Only this machine: nothing listens beyond the loopback.
+  result.host = "127.0.0.1";
+  result.bind_address = "127.0.0.1";
+  result.event_log = opts.work_dir + "/events.jsonl";
+  // tony-submit finds the AM through am.json in the job dir.
+  auto job_dir = opts.work_dir;
+  result.announce = [job_dir](const am_address& a) {
+    nlohmann::json info = {{"app_id", a.app_id},
+                           {"host", a.host},
+                           {"port", a.port},
+                           {"pid", a.pid},
+                           {"tracking_url", a.tracking_url}};
+    write_file_atomically(job_dir + "/am.json", info.dump());
+  };
+  result.on_end = [cluster](const job_status&) { cluster->stop_all(); };
+  result.keep_alive = cluster;
+  return result;
+}
+
+} // namespace tony

@@ -1,0 +1,173 @@
+#include <algorithm>
+#include <cstdlib>
+
+#include <caf/all.hpp>
+#include <spdlog/spdlog.h>
+
+#include "am/backend.hpp"
+#include "messages/error.hpp"
+#include "runtime/gate/job_secret.hpp"
+#include "runtime/hadoop/credentials.hpp"
+#include "runtime/hadoop/endpoint.hpp"
+#include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/user.hpp"
+#include "runtime/http/proxy_filter.hpp"
+#include "runtime/process/process.hpp"
+#include "runtime/staging/stager.hpp"
+#include "runtime/yarn/am_env.hpp"
+#include "runtime/yarn/amrm_client.hpp"
+#include "runtime/yarn/nm_client.hpp"
+#include "runtime/yarn/yarn_nm_actor.hpp"
+#include "runtime/yarn/yarn_rm_actor.hpp"
+
+namespace tony {
+
+namespace {
+
+using env_map = std::map<std::string, std::string>;
+
+std::string get(const env_map& env, const char* key) {
+  auto i = env.find(key);
+  return i == env.end() ? std::string{} : i->second;
+}
+
+// The event log lives in the AM container's log dir, so it survives the
+// container (`yarn logs`); a copy goes to the history dir at the end.
+std::string event_log_path(const env_map& env, const std::string& work_dir) {
+  auto dirs = get(env, "LOG_DIRS");
+  if (dirs.empty())
+    return work_dir + "/events.jsonl";
+  return dirs.substr(0, dirs.find(',')) + "/events.jsonl";
+}
+
+// Copies the event log into the history dir tony-submit named.
+void keep_history(const env_map& env, const std::string& log_path,
+                  const std::string& app_id, const std::string& user) {
+  auto uri = get(env, yarn_env::history_uri);
+  if (uri.empty()) {
+    spdlog::warn("tony-am: {} is not set; the event log stays in {} only",
+                 yarn_env::history_uri, log_path);
+    return;
+  }
+  auto stager = staging::make_stager(uri, get(env, yarn_env::history_webhdfs), user);
+  if (!stager) {
+    spdlog::warn("tony-am: cannot keep the event log in {}: {}", uri,
+                 describe(stager.error()));
+    return;
+  }
+  if (auto ok = (*stager)->put(log_path, app_id + ".jsonl", false); !ok)
+    spdlog::warn("tony-am: cannot copy the event log to {}: {}", uri,
+                 describe(ok.error()));
+  else
+    spdlog::info("tony-am: event log kept as {}/{}.jsonl", uri, app_id);
+}
+
+void remove_staging(const env_map& env, const std::string& user) {
+  auto staging_uri = get(env, yarn_env::staging_uri);
+  if (staging_uri.empty())
+    return;
+  auto stager =
+      staging::make_stager(staging_uri, get(env, yarn_env::webhdfs_address), user);
+  if (stager)
+    if (auto ok = (*stager)->remove_all(); !ok)
+      spdlog::warn("tony-am: could not remove the staging dir {}: {}", staging_uri,
+                   describe(ok.error()));
+}
+
+using type_resource_map = std::map<std::string, std::vector<local_resource>>;
+
+launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
+                             std::vector<local_resource> resources,
+                             type_resource_map by_type, std::string executor) {
+  return [job, am, resources, by_type, executor](const task_id& task, int32_t attempt,
+                                                 int32_t restart, const container& c) {
+    launch_spec spec;
+    spec.target = c;
+    // The job secret travels in the container's tokens, not in its launch
+    // script (runtime/gate/job_secret.hpp).
+    auto without_secret = am;
+    without_secret.secret.clear();
+    spec.env = escape_env(executor_env(job, task, attempt, restart, without_secret));
+    spec.tokens = gate::credentials_with_secret(am.secret);
+    spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
+    spec.resources = resources;
+    if (auto own = by_type.find(task.type); own != by_type.end())
+      spec.resources.insert(spec.resources.end(), own->second.begin(), own->second.end());
+    return spec;
+  };
+}
+
+} // namespace
+
+caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
+                                            const am_options& opts) {
+  auto env = process::current_environment();
+  auto creds = hadoop::credentials_from_environment();
+  if (!creds)
+    return make_error(errc::infrastructure,
+                      "cannot read the container's tokens: " + creds.error().message());
+  auto token = yarn::amrm_client::find_amrm_token(*creds);
+  if (!token)
+    return make_error(errc::infrastructure, token.error().message());
+  auto scheduler = hadoop::parse_endpoint(get(env, yarn_env::scheduler), 8030);
+  if (!scheduler)
+    return make_error(errc::invalid_config, std::string{yarn_env::scheduler} +
+                                                " is not host:port ('" +
+                                                get(env, yarn_env::scheduler) +
+                                                "'): " + scheduler.error().message());
+  auto resources = parse_resources(get(env, yarn_env::executor_resources));
+  if (!resources)
+    return resources.error();
+  auto type_resources = parse_type_resources(get(env, yarn_env::type_resources));
+  if (!type_resources)
+    return type_resources.error();
+  auto ipc = std::make_shared<hadoop::ipc_client>();
+  auto tokens = std::make_shared<yarn::nm_token_cache>();
+  auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, tokens);
+  auto nm = std::make_shared<yarn::nm_client>(ipc, tokens);
+  std::chrono::milliseconds call_timeout{8000};
+  am_backend result;
+  result.rm = yarn::spawn_yarn_rm(sys, amrm, call_timeout);
+  result.nm = yarn::spawn_yarn_nm(sys, nm, call_timeout);
+  for (auto& place : parse_nodes(get(env, yarn_env::nodes))) {
+    result.nodes.push_back(place.host);
+    if (!place.rack.empty() && std::find(result.racks.begin(), result.racks.end(),
+                                         place.rack) == result.racks.end())
+      result.racks.push_back(place.rack);
+  }
+  auto install_dir = get(env, yarn_env::install_dir);
+  auto executor = install_dir.empty()
+                      ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
+                      : install_dir + "/tony-executor";
+  auto executor_resources = *resources;
+  result.launcher = [job, executor_resources, by_type = *type_resources,
+                     executor](const am_endpoint& am) {
+    return yarn_launcher(job, am, executor_resources, by_type, executor);
+  };
+  auto user = get(env, "USER");
+  result.log_dir_of = [user](const container& c) {
+    if (c.http_address.empty())
+      return std::string{};
+    return "http://" + c.http_address + "/node/containerlogs/" + c.id + "/" + user;
+  };
+  auto nm_host = get(env, "NM_HOST");
+  result.host = nm_host.empty() ? "127.0.0.1" : nm_host;
+  result.bind_address = "0.0.0.0";
+  // Only the RM's web proxy is served (Hadoop's AmIpFilter).
+  result.guard_page = [env](http::http_server& web) {
+    http::redirect_to_web_proxy(web, env);
+  };
+  result.event_log = event_log_path(env, opts.work_dir);
+  result.announce = [](const am_address&) {}; // the RM's report carries it
+  auto log_path = result.event_log;
+  auto app_id = opts.app_id;
+  result.on_end = [env, log_path, app_id](const job_status&) {
+    auto user = hadoop::current_user();
+    keep_history(env, log_path, app_id, user);
+    remove_staging(env, user);
+  };
+  result.keep_alive = ipc;
+  return result;
+}
+
+} // namespace tony

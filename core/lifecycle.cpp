@@ -1,0 +1,954 @@
+#include "core/lifecycle.hpp"
+
+#include <string.h>
+
+#include <algorithm>
+
+#include "config/task_env.hpp"
+
+namespace tony::core {
+
+namespace {
+
+// The last `max_lines` lines of `text`.
+std::string tail_lines(const std::string& text, size_t max_lines) {
+  if (text.empty())
+    return {};
+  size_t pos = text.size();
+  if (text.back() == '\n')
+    --pos;
+  size_t lines = 0;
+  while (pos > 0) {
+    auto nl = text.rfind('\n', pos - 1);
+    if (nl == std::string::npos) {
+      pos = 0;
+      break;
+    }
+    if (++lines == max_lines) {
+      pos = nl + 1;
+      break;
+    }
+    pos = nl;
+  }
+  return text.substr(pos);
+}
+
+std::string exit_diagnostics(const task_exit& x) {
+  std::string result = to_string(x.task);
+  if (x.signal != 0) {
+    auto name = ::strsignal(x.signal);
+    result += " was killed by signal " + std::to_string(x.signal) + " (" +
+              (name ? name : "?") + ")";
+  } else {
+    result += " exited with code " + std::to_string(x.exit_code);
+  }
+  auto tail = tail_lines(x.stderr_tail, 10);
+  if (!tail.empty())
+    result += "\n--- last lines of its stderr ---\n" + tail;
+  return result;
+}
+
+std::string join(const std::vector<std::string>& xs) {
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+std::string plural(int64_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// A restart's wait: the backoff doubles with every restart, at most 10 min.
+int64_t backoff_of(int64_t base_ms, int32_t restart) {
+  constexpr int64_t cap = 10 * 60 * 1000;
+  int64_t ms = base_ms;
+  for (int32_t i = 1; i < restart && ms < cap; ++i)
+    ms *= 2;
+  return std::min(ms, cap);
+}
+
+} // namespace
+
+// -- states ---------------------------------------------------------------------------
+
+const char* to_string(job_state x) {
+  switch (x) {
+  case job_state::fresh:
+    return "NEW";
+  case job_state::allocating:
+    return "ALLOCATING";
+  case job_state::registering:
+    return "REGISTERING";
+  case job_state::running:
+    return "RUNNING";
+  case job_state::succeeded:
+    return "SUCCEEDED";
+  case job_state::failed:
+    return "FAILED";
+  case job_state::killed:
+    return "KILLED";
+  }
+  return "?";
+}
+
+const char* to_string(task_state x) {
+  switch (x) {
+  case task_state::requested:
+    return "REQUESTED";
+  case task_state::allocated:
+    return "ALLOCATED";
+  case task_state::launched:
+    return "LAUNCHED";
+  case task_state::registered:
+    return "REGISTERED";
+  case task_state::running:
+    return "RUNNING";
+  case task_state::restarting:
+    return "RESTARTING";
+  case task_state::succeeded:
+    return "SUCCEEDED";
+  case task_state::failed:
+    return "FAILED";
+  case task_state::killed:
+    return "KILLED";
+  case task_state::lost:
+    return "LOST";
+  }
+  return "?";
+}
+
+bool is_final(task_state x) {
+  return x == task_state::succeeded || x == task_state::failed ||
+         x == task_state::killed || x == task_state::lost;
+}
+
+// -- construction and the two entry points --------------------------------------------
+
+lifecycle::lifecycle(lifecycle_config cfg)
+    : cfg_(std::move(cfg)) {
+  // The chief: world rank 0, unless its type is elastic (torchrun then
+  // assigns ranks, and any node may go).
+  std::vector<std::string> types;
+  for (auto& type : cfg_.job.tasks)
+    types.push_back(type.name);
+  chief_ = world_chief(types);
+  if (chief_)
+    if (auto type = cfg_.job.find(chief_->type); type && type->elastic())
+      chief_.reset();
+}
+
+commands lifecycle::start(int64_t now) {
+  now_ = now;
+  out_.clear();
+  started_ms_ = now;
+  emit(register_am{});
+  if (cfg_.job.timeout_ms > 0)
+    arm(timer_kind::job_timeout, cfg_.job.timeout_ms);
+  return std::move(out_);
+}
+
+commands lifecycle::handle(const event& e, int64_t now) {
+  now_ = now;
+  out_.clear();
+  std::visit([this](const auto& x) { on(x); }, e);
+  return std::move(out_);
+}
+
+std::string lifecycle::describe_container_exit(int32_t status) {
+  switch (status) {
+  case -100:
+    return "its container was lost: the node running it was lost or the container "
+           "was aborted (exit status -100)";
+  case -101:
+    return "the disks of its node failed (exit status -101)";
+  case -102:
+    return "its container was preempted by the scheduler (exit status -102)";
+  case -103:
+    return "its container was killed for exceeding its virtual memory limit "
+           "(exit status -103)";
+  case -104:
+    return "its container was killed for exceeding its memory limit (exit status "
+           "-104); ask for more memory in [tasks.<type>] memory";
+  case -105:
+    return "its container was killed by the ApplicationMaster (exit status -105)";
+  case -106:
+    return "its container was killed by the ResourceManager (exit status -106)";
+  default:
+    return "its container exited with status " + std::to_string(status);
+  }
+}
+
+job_status lifecycle::status() const {
+  job_status result;
+  result.app_id = cfg_.app_id;
+  result.name = cfg_.job.name;
+  result.state = to_string(state_);
+  result.diagnostics = diagnostics_;
+  result.attempt = attempt_;
+  result.started_ms = started_ms_;
+  result.finished_ms = finished_ms_;
+  result.tracking_url = cfg_.tracking_url;
+  for (auto& t : tasks_) {
+    task_status ts;
+    ts.task = t.id;
+    ts.attempt = attempt_;
+    ts.state = to_string(t.state);
+    ts.host = t.host.empty() ? t.c.host : t.host;
+    ts.port = t.port;
+    ts.container_id = t.c.id;
+    ts.exit_code = t.exit_code;
+    ts.tracked = t.type->tracked;
+    ts.diagnostics = t.diagnostics;
+    ts.started_ms = t.started_ms;
+    ts.finished_ms = t.finished_ms;
+    ts.restarts = t.restarts;
+    if (t.has_container && cfg_.log_dir_of)
+      ts.log_dir = cfg_.log_dir_of(t.c);
+    result.tasks.push_back(std::move(ts));
+  }
+  return result;
+}
+
+// -- events from the resource manager -------------------------------------------------
+
+void lifecycle::on(const rm_registered& e) {
+  if (end_ != end_phase::none)
+    return;
+  resource total;
+  for (auto& type : cfg_.job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i) {
+      // A task may have a capability of its own ([tasks.<type>.index.<i>]).
+      auto& capability = type.capability_of(i);
+      if (!fits(capability, e.reg.max_capability)) {
+        auto who = type.index_capability.count(i) != 0
+                       ? "task " + type.name + ":" + std::to_string(i)
+                       : "tasks." + type.name;
+        finish(job_state::failed,
+               who + " asks for " + to_string(capability) +
+                   " per task, but the largest container this cluster grants is " +
+                   to_string(e.reg.max_capability) +
+                   "; lower the request in job.toml or use a larger queue/cluster");
+        return;
+      }
+      total.memory_mb += capability.memory_mb;
+      total.vcores += capability.vcores;
+      total.gpus += capability.gpus;
+    }
+  auto cap = e.reg.cluster_capacity;
+  if (cap.memory_mb > 0 && !fits(total, cap)) {
+    finish(job_state::failed, "the job needs " + to_string(total) +
+                                  " in all, but the cluster has only " + to_string(cap) +
+                                  "; it can never be scheduled");
+    return;
+  }
+  start_attempt();
+}
+
+void lifecycle::on(const rm_failed& e) {
+  if (end_ == end_phase::none)
+    finish(job_state::failed, e.what);
+}
+
+void lifecycle::on(const granted& e) {
+  std::vector<std::string> excess;
+  for (auto& c : e.containers) {
+    task_record* match = nullptr;
+    if (end_ == end_phase::none)
+      for (auto& t : tasks_)
+        if (t.state == task_state::requested &&
+            t.type->priority_of(t.id.index) == c.priority) {
+          match = &t;
+          break;
+        }
+    if (match == nullptr) {
+      say(note::info, "releasing excess container " + c.id);
+      excess.push_back(c.id);
+      continue;
+    }
+    match->state = task_state::allocated;
+    match->c = c;
+    match->has_container = true;
+    match->container_done = false;
+    by_container_[c.id] = static_cast<size_t>(match - tasks_.data());
+    say(note::info, to_string(match->id) + " -> " + c.id + " on " + c.host);
+    emit(launch{match->id, attempt_, match->restarts, c});
+  }
+  if (!excess.empty())
+    emit(release_containers{std::move(excess)});
+  if (end_ == end_phase::none && state_ == job_state::allocating &&
+      std::none_of(tasks_.begin(), tasks_.end(),
+                   [](auto& t) { return t.state == task_state::requested; })) {
+    state_ = job_state::registering;
+    disarm(timer_kind::allocation); // the gang is complete
+  }
+}
+
+void lifecycle::on(const completed& e) {
+  for (auto& cc : e.completions) {
+    auto t = by_container(cc.container_id);
+    if (t == nullptr)
+      continue; // released, discarded, or of an earlier attempt
+    t->container_done = true;
+    if (is_final(t->state)) {
+      add_container_reason(*t, cc);
+      continue;
+    }
+    if (end_ != end_phase::none) {
+      mark_finished(*t, task_state::killed, ending_reason());
+      continue;
+    }
+    auto diag = to_string(t->id) + " failed: " + describe_container_exit(cc.exit_status) +
+                " (container " + t->c.id + " on " + t->c.host + ")";
+    if (!cc.diagnostics.empty())
+      diag += "\n" + tail_lines(cc.diagnostics, 10);
+    t->exit_code = cc.exit_status;
+    task_failed(*t, cc.exit_status <= -100 ? task_state::lost : task_state::failed,
+                std::move(diag));
+  }
+  if (end_ != end_phase::none)
+    maybe_stop_containers();
+  if (end_ == end_phase::awaiting_reasons && !reasons_pending()) {
+    disarm(timer_kind::container_reasons);
+    unregister_now();
+  }
+}
+
+// -- events from the container launcher ------------------------------------------------
+
+void lifecycle::on(const launched& e) {
+  auto t = by_container(e.container_id);
+  if (t == nullptr || end_ != end_phase::none)
+    return;
+  if (t->state == task_state::allocated)
+    t->state = task_state::launched;
+  if (t->restarts > 0 && cfg_.job.policy.registration_timeout_ms > 0) {
+    arm(timer_kind::task_registration, cfg_.job.policy.registration_timeout_ms,
+        static_cast<size_t>(t - tasks_.data()));
+    return;
+  }
+  // The attempt's deadline runs from the moment every container is started.
+  if (registration_armed_for_ == attempt_ || state_ == job_state::running ||
+      cfg_.job.policy.registration_timeout_ms <= 0)
+    return;
+  for (auto& x : tasks_)
+    if (x.state == task_state::requested || x.state == task_state::allocated)
+      return;
+  registration_armed_for_ = attempt_;
+  arm(timer_kind::registration, cfg_.job.policy.registration_timeout_ms);
+}
+
+void lifecycle::on(const launch_failed& e) {
+  auto t = by_container(e.container_id);
+  if (t == nullptr)
+    return;
+  t->container_done = true;
+  task_failed(*t, task_state::failed,
+              to_string(t->id) + " could not be launched in " + t->c.id + " on " +
+                  t->c.host + ": " + e.why);
+}
+
+// -- events from the registry and the executors -----------------------------------------
+
+void lifecycle::on(const registered& e) {
+  auto& hello = e.hello;
+  if (hello.attempt != attempt_)
+    return;
+  auto t = find(hello.task);
+  if (t == nullptr ||
+      (t->state != task_state::allocated && t->state != task_state::launched))
+    return;
+  if (!hello.container_id.empty() && hello.container_id != t->c.id)
+    return; // an earlier incarnation of a restarted task
+  if (end_ != end_phase::none) {
+    emit(stop_executor{hello.container_id,
+                       "the job is " + std::string{to_string(state_)}});
+    return;
+  }
+  t->state = task_state::registered;
+  t->executor = hello.container_id;
+  t->host = hello.host;
+  t->port = hello.port;
+  t->last_heartbeat_ms = now_;
+  // After the barrier the registry hands a newcomer (a restarted task) the
+  // spec at once: its command starts now.
+  if (state_ == job_state::running) {
+    t->state = task_state::running;
+    t->started_ms = now_;
+  }
+  emit(watch_executor{hello.container_id});
+  if (!armed(timer_kind::heartbeat_check))
+    arm(timer_kind::heartbeat_check,
+        std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+}
+
+void lifecycle::on(const barrier_released& e) {
+  if (e.attempt != attempt_ || end_ != end_phase::none)
+    return;
+  state_ = job_state::running;
+  for (auto& t : tasks_)
+    if (t.state == task_state::registered) {
+      t.state = task_state::running;
+      t.started_ms = now_;
+    }
+}
+
+void lifecycle::on(const heartbeat& e) {
+  if (e.attempt != attempt_)
+    return;
+  if (auto t = find(e.task))
+    t->last_heartbeat_ms = now_;
+}
+
+void lifecycle::on(const exited& e) {
+  auto& x = e.exit;
+  if (x.attempt != attempt_)
+    return;
+  auto t = find(x.task);
+  if (t == nullptr || is_final(t->state))
+    return;
+  if (!x.container_id.empty() && (!t->has_container || x.container_id != t->c.id))
+    return; // an earlier incarnation of a restarted task
+  t->exit_code = x.exit_code;
+  t->executor.clear(); // it reported: it ends by itself, nothing to stop
+  if (end_ != end_phase::none) {
+    mark_finished(*t, x.exit_code == 0 ? task_state::succeeded : task_state::killed,
+                  ending_reason());
+    maybe_stop_containers();
+    return;
+  }
+  if (x.exit_code == 0 && x.signal == 0) {
+    say(note::info, to_string(x.task) + " succeeded");
+    mark_finished(*t, task_state::succeeded, "");
+    check_success();
+    return;
+  }
+  t->awaiting_reason = x.signal != 0; // the NodeManager may have sent it
+  task_failed(*t, task_state::failed, exit_diagnostics(x));
+}
+
+void lifecycle::on(const executor_lost& e) {
+  task_record* t = nullptr;
+  for (auto& x : tasks_)
+    if (x.has_executor() && x.executor == e.container_id)
+      t = &x;
+  if (t == nullptr)
+    return;
+  if (end_ != end_phase::none) {
+    mark_finished(*t, task_state::killed, ending_reason());
+    maybe_stop_containers();
+    return;
+  }
+  t->awaiting_reason = true; // its container may have been killed
+  task_failed(*t, task_state::lost,
+              to_string(t->id) + " lost: its executor's connection dropped (" + e.reason +
+                  "; container " + t->c.id + " on " + t->c.host + ")");
+}
+
+// -- timers, kills and the end
+// ------------------------------------------------------------
+
+void lifecycle::on(const timer_fired& e) {
+  auto i = timers_.find(e.id);
+  if (i == timers_.end())
+    return; // cancelled
+  auto p = i->second;
+  timers_.erase(i);
+  switch (p.kind) {
+  case timer_kind::job_timeout:
+    if (end_ == end_phase::none)
+      finish(job_state::killed, "the job ran past its timeout of " +
+                                    std::to_string(cfg_.job.timeout_ms / 1000) + " s");
+    return;
+  case timer_kind::stop_grace:
+    if (end_ != end_phase::stopping_tasks)
+      return;
+    for (auto& t : tasks_)
+      if (t.has_executor())
+        mark_finished(t, task_state::killed,
+                      "did not stop within the grace period; killed");
+    stop_containers_now();
+    return;
+  case timer_kind::container_reasons:
+    if (end_ == end_phase::awaiting_reasons)
+      unregister_now();
+    return;
+  case timer_kind::heartbeat_check:
+    check_heartbeats();
+    if (end_ == end_phase::none)
+      arm(timer_kind::heartbeat_check,
+          std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+    return;
+  case timer_kind::allocation:
+  case timer_kind::registration:
+    if (end_ == end_phase::none && p.attempt == attempt_)
+      on_attempt_deadline(p.kind);
+    return;
+  default:
+    if (end_ == end_phase::none && p.attempt == attempt_ && p.task < tasks_.size())
+      on_task_deadline(p);
+    return;
+  }
+}
+
+void lifecycle::on(const kill_job& e) {
+  finish(job_state::killed, e.reason.empty() ? "killed on request" : e.reason);
+}
+
+void lifecycle::on(const containers_stopped&) {
+  if (end_ != end_phase::stopping_containers)
+    return;
+  // A container the NodeManager kills (memory limit, preemption) ends its
+  // task by a signal first, or drops its executor, and YARN's reason comes
+  // with the container's completion a heartbeat or two later: a failed job
+  // waits for those reasons, boundedly, so that its final status says why.
+  if (state_ == job_state::failed && reasons_pending()) {
+    end_ = end_phase::awaiting_reasons;
+    arm(timer_kind::container_reasons, cfg_.container_reason_wait_ms);
+    return;
+  }
+  unregister_now();
+}
+
+void lifecycle::unregister_now() {
+  end_ = end_phase::unregistering;
+  emit(unregister{final_report{to_string(state_), diagnostics_, cfg_.tracking_url}});
+}
+
+void lifecycle::on(const unregistered&) {
+  if (end_ != end_phase::unregistering)
+    return;
+  end_ = end_phase::done;
+  finished_ms_ = now_;
+  say(note::info, "job " + cfg_.app_id + " " + to_string(state_));
+  emit(job_done{});
+}
+
+// -- policy
+// ------------------------------------------------------------------------------
+
+void lifecycle::start_attempt() {
+  tasks_.clear();
+  by_container_.clear();
+  for (auto i = timers_.begin(); i != timers_.end();) {
+    auto k = i->second.kind;
+    bool attempt_bound = k == timer_kind::allocation || k == timer_kind::registration ||
+                         k == timer_kind::restart_backoff ||
+                         k == timer_kind::task_allocation ||
+                         k == timer_kind::task_registration;
+    i = attempt_bound ? timers_.erase(i) : std::next(i);
+  }
+  std::vector<task_id> ids;
+  for (auto& type : cfg_.job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i) {
+      task_record t;
+      t.id = {type.name, i};
+      t.type = &type;
+      ids.push_back(t.id);
+      tasks_.push_back(std::move(t));
+    }
+  say(note::info, "attempt " + std::to_string(attempt_) + ": asking for " +
+                      std::to_string(ids.size()) + " containers");
+  state_ = job_state::allocating;
+  emit(expect_tasks{std::move(ids), attempt_});
+  // One ask per priority: the type's own, and one per group of its tasks
+  // with a capability of their own (they share a priority).
+  for (auto& type : cfg_.job.tasks) {
+    std::map<int32_t, container_ask> by_priority;
+    for (int32_t i = 0; i < type.instances; ++i) {
+      auto [it, fresh] = by_priority.emplace(type.priority_of(i), ask_for(type, i, 1));
+      if (!fresh)
+        ++it->second.count;
+    }
+    for (auto& [prio, ask] : by_priority)
+      emit(ask_containers{std::move(ask)});
+  }
+  if (cfg_.job.policy.allocation_timeout_ms > 0)
+    arm(timer_kind::allocation, cfg_.job.policy.allocation_timeout_ms);
+}
+
+container_ask lifecycle::ask_for(const task_type_spec& type, int32_t index,
+                                 int32_t count) const {
+  container_ask ask{type.priority_of(index), type.name, type.capability_of(index),
+                    type.node_label, count};
+  ask.nodes = cfg_.nodes;
+  ask.racks = cfg_.racks;
+  return ask;
+}
+
+void lifecycle::task_failed(task_record& t, task_state state, std::string diag,
+                            bool may_restart) {
+  if (is_final(t.state))
+    return;
+  say(note::warn, diag);
+  if (end_ != end_phase::none) {
+    mark_finished(t, state, std::move(diag));
+    return;
+  }
+  if (may_restart && restart_allowed(t)) {
+    schedule_restart(t, diag);
+    return;
+  }
+  auto& type = *t.type;
+  if (type.restart == restart_policy::on_failure && type.max_restarts > 0)
+    diag = is_chief(t)
+               ? to_string(t.id) + " is the chief, which is never restarted: " + diag
+               : to_string(t.id) + " failed after " + plural(t.restarts, "restart") +
+                     " (max_restarts = " + std::to_string(type.max_restarts) +
+                     "): " + diag;
+  mark_finished(t, state, diag);
+  if (type.sidecar) {
+    say(note::info, to_string(t.id) + " is a sidecar; its failure does not end the job");
+    return;
+  }
+  if (tolerate(t)) {
+    check_success();
+    return;
+  }
+  job_failure(std::move(diag));
+}
+
+bool lifecycle::restart_allowed(const task_record& t) const {
+  return t.type->restart == restart_policy::on_failure &&
+         t.restarts < t.type->max_restarts && !is_chief(t);
+}
+
+void lifecycle::schedule_restart(task_record& t, const std::string& diag) {
+  if (t.has_executor() && !t.executor.empty())
+    emit(stop_executor{t.executor, "restarting " + to_string(t.id)});
+  if (t.has_container && !t.container_done)
+    emit(discard_containers{{t.c}});
+  if (t.has_container)
+    by_container_.erase(t.c.id);
+  ++t.restarts;
+  auto& type = *t.type;
+  t.state = task_state::restarting;
+  t.diagnostics = "restart " + std::to_string(t.restarts) + " of " +
+                  std::to_string(type.max_restarts) + " after: " + diag;
+  t.finished_ms = now_;
+  t.c = container{};
+  t.has_container = false;
+  t.container_done = false;
+  t.awaiting_reason = false;
+  t.executor.clear();
+  t.host.clear();
+  t.port = 0;
+  auto wait = backoff_of(type.restart_backoff_ms, t.restarts);
+  say(note::warn, "restarting " + to_string(t.id) + " (restart " +
+                      std::to_string(t.restarts) + " of " +
+                      std::to_string(type.max_restarts) + ")" +
+                      (wait > 0 ? " in " + std::to_string(wait) + " ms" : std::string{}));
+  if (wait > 0)
+    arm(timer_kind::restart_backoff, wait, static_cast<size_t>(&t - tasks_.data()));
+  else
+    request_again(t);
+}
+
+void lifecycle::request_again(task_record& t) {
+  t.state = task_state::requested;
+  emit(reopen_task{t.id, attempt_});
+  emit(ask_containers{ask_for(*t.type, t.id.index, 1)});
+  if (cfg_.job.policy.allocation_timeout_ms > 0)
+    arm(timer_kind::task_allocation, cfg_.job.policy.allocation_timeout_ms,
+        static_cast<size_t>(&t - tasks_.data()));
+}
+
+bool lifecycle::tolerate(task_record& t) {
+  if (is_chief(t))
+    return false;
+  auto& type = *t.type;
+  std::string why;
+  if (type.elastic()) {
+    auto alive = std::count_if(tasks_.begin(), tasks_.end(), [&](auto& x) {
+      return x.type == &type && x.state != task_state::failed &&
+             x.state != task_state::lost;
+    });
+    if (alive >= type.elastic_min)
+      why = std::to_string(alive) + " " + type.name + " tasks go on (elastic min " +
+            std::to_string(type.elastic_min) + ")";
+  }
+  if (why.empty() && type.tolerated_failures >= 0 &&
+      tolerated_by_type_[type.name] < type.tolerated_failures)
+    why = "tolerated failure " + std::to_string(++tolerated_by_type_[type.name]) +
+          " of " + std::to_string(type.tolerated_failures) + " of tasks." + type.name;
+  if (why.empty() && type.tolerated_failures < 0 &&
+      tolerated_in_job_ < cfg_.job.policy.tolerated_failures)
+    why = "tolerated failure " + std::to_string(++tolerated_in_job_) + " of " +
+          std::to_string(cfg_.job.policy.tolerated_failures) + " of the job";
+  if (why.empty())
+    return false;
+  t.tolerated = true;
+  say(note::warn, to_string(t.id) + " failed and the job goes on: " + why);
+  return true;
+}
+
+void lifecycle::job_failure(std::string diag) {
+  auto max = cfg_.job.policy.max_attempts;
+  if (attempt_ < max) {
+    say(note::warn, "attempt " + std::to_string(attempt_) + " of " + std::to_string(max) +
+                        " failed, starting over: " + diag);
+    diagnostics_ = "attempt " + std::to_string(attempt_) + " failed: " + diag;
+    // Nothing of the old attempt is matched to the new one: messages carry
+    // attempts, and its containers are forgotten as they are stopped.
+    for (auto& t : tasks_)
+      if (t.has_executor())
+        emit(
+            stop_executor{t.executor, "attempt " + std::to_string(attempt_) + " failed"});
+    auto cs = live_containers();
+    if (!cs.empty())
+      emit(discard_containers{std::move(cs)});
+    emit(publish_status{status()}); // the failed attempt's last table
+    ++attempt_;
+    start_attempt();
+    return;
+  }
+  if (max > 1)
+    diag = "attempt " + std::to_string(attempt_) + " of " + std::to_string(max) +
+           " failed: " + diag;
+  finish(job_state::failed, std::move(diag));
+}
+
+void lifecycle::check_success() {
+  if (end_ != end_phase::none)
+    return;
+  size_t tracked = 0;
+  size_t succeeded = 0;
+  std::vector<std::string> tolerated;
+  for (auto& t : tasks_) {
+    if (!t.type->tracked)
+      continue;
+    ++tracked;
+    if (t.state == task_state::succeeded)
+      ++succeeded;
+    else if (is_final(t.state) && t.tolerated)
+      tolerated.push_back(to_string(t.id));
+    else
+      return;
+  }
+  for (auto& t : tasks_)
+    if (!t.type->tracked && t.tolerated)
+      tolerated.push_back(to_string(t.id));
+  if (tracked == 0)
+    return; // a job of untracked tasks only ends by timeout or kill
+  if (succeeded == 0) {
+    finish(job_state::failed,
+           "no tracked task succeeded; every one failed: " + join(tolerated));
+    return;
+  }
+  finish(job_state::succeeded,
+         tolerated.empty()
+             ? std::string{}
+             : "succeeded with " +
+                   plural(static_cast<int64_t>(tolerated.size()), "tolerated failure") +
+                   ": " + join(tolerated));
+}
+
+void lifecycle::finish(job_state outcome, std::string diag) {
+  if (end_ != end_phase::none)
+    return;
+  end_ = end_phase::stopping_tasks;
+  state_ = outcome;
+  diagnostics_ = std::move(diag);
+  say(note::info, std::string{"finishing as "} + to_string(outcome) +
+                      (diagnostics_.empty() ? "" : ": ") + diagnostics_);
+  emit(cancel_asks{});
+  auto reason = "the job is " + std::string{to_string(outcome)};
+  for (auto& t : tasks_) {
+    if (t.has_executor())
+      emit(stop_executor{t.executor, reason});
+    else if (!is_final(t.state))
+      mark_finished(t, task_state::killed, ending_reason());
+  }
+  arm(timer_kind::stop_grace, cfg_.job.policy.stop_grace_ms + 500);
+  maybe_stop_containers();
+}
+
+// Finishing waits for stopped executors to report, at most the stop grace.
+void lifecycle::maybe_stop_containers() {
+  for (auto& t : tasks_)
+    if (t.has_executor())
+      return;
+  stop_containers_now();
+}
+
+void lifecycle::stop_containers_now() {
+  if (end_ != end_phase::stopping_tasks)
+    return;
+  end_ = end_phase::stopping_containers;
+  auto cs = live_containers();
+  if (cs.empty()) {
+    on(containers_stopped{});
+    return;
+  }
+  emit(stop_containers{std::move(cs)});
+}
+
+void lifecycle::on_attempt_deadline(timer_kind kind) {
+  auto& policy = cfg_.job.policy;
+  if (kind == timer_kind::allocation) {
+    std::vector<std::string> missing;
+    for (auto& t : tasks_)
+      if (t.state == task_state::requested)
+        missing.push_back(to_string(t.id) + " (" +
+                          to_string(t.type->capability_of(t.id.index)) + ")");
+    if (missing.empty())
+      return;
+    emit(cancel_asks{});
+    job_failure("allocation timeout: after " +
+                std::to_string(policy.allocation_timeout_ms / 1000) +
+                " s the resource manager had not granted " +
+                std::to_string(missing.size()) + " of " + std::to_string(tasks_.size()) +
+                " containers; missing: " + join(missing));
+    return;
+  }
+  if (state_ == job_state::running)
+    return;
+  std::vector<std::string> missing;
+  for (auto& t : tasks_)
+    if (!t.has_executor() && !is_final(t.state))
+      missing.push_back(to_string(t.id));
+  if (missing.empty())
+    return;
+  job_failure("registration timeout: after " +
+              std::to_string(policy.registration_timeout_ms / 1000) +
+              " s these tasks had not registered: " + join(missing));
+}
+
+void lifecycle::on_task_deadline(const timer_purpose& p) {
+  auto& t = tasks_[p.task];
+  auto& policy = cfg_.job.policy;
+  switch (p.kind) {
+  case timer_kind::restart_backoff:
+    if (t.state == task_state::restarting)
+      request_again(t);
+    return;
+  case timer_kind::task_allocation:
+    if (t.state != task_state::requested)
+      return;
+    emit(ask_containers{ask_for(*t.type, t.id.index, -1)});
+    task_failed(t, task_state::failed,
+                to_string(t.id) +
+                    " could not be restarted: the resource manager granted " +
+                    "no container for it within " +
+                    std::to_string(policy.allocation_timeout_ms / 1000) + " s",
+                false);
+    return;
+  case timer_kind::task_registration:
+    if (t.state != task_state::allocated && t.state != task_state::launched)
+      return;
+    task_failed(t, task_state::failed,
+                to_string(t.id) + " did not register within " +
+                    std::to_string(policy.registration_timeout_ms / 1000) +
+                    " s after its restart (container " + t.c.id + " on " + t.c.host +
+                    ")");
+    return;
+  default:
+    return;
+  }
+}
+
+void lifecycle::check_heartbeats() {
+  auto limit = cfg_.job.policy.heartbeat_timeout_ms;
+  std::vector<task_id> silent;
+  for (auto& t : tasks_)
+    if (t.has_executor() && now_ - t.last_heartbeat_ms >= limit)
+      silent.push_back(t.id);
+  // A failure may start a new attempt, which rebuilds the task list.
+  auto attempt = attempt_;
+  for (auto& id : silent) {
+    auto t = find(id);
+    if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
+      break;
+    t->awaiting_reason = true;
+    task_failed(*t, task_state::lost,
+                to_string(t->id) + " lost: no heartbeat from its executor for " +
+                    std::to_string(limit / 1000) + " s (container " + t->c.id + " on " +
+                    t->c.host + ")");
+  }
+}
+
+bool lifecycle::reasons_pending() const {
+  return std::any_of(tasks_.begin(), tasks_.end(), [](auto& t) {
+    return t.awaiting_reason && t.has_container && !t.container_done;
+  });
+}
+
+// Adds YARN's reason for the end of a container to a task that a signal
+// ended or whose executor was lost, and to the job's diagnostics that name
+// it. Statuses above -100 are the command's own exit code; -105 is the
+// AM's own stop.
+void lifecycle::add_container_reason(task_record& t, const container_completion& cc) {
+  if (!t.awaiting_reason)
+    return;
+  t.awaiting_reason = false;
+  if (cc.exit_status > -100 || cc.exit_status == -105)
+    return;
+  auto head = t.diagnostics.substr(0, t.diagnostics.find('\n'));
+  auto told = head + ": " + describe_container_exit(cc.exit_status);
+  auto nm_said = cc.diagnostics.substr(0, cc.diagnostics.find('\n'));
+  if (!nm_said.empty())
+    told += " (" + nm_said + ")";
+  t.diagnostics.replace(0, head.size(), told);
+  t.exit_code = cc.exit_status;
+  if (auto at = diagnostics_.find(head); at != std::string::npos)
+    diagnostics_.replace(at, head.size(), told);
+}
+
+// -- helpers
+// ---------------------------------------------------------------------------------
+
+lifecycle::task_record* lifecycle::find(const task_id& id) {
+  for (auto& t : tasks_)
+    if (t.id == id)
+      return &t;
+  return nullptr;
+}
+
+lifecycle::task_record* lifecycle::by_container(const std::string& container_id) {
+  auto i = by_container_.find(container_id);
+  return i == by_container_.end() ? nullptr : &tasks_[i->second];
+}
+
+void lifecycle::mark_finished(task_record& t, task_state state, std::string diag) {
+  t.state = state;
+  t.diagnostics = std::move(diag);
+  t.finished_ms = now_;
+}
+
+void lifecycle::arm(timer_kind kind, int64_t delay_ms, size_t task) {
+  auto id = next_timer_++;
+  timers_.emplace(id, timer_purpose{kind, attempt_, task});
+  emit(arm_timer{id, delay_ms});
+}
+
+void lifecycle::disarm(timer_kind kind) {
+  for (auto i = timers_.begin(); i != timers_.end();)
+    i = i->second.kind == kind ? timers_.erase(i) : std::next(i);
+}
+
+bool lifecycle::armed(timer_kind kind) const {
+  return std::any_of(timers_.begin(), timers_.end(),
+                     [kind](auto& entry) { return entry.second.kind == kind; });
+}
+
+void lifecycle::say(note::level_t level, std::string text) {
+  emit(note{level, std::move(text)});
+}
+
+bool lifecycle::is_chief(const task_record& t) const {
+  return chief_ && t.id == *chief_;
+}
+
+std::vector<container> lifecycle::live_containers() const {
+  std::vector<container> result;
+  for (auto& t : tasks_)
+    if (t.has_container && !t.container_done)
+      result.push_back(t.c);
+  return result;
+}
+
+std::string lifecycle::ending_reason() const {
+  return "stopped: the job is " + std::string{to_string(state_)};
+}
+
+} // namespace tony::core

@@ -1,0 +1,118 @@
+#include "runtime/process/command_runner.hpp"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "messages/error.hpp"
+#include "runtime/process/process.hpp"
+
+namespace tony {
+
+command_runner::~command_runner() {
+  // nop
+}
+
+file_writer::~file_writer() {
+  // nop
+}
+
+namespace {
+
+class process_runner : public command_runner {
+public:
+  process_runner(std::string out, std::string err, std::string guard_program)
+      : stdout_path_(std::move(out))
+      , stderr_path_(std::move(err))
+      , guard_program_(std::move(guard_program)) {
+    // nop
+  }
+
+  ~process_runner() override {
+    if (child_.pgid > 0 && !ended_)
+      process::kill_group(child_.pgid, SIGKILL);
+    if (waiter_.joinable())
+      waiter_.join();
+  }
+
+  caf::expected<void> start(const std::string& command,
+                            const std::map<std::string, std::string>& env,
+                            const std::string& cwd,
+                            std::function<void(exit_status)> on_exit) override {
+    process::spawn_options opts;
+    opts.argv = {"/bin/sh", "-c", command};
+    opts.env = env;
+    opts.cwd = cwd;
+    opts.stdout_path = stdout_path_;
+    opts.stderr_path = stderr_path_;
+    opts.new_process_group = true;
+    opts.guard_group = true;
+    opts.guard_program = guard_program_;
+    auto child = process::spawn(opts);
+    if (!child)
+      return child.error();
+    child_ = *child;
+    waiter_ = std::thread{[this, on_exit = std::move(on_exit)] {
+      auto exit = process::wait(child_.pid);
+      // The task ends with its main process; whatever it left behind in its
+      // group (and the guard) goes with it.
+      process::kill_group(child_.pgid, SIGKILL);
+      process::release_guard(child_);
+      ended_ = true;
+      on_exit({exit.exit_code, exit.signal});
+    }};
+    return caf::unit;
+  }
+
+  void signal(int sig) override {
+    if (child_.pgid > 0 && !ended_)
+      process::kill_group(child_.pgid, sig);
+  }
+
+  std::string stderr_tail(size_t max_bytes) override {
+    return process::tail_file(stderr_path_, max_bytes);
+  }
+
+private:
+  std::string stdout_path_;
+  std::string stderr_path_;
+  std::string guard_program_;
+  process::child child_;
+  std::atomic<bool> ended_{false};
+  std::thread waiter_;
+};
+
+class disk_writer : public file_writer {
+public:
+  caf::expected<void> write(const std::string& path,
+                            const std::string& content) override {
+    auto tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
+      out << content;
+      if (!out)
+        return make_error(errc::infrastructure, "cannot write " + tmp);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+      return make_error(errc::infrastructure, "cannot rename " + tmp + " to " + path);
+    return caf::unit;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<command_runner> make_process_runner(std::string stdout_path,
+                                                    std::string stderr_path,
+                                                    std::string guard_program) {
+  return std::make_unique<process_runner>(std::move(stdout_path), std::move(stderr_path),
+                                          std::move(guard_program));
+}
+
+std::unique_ptr<file_writer> make_file_writer() {
+  return std::make_unique<disk_writer>();
+}
+
+} // namespace tony

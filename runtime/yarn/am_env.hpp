@@ -1,0 +1,75 @@
+#pragma once
+
+// The environment tony-submit gives the AM's container on YARN (besides what
+// the NodeManager sets: CONTAINER_ID, NM_HOST, LOG_DIRS,
+// HADOOP_TOKEN_FILE_LOCATION, ...): the contract between tony-submit, which
+// writes it (submit/yarn_submit.cpp), and the AM's yarn backend,
+// which reads it (am/yarn_backend.cpp). Where the job's files are
+// (staging, history) is derived once, by tony-submit, and travels here.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+#include "runtime/yarn/records.hpp"
+
+namespace tony {
+
+namespace yarn_env {
+
+/// yarn.resourcemanager.scheduler.address as the submitter resolved it.
+constexpr const char* scheduler = "TONY_RM_SCHEDULER";
+/// JSON list of the LocalResources every executor container gets.
+constexpr const char* executor_resources = "TONY_EXECUTOR_RESOURCES";
+/// The job's staging dir (file:///... or hdfs://...), removed at the end.
+constexpr const char* staging_uri = "TONY_STAGING_URI";
+/// A directory holding tony-am and tony-executor on every node; when set,
+/// nothing is staged for them.
+constexpr const char* install_dir = "TONY_INSTALL_DIR";
+/// Otherwise the binaries and their libraries come as one archive
+/// (runtime/staging/node_bundle.hpp), linked into every container under
+/// this name: ./tony/bin/tony-am, ./tony/bin/tony-executor.
+constexpr const char* bundle_link = "tony";
+/// The cluster's RUNNING nodes as "host=rack,host=rack": asks name them so
+/// the scheduler places a gang several containers per node heartbeat.
+/// Unset on clusters of more than nodes_in_asks_limit nodes.
+constexpr const char* nodes = "TONY_NODES";
+constexpr size_t nodes_in_asks_limit = 100;
+/// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
+constexpr const char* webhdfs_address = "TONY_WEBHDFS";
+/// JSON object: task type -> the LocalResources only its executors get
+/// ([tasks.<type>] files and archives).
+constexpr const char* type_resources = "TONY_TYPE_RESOURCES";
+/// The history dir where the AM keeps the event log at the end
+/// (doc/tracking.md), and its WebHDFS address when it is on HDFS.
+constexpr const char* history_uri = "TONY_HISTORY_URI";
+constexpr const char* history_webhdfs = "TONY_HISTORY_WEBHDFS";
+
+} // namespace yarn_env
+
+caf::expected<std::vector<local_resource>> parse_resources(const std::string& text);
+
+/// TONY_NODES' value as node places (malformed items are skipped).
+std::vector<yarn::node_place> parse_nodes(const std::string& text);
+
+/// A NodeManager writes each environment variable into its launch script as
+/// `export NAME="value"` without escaping, so the shell would expand `$`,
+/// backquotes and break on `"`. This escapes them: values arrive literally,
+/// as they do on the local backend.
+std::string escape_env_value(const std::string& value);
+
+/// escape_env_value applied to every value.
+std::map<std::string, std::string> escape_env(std::map<std::string, std::string> env);
+
+std::string resources_to_json(const std::vector<local_resource>& resources);
+
+/// yarn_env::type_resources' value, and back (empty text: no type has any).
+std::string
+type_resources_to_json(const std::map<std::string, std::vector<local_resource>>& by_type);
+caf::expected<std::map<std::string, std::vector<local_resource>>>
+parse_type_resources(const std::string& text);
+
+} // namespace tony

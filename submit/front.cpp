@@ -1,0 +1,132 @@
+#include "submit/front.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "compat/tony_cli.hpp"
+#include "config/job_config.hpp"
+#include "config/job_json.hpp"
+#include "config/job_toml.hpp"
+#include "submit/event_output.hpp"
+
+namespace tony {
+
+namespace {
+
+load_result load(const front_request& req) {
+  std::vector<job_override> overrides;
+  if (req.draft != nullptr)
+    overrides = req.draft->overrides;
+  for (auto& o : set_overrides(req.set_items))
+    overrides.push_back(std::move(o));
+  if (!req.backend.empty())
+    overrides.push_back(
+        {"cluster.backend=\"" + req.backend + "\"", "--backend " + req.backend});
+  if (!req.job_file.empty())
+    return load_job_from(req.job_file, overrides);
+  return load_job_text_from("", req.draft_name, req.base_dir, overrides);
+}
+
+// Fails (exit 2) on a --set item that is TonY's; prints each error.
+bool check_set_items(const front_request& req) {
+  bool ok = true;
+  for (auto& item : req.set_items)
+    if (auto hint = tony_key_hint(item); !hint.empty()) {
+      std::cerr << "--set " << item << ": " << hint << "\n";
+      ok = false;
+    }
+  return ok;
+}
+
+std::vector<std::string> toml_comments(const front_request& req) {
+  std::vector<std::string> out{"job.toml written by " + req.program + " --print-toml"};
+  if (req.draft != nullptr)
+    for (auto& n : req.draft->notes)
+      out.push_back("note: " + n);
+  return out;
+}
+
+// Features the job model holds but tony cannot run yet: refused, naming
+// where each came from.
+bool check_supported(const front_request& req, const job_spec& job, bool print) {
+  auto missing = unsupported_features(job);
+  for (auto& u : missing) {
+    std::string origin;
+    if (req.draft != nullptr)
+      if (auto i = req.draft->origins.find(u.key); i != req.draft->origins.end())
+        origin = " (from " + i->second + ")";
+    std::cerr << req.program << (print ? ": note: " : ": ") << u.message << origin
+              << "\n";
+  }
+  return missing.empty();
+}
+
+} // namespace
+
+std::string tony_key_hint(const std::string& item) {
+  auto eq = item.find('=');
+  auto key = item.substr(0, eq);
+  if (key.rfind("tony.", 0) != 0)
+    return {};
+  // What the same setting is in job.toml: translate it alone.
+  tony_cli_args args;
+  args.conf = {item};
+  auto draft = translate_tony(args, std::filesystem::current_path().string());
+  std::string equivalent;
+  for (auto& o : draft.overrides)
+    if (o.label.rfind("--conf ", 0) == 0)
+      equivalent += (equivalent.empty() ? "" : " ") + ("--set " + o.item);
+  std::string hint = "tony.* keys are TonY's configuration; give them as --conf " + item +
+                     " (tony-submit reads TonY's keys)";
+  if (!equivalent.empty())
+    hint += ", or as job.toml keys: " + equivalent;
+  return hint;
+}
+
+int run_front(front_request& req) {
+  if (!check_set_items(req))
+    return exit_usage;
+  if (req.draft != nullptr) {
+    if (!req.draft->errors.empty()) {
+      std::cerr << to_string(req.draft->errors);
+      return exit_usage;
+    }
+    if (!req.print_toml)
+      for (auto& n : req.draft->notes)
+        std::cerr << req.program << ": note: " << n << "\n";
+  }
+  auto job = load(req);
+  if (!job) {
+    std::cerr << to_string(job.error());
+    return exit_usage;
+  }
+  if (req.print_toml) {
+    std::cout << to_toml(*job, toml_comments(req));
+    check_supported(req, *job, true);
+    return exit_succeeded;
+  }
+  if (!check_supported(req, *job, false))
+    return exit_usage;
+  if (req.dry_run) {
+    std::cout << to_json(*job) << std::endl;
+    return exit_succeeded;
+  }
+  // --output json: stdout carries the events alone; every human line goes
+  // to stderr instead.
+  std::ostream json_out(std::cout.rdbuf());
+  event_output events(json_out);
+  if (req.output == "json") {
+    std::cout.rdbuf(std::cerr.rdbuf());
+    req.opts.events = &events;
+  }
+  std::optional<client_task> client;
+  if (req.client) {
+    client.emplace(req.client->first, req.client->second, *job);
+    req.opts.client = &*client;
+  }
+  if (job->cluster.backend == "yarn")
+    return submit_yarn(*job, req.opts);
+  return submit_local(*job, req.opts);
+}
+
+} // namespace tony

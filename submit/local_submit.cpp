@@ -1,0 +1,309 @@
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "actors/actor_types.hpp"
+#include "actors/registry.hpp"
+#include "config/job_json.hpp"
+#include "messages/error.hpp"
+#include "messages/registration.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/gate/job_secret.hpp"
+#include "runtime/process/process.hpp"
+#include "runtime/status_json.hpp"
+#include "runtime/status_printer.hpp"
+#include "submit/am_watcher.hpp"
+#include "submit/event_output.hpp"
+#include "submit/submit.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+struct client_config : caf::actor_system_config {
+  client_config() {
+    load<caf::io::middleman>();
+    tony::add_all_types(*this);
+    set("logger.verbosity", caf::atom("quiet"));
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string expand_home(const std::string& path) {
+  if (path.empty() || path[0] != '~')
+    return path;
+  auto home = std::getenv("HOME");
+  return std::string(home ? home : "/tmp") + path.substr(1);
+}
+
+void say(const std::string& line) {
+  std::cout << "tony: " << line << std::endl;
+}
+
+void complain(const std::string& line) {
+  std::cerr << "tony-submit: " << line << std::endl;
+}
+
+// application_<ms>_<nnnn>, unique under jobs_dir.
+std::string new_app_id(const std::string& jobs_dir, int64_t* cluster_ts) {
+  auto now = std::chrono::duration_cast<milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  *cluster_ts = now;
+  for (int n = static_cast<int>(::getpid() % 9000) + 1;; ++n) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "application_%lld_%04d", static_cast<long long>(now),
+                  n % 10000);
+    std::error_code ec;
+    if (!fs::exists(jobs_dir + "/" + buf, ec))
+      return buf;
+  }
+}
+
+// " --jobs-dir DIR" when the job runs outside the default jobs dir.
+std::string jobs_dir_flag(const job_spec& job) {
+  if (job.cluster.jobs_dir.empty())
+    return {};
+  return " --jobs-dir " + job.cluster.jobs_dir;
+}
+
+} // namespace
+
+namespace {
+
+// The local pool links local files; a remote one would need a download.
+std::string first_remote_source(const job_spec& job) {
+  auto remote = [](const std::string& s) { return s.find("://") != std::string::npos; };
+  if (remote(job.python_venv))
+    return "[code] python_venv " + job.python_venv;
+  for (auto& f : job.files)
+    if (remote(f.source))
+      return "[code] " + std::string{f.archive ? "archives" : "files"} + " " + f.source;
+  for (auto& t : job.tasks)
+    for (auto& f : t.files)
+      if (remote(f.source))
+        return "[tasks." + t.name + "] " + (f.archive ? "archives " : "files ") +
+               f.source;
+  return {};
+}
+
+} // namespace
+
+int submit_local(const job_spec& job, const submit_options& opts) {
+  if (auto remote = first_remote_source(job); !remote.empty()) {
+    complain(remote + ": the local backend ships local paths only; copy the file here "
+                      "first, or run on YARN (--backend yarn)");
+    return exit_usage;
+  }
+  auto interrupted = [&opts] {
+    return opts.interrupted && opts.interrupted->load() != 0;
+  };
+
+  auto jobs_dir =
+      expand_home(job.cluster.jobs_dir.empty() ? "~/.tony/jobs" : job.cluster.jobs_dir);
+  std::error_code ec;
+  fs::create_directories(jobs_dir, ec);
+  int64_t cluster_ts = 0;
+  auto app_id = new_app_id(jobs_dir, &cluster_ts);
+  auto job_dir = jobs_dir + "/" + app_id;
+  fs::create_directories(job_dir, ec);
+  if (ec) {
+    complain("cannot create the job directory " + job_dir + ": " + ec.message() +
+             " (set [cluster] jobs_dir to a writable place)");
+    return exit_infra;
+  }
+  {
+    std::ofstream out(job_dir + "/job.json");
+    out << to_json(job);
+    if (!out) {
+      complain("cannot write " + job_dir + "/job.json");
+      return exit_infra;
+    }
+  }
+  // The AM's gate admits whoever proves this secret: the executors (the AM
+  // hands it on) and this process's watcher. In the AM's environment, which
+  // only the user can read, never on its command line.
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    return exit_infra;
+  }
+  // Kept for --status by id (job_control), as on YARN; removed when the
+  // job's end is seen.
+  if (auto saved = gate::save_secret(app_id, secret); !saved)
+    complain("warning: tony-submit --status " + app_id +
+             " will not show the tasks: " + describe(saved.error()));
+  auto am_path = opts.bin_dir + "/tony-am";
+  process::spawn_options am;
+  am.argv = {am_path,    "--backend", "local",      "--job", job_dir + "/job.json",
+             "--app-id", app_id,      "--work-dir", job_dir};
+  am.env = process::current_environment();
+  am.env[gate::secret_env] = secret;
+  am.env["CONTAINER_ID"] = "container_" + app_id.substr(12) + "_01_000001";
+  am.env["LOG_DIRS"] = job_dir;
+  am.cwd = job_dir;
+  am.new_session = true;
+  // A Ctrl-C while the AM is still starting must reach its signal watcher
+  // (and end as KILLED), not kill it before it can record anything.
+  am.block_stop_signals = true;
+  am.stdout_path = job_dir + "/am.log";
+  am.stderr_path = job_dir + "/am.log";
+  auto child = process::spawn(am);
+  if (!child) {
+    complain("cannot start the ApplicationMaster: " + describe(child.error()));
+    return exit_infra;
+  }
+  pid_t am_pid = child->pid;
+  if (!opts.quiet)
+    say("submitted " + app_id + " (" + job.name + ", " +
+        std::to_string(job.total_tasks()) + " tasks) on the local backend; job dir " +
+        job_dir);
+  if (opts.events)
+    opts.events->submitted(app_id, "local", job.name, job.total_tasks(),
+                           {{"job_dir", job_dir}, {"am_pid", std::to_string(am_pid)}});
+  if (opts.detach) {
+    say("detached; the job runs on. Follow it with: tony-submit --status " + app_id +
+        jobs_dir_flag(job) + ", stop it with: tony-submit --kill " + app_id +
+        jobs_dir_flag(job));
+    return exit_succeeded;
+  }
+
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
+                   opts.quiet};
+  std::optional<process::exit_info> am_exit;
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
+  bool kill_sent = false;
+  client_hook hook{opts.client};
+  bool stopped_for_client = false;
+  auto kill_deadline = clock_type::time_point::max();
+  // Once the AM wrote its final status it has only cleanup left; an AM that
+  // hangs in it must not hang tony-submit.
+  auto exit_deadline = clock_type::time_point::max();
+  auto exit_grace = milliseconds(job.policy.stop_grace_ms) + std::chrono::seconds(15);
+  auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
+  for (;;) {
+    if (!am_exit)
+      am_exit = process::try_wait(am_pid);
+    if (am_exit)
+      break;
+    auto client_stop = hook.stop_reason();
+    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
+      kill_sent = true;
+      stopped_for_client = !interrupted();
+      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app_id);
+      ::kill(am_pid, SIGINT); // the AM reports a user's kill on SIGINT
+      kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
+                      std::chrono::seconds(15);
+    }
+    if (clock_type::now() > kill_deadline) {
+      complain("the ApplicationMaster did not stop in time; killing it");
+      process::kill_session(am_pid, SIGKILL);
+      am_exit = process::wait(am_pid);
+      break;
+    }
+    if (exit_deadline == clock_type::time_point::max() &&
+        fs::exists(job_dir + "/status.json", ec))
+      exit_deadline = clock_type::now() + exit_grace;
+    if (clock_type::now() > exit_deadline) {
+      complain("the ApplicationMaster wrote its final status but did not exit within " +
+               std::to_string(exit_grace.count() / 1000) + " s; killing it (see " +
+               job_dir + "/am.log)");
+      process::kill_session(am_pid, SIGKILL);
+      am_exit = process::wait(am_pid);
+      break;
+    }
+    if (!watcher.connected()) {
+      auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
+      if (info.is_object() && info.contains("port")) {
+        if (watcher.connect(info.value("host", std::string{"127.0.0.1"}),
+                            info["port"].get<uint16_t>()))
+          watcher.watch_end();
+      } else if (clock_type::now() > connect_deadline) {
+        complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
+                 "/am.log");
+        process::kill_session(am_pid, SIGKILL);
+        process::wait(am_pid);
+        return exit_infra;
+      }
+    }
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
+    }
+    if (auto st = watcher.poll(std::chrono::seconds(2))) {
+      view.show(*st);
+      if (opts.events)
+        opts.events->show(*st);
+      hook.on_status(*st);
+    }
+    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
+  }
+  auto text = read_file(job_dir + "/status.json");
+  auto final_status = job_status_from_json(text);
+  if (!final_status && kill_sent) {
+    // Stopped on request before it recorded a status (e.g. killed by the
+    // SIGKILL above): the job was killed all the same.
+    job_status st;
+    st.app_id = app_id;
+    st.name = job.name;
+    st.state = "KILLED";
+    st.diagnostics = "killed by tony-submit (interrupted); the ApplicationMaster exited "
+                     "with code " +
+                     std::to_string(am_exit ? am_exit->exit_code : -1) +
+                     " without a final status (see " + job_dir + "/am.log)";
+    st.finished_ms = std::chrono::duration_cast<milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    std::ofstream out(job_dir + "/status.json", std::ios::trunc);
+    out << to_json(st, 2);
+    final_status = std::move(st);
+  }
+  if (!final_status) {
+    complain("the ApplicationMaster ended (exit code " +
+             std::to_string(am_exit ? am_exit->exit_code : -1) +
+             ") without a final status; its log says:\n" +
+             process::tail_file(job_dir + "/am.log", 2000));
+    return exit_infra;
+  }
+  gate::forget_secret(app_id);
+  view.finish(*final_status, job_dir);
+  if (!opts.quiet)
+    say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
+  auto code =
+      hook.exit_code(final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed,
+                     stopped_for_client, milliseconds(job.policy.stop_grace_ms));
+  if (opts.events) {
+    opts.events->show(*final_status);
+    opts.events->finished(*final_status, code);
+  }
+  return code;
+}
+
+} // namespace tony

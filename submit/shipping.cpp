@@ -1,0 +1,227 @@
+#include "submit/shipping.hpp"
+
+#include <filesystem>
+
+#include "messages/error.hpp"
+#include "runtime/staging/stager.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony {
+
+namespace {
+
+struct uri_parts {
+  std::string scheme;
+  std::string authority;
+  std::string path; // begins with '/'
+};
+
+caf::expected<uri_parts> split_uri(const std::string& uri) {
+  auto sep = uri.find("://");
+  if (sep == std::string::npos)
+    return make_error(errc::invalid_config, "'" + uri + "' is not a URI");
+  uri_parts out;
+  out.scheme = uri.substr(0, sep);
+  auto rest = uri.substr(sep + 3);
+  auto slash = rest.find('/');
+  out.authority = rest.substr(0, slash);
+  out.path = slash == std::string::npos ? "/" : rest.substr(slash);
+  return out;
+}
+
+// "hdfs://nn:8020" of fs.defaultFS, as host:port ("" when it is not HDFS).
+std::string default_hdfs_authority(const hadoop::configuration& conf) {
+  auto fs_uri = conf.get_or("fs.defaultFS", "file:///");
+  if (fs_uri.rfind("hdfs://", 0) != 0)
+    return {};
+  auto authority = fs_uri.substr(7);
+  return authority.substr(0, authority.find('/'));
+}
+
+} // namespace
+
+caf::expected<std::string> resolve_viewfs(const std::string& uri,
+                                          const hadoop::configuration& conf) {
+  auto parts = split_uri(uri);
+  if (!parts)
+    return parts.error();
+  auto table = parts->authority;
+  if (table.empty())
+    table = conf.get_or("fs.viewfs.mounttable.default.name.key", "default");
+  auto prefix = "fs.viewfs.mounttable." + table + ".link.";
+  std::string best_link;
+  std::string best_target;
+  for (auto& key : conf.keys()) {
+    if (key.rfind(prefix, 0) != 0)
+      continue;
+    auto link = key.substr(prefix.size());
+    while (link.size() > 1 && link.back() == '/')
+      link.pop_back();
+    bool covers =
+        parts->path == link || (parts->path.rfind(link, 0) == 0 &&
+                                (link == "/" || parts->path[link.size()] == '/'));
+    if (covers && link.size() > best_link.size()) {
+      best_link = link;
+      best_target = conf.get_or(key, "");
+    }
+  }
+  if (best_target.empty())
+    return make_error(errc::unsatisfiable, "no viewfs mount link covers " + uri +
+                                               " (looked for " + prefix +
+                                               "<path> in the Hadoop configuration)");
+  while (!best_target.empty() && best_target.back() == '/')
+    best_target.pop_back();
+  auto rest = best_link == "/" ? parts->path : parts->path.substr(best_link.size());
+  return best_target + rest;
+}
+
+std::string webhdfs_address_of(const std::string& authority,
+                               const hadoop::configuration& conf) {
+  auto host = authority.substr(0, authority.find(':'));
+  if (authority.empty() || authority == default_hdfs_authority(conf)) {
+    auto address = conf.get_or("dfs.namenode.http-address", host + ":9870");
+    if (address.rfind("0.0.0.0:", 0) == 0)
+      address = host + address.substr(7);
+    return address;
+  }
+  return host + ":9870";
+}
+
+caf::expected<local_resource> remote_resource(const std::string& uri,
+                                              const std::string& name, bool archive,
+                                              const hadoop::configuration& conf,
+                                              const std::string& user) {
+  auto target = uri;
+  if (uri.rfind("viewfs://", 0) == 0) {
+    auto resolved = resolve_viewfs(uri, conf);
+    if (!resolved)
+      return resolved.error();
+    target = *resolved;
+  }
+  auto parts = split_uri(target);
+  if (!parts)
+    return parts.error();
+  if (parts->scheme != "hdfs")
+    return make_error(errc::invalid_config,
+                      uri + " is not on HDFS; tony ships local paths and hdfs:// or "
+                            "viewfs:// URIs");
+  auto authority =
+      parts->authority.empty() ? default_hdfs_authority(conf) : parts->authority;
+  if (authority.empty())
+    return make_error(errc::invalid_config,
+                      uri + " names no NameNode and fs.defaultFS is not HDFS; write "
+                            "hdfs://<namenode>/path");
+  auto path = fs::path{parts->path};
+  auto stager = staging::make_webhdfs_stager(webhdfs_address_of(authority, conf),
+                                             "hdfs://" + authority,
+                                             path.parent_path().string(), user);
+  auto res = stager->stat(path.filename().string(), archive);
+  if (!res)
+    return res.error();
+  res->name = name;
+  return res;
+}
+
+namespace {
+
+// Stages the job's files one by one; `where` names each entry's job.toml key
+// in messages.
+class shipper {
+public:
+  shipper(staging::stager& stager, std::string scratch, const hadoop::configuration& conf,
+          std::string user)
+      : stager_(stager)
+      , scratch_(std::move(scratch))
+      , conf_(conf)
+      , user_(std::move(user)) {
+    // nop
+  }
+
+  caf::expected<local_resource> ship(const std::string& source, const std::string& name,
+                                     bool archive, const std::string& where,
+                                     const stage_fn& stage = nullptr) {
+    std::error_code ec;
+    auto res = source.find("://") != std::string::npos
+                   ? remote_resource(source, name, archive, conf_, user_)
+               : stage && fs::is_regular_file(source, ec)
+                   ? stage(source, fs::path{source}.filename().string(), archive)
+                   : stage_local(source, archive);
+    if (!res) {
+      bool missing = res.error().category() == errc_category &&
+                     res.error().code() == static_cast<uint8_t>(errc::unsatisfiable);
+      if (missing)
+        return make_error(errc::unsatisfiable, where + " " + source +
+                                                   " does not exist (" +
+                                                   describe(res.error()) + ")");
+      return make_error(errc::infrastructure,
+                        where + " " + source + ": " + describe(res.error()));
+    }
+    res->name = name;
+    return res;
+  }
+
+private:
+  // Staged under a numbered name: two entries may share a link name. The
+  // source's own file name follows the number, since the NodeManager picks
+  // how to unpack an archive by its extension. A directory is shipped as an
+  // archive of itself.
+  caf::expected<local_resource> stage_local(const std::string& source, bool archive) {
+    auto staged = std::to_string(++count_) + "-" + fs::path{source}.filename().string();
+    std::error_code ec;
+    if (!fs::is_directory(source, ec))
+      return stager_.put(source, staged, archive);
+    auto tgz = scratch_ + "/" + staged + ".tgz";
+    if (auto ok = staging::make_archive(source, tgz); !ok)
+      return ok.error();
+    return stager_.put(tgz, staged + ".tgz", true);
+  }
+
+  staging::stager& stager_;
+  std::string scratch_;
+  const hadoop::configuration& conf_;
+  std::string user_;
+  int count_ = 0;
+};
+
+} // namespace
+
+caf::expected<shipped_resources>
+ship_job_files(const job_spec& job, staging::stager& stager,
+               const std::string& scratch_dir, const hadoop::configuration& conf,
+               const std::string& user, const stage_fn& stage_env) {
+  shipper s{stager, scratch_dir, conf, user};
+  shipped_resources out;
+  if (!job.src_dir.empty()) {
+    auto src = s.ship(job.src_dir, "src", true, "[code] src_dir");
+    if (!src)
+      return src.error();
+    out.common.push_back(*src);
+  }
+  if (!job.python_venv.empty()) {
+    auto name = job.venv_link_name();
+    auto venv =
+        s.ship(job.python_venv, name, name == "venv", "[code] python_venv", stage_env);
+    if (!venv)
+      return venv.error();
+    out.common.push_back(*venv);
+  }
+  for (auto& f : job.files) {
+    auto res = s.ship(f.source, f.name, f.archive,
+                      f.archive ? "[code] archives:" : "[code] files:");
+    if (!res)
+      return res.error();
+    out.common.push_back(*res);
+  }
+  for (auto& t : job.tasks)
+    for (auto& f : t.files) {
+      auto res = s.ship(f.source, f.name, f.archive,
+                        "[tasks." + t.name + "] " + (f.archive ? "archives:" : "files:"));
+      if (!res)
+        return res.error();
+      out.by_type[t.name].push_back(*res);
+    }
+  return out;
+}
+
+} // namespace tony

@@ -1,0 +1,821 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <nlohmann/json.hpp>
+
+#include "actors/actor_types.hpp"
+#include "config/job_json.hpp"
+#include "messages/error.hpp"
+#include "runtime/gate/job_secret.hpp"
+#include "runtime/hadoop/client_security.hpp"
+#include "runtime/hadoop/configuration.hpp"
+#include "runtime/hadoop/ipc_client.hpp"
+#include "runtime/hadoop/kerberos.hpp"
+#include "runtime/hadoop/user.hpp"
+#include "runtime/history/event_log.hpp"
+#include "runtime/history/history_store.hpp"
+#include "runtime/http/proxy_filter.hpp"
+#include "runtime/staging/node_bundle.hpp"
+#include "runtime/staging/stager.hpp"
+#include "runtime/staging/webhdfs.hpp"
+#include "runtime/status_json.hpp"
+#include "runtime/status_printer.hpp"
+#include "runtime/yarn/am_env.hpp"
+#include "runtime/yarn/application_client.hpp"
+#include "runtime/yarn/protocols.hpp"
+#include "submit/am_watcher.hpp"
+#include "submit/event_output.hpp"
+#include "submit/job_control.hpp"
+#include "submit/shipping.hpp"
+#include "submit/submit.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+struct client_config : caf::actor_system_config {
+  client_config() {
+    load<caf::io::middleman>();
+    add_all_types(*this);
+    set("logger.verbosity", caf::atom("quiet"));
+  }
+};
+
+void say(const std::string& line) {
+  std::cout << "tony: " << line << std::endl;
+}
+
+void complain(const std::string& line) {
+  std::cerr << "tony-submit: " << line << std::endl;
+}
+
+// The Hadoop configuration directory and its contents.
+struct hadoop_setup {
+  std::string dir;
+  hadoop::configuration conf;
+};
+
+// Exit code and message when the configuration cannot be had.
+std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
+                                            const std::string& from_job) {
+  std::string dir = from_cli;
+  if (dir.empty())
+    if (auto env = std::getenv("HADOOP_CONF_DIR"))
+      dir = env;
+  if (dir.empty())
+    dir = from_job;
+  if (dir.empty()) {
+    complain("the yarn backend needs the cluster's Hadoop configuration: pass "
+             "--hadoop-conf DIR, set HADOOP_CONF_DIR, or set [cluster] hadoop_conf");
+    return exit_usage;
+  }
+  auto conf = hadoop::configuration::load_dir(dir);
+  if (!conf) {
+    complain(conf.error().message());
+    return exit_usage;
+  }
+  // WebHDFS staging needs the NameNode's HTTP address.
+  if (fs::exists(dir + "/hdfs-site.xml"))
+    if (auto ok = conf->add_file(dir + "/hdfs-site.xml"); !ok) {
+      complain(ok.error().message());
+      return exit_usage;
+    }
+  return hadoop_setup{dir, std::move(*conf)};
+}
+
+// A client of the cluster's ResourceManager, authenticated as its client
+// configuration asks: SIMPLE as the current user, or Kerberos from the
+// ticket cache or a keytab (--principal/--keytab, else [security]).
+struct rm_connection {
+  yarn::application_client rm;
+  std::string user; // the short user name: staging dirs, HADOOP_USER_NAME
+};
+
+std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                            const submit_options& opts,
+                                            const security_spec& from_job) {
+  auto security = hadoop::client_security_from(setup.conf);
+  if (!security) {
+    complain(security.error().message());
+    return exit_usage;
+  }
+  auto principal = opts.principal.empty() ? from_job.principal : opts.principal;
+  auto keytab = from_job.keytab;
+  if (!opts.keytab.empty())
+    keytab = fs::absolute(opts.keytab).lexically_normal().string();
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  auto user = hadoop::current_user();
+  if (security->kerberos) {
+    auto login = hadoop::kerberos_credentials::login({principal, keytab});
+    if (!login) {
+      complain(login.error().message());
+      return exit_infra;
+    }
+    kerberos = *login;
+    user = kerberos->short_name();
+    if (!opts.quiet)
+      say("Kerberos: " + kerberos->principal() + " from " + kerberos->source());
+  } else if (!principal.empty() || !keytab.empty()) {
+    complain("warning: the Kerberos principal/keytab are not used: " + setup.dir +
+             "/core-site.xml sets hadoop.security.authentication to simple");
+  }
+  hadoop::connection_options ipc_opts;
+  ipc_opts.allow_simple_fallback = !security->kerberos || security->fallback_to_simple;
+  auto ipc = std::make_shared<hadoop::ipc_client>(ipc_opts);
+  auto rm = yarn::application_client::from_configuration(ipc, setup.conf, user, kerberos);
+  if (!rm) {
+    complain(rm.error().message());
+    return exit_usage;
+  }
+  return rm_connection{std::move(*rm), user};
+}
+
+// The message for a ResourceManager that did not answer a first call.
+std::string rm_failure(const hadoop::error& err, const std::string& conf_dir) {
+  // Authentication problems carry their own what-to-do.
+  if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException"))
+    return err.message();
+  return "cannot reach the ResourceManager: " + err.message() +
+         " (is it running? check yarn.resourcemanager.address in " + conf_dir +
+         "/yarn-site.xml)";
+}
+
+const char* application_type(const std::string& framework) {
+  if (framework == "tensorflow")
+    return "TENSORFLOW";
+  if (framework == "pytorch")
+    return "PYTORCH";
+  if (framework == "horovod")
+    return "HOROVOD";
+  return "TONY";
+}
+
+// The NameNode's WebHDFS address for a directory on HDFS; empty elsewhere.
+std::string webhdfs_for(const std::string& uri, const hadoop::configuration& conf) {
+  if (uri.rfind("hdfs://", 0) != 0)
+    return {};
+  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  auto nn_host = authority.substr(0, authority.find(':'));
+  auto webhdfs = conf.get_or("dfs.namenode.http-address", nn_host + ":9870");
+  if (webhdfs.rfind("0.0.0.0:", 0) == 0)
+    webhdfs = nn_host + webhdfs.substr(7);
+  return webhdfs;
+}
+
+// Where a job's files go, derived here once: the AM gets them in its
+// environment (runtime/yarn/am_env.hpp) and derives nothing itself.
+struct job_locations {
+  std::string staging_uri;
+  std::string staging_webhdfs;
+  std::string history_uri;
+  std::string history_webhdfs;
+};
+
+job_locations locate_job(const job_spec& job, const hadoop::configuration& conf,
+                         const std::string& app_id, const std::string& user) {
+  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
+  std::string root = job.cluster.staging_dir;
+  if (root.empty()) {
+    if (default_fs.rfind("hdfs://", 0) == 0) {
+      auto authority = default_fs.substr(7);
+      while (!authority.empty() && authority.back() == '/')
+        authority.pop_back();
+      root = "hdfs://" + authority + "/user/" + user + "/.tony";
+    } else {
+      auto home = std::getenv("HOME");
+      root = "file://" + std::string(home ? home : "/tmp") + "/.tony/staging";
+    }
+  } else if (root[0] == '/') {
+    root = (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
+           root;
+  }
+  while (!root.empty() && root.back() == '/')
+    root.pop_back();
+  job_locations result;
+  result.staging_uri = root + "/" + app_id;
+  result.staging_webhdfs = webhdfs_for(root, conf);
+  result.history_uri =
+      history::history_location(job.cluster.history_dir, default_fs, user);
+  result.history_webhdfs = webhdfs_for(result.history_uri, conf);
+  return result;
+}
+
+// The job's end as the RM reports it, with the tasks the AM last showed:
+// the AM may be gone before it was asked for its final table.
+job_status final_view(const std::string& app, const job_spec* job,
+                      const yarn::application_report& report,
+                      const std::optional<job_status>& last) {
+  job_status st = last ? *last : job_status{};
+  st.app_id = app;
+  if (st.name.empty())
+    st.name = job ? job->name : report.name;
+  std::string final = yarn::to_string(report.final);
+  if (report.state == yarn::application_state::killed)
+    st.state = "KILLED";
+  else if (report.state == yarn::application_state::failed)
+    st.state = "FAILED";
+  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
+    st.state = final;
+  if (!report.diagnostics.empty())
+    st.diagnostics = report.diagnostics;
+  return st;
+}
+
+// Follows the application to its end; returns tony-submit's exit code.
+int follow(yarn::application_client& rm, const yarn::application_id& id,
+           const job_spec* job, const submit_options& opts, const std::string& secret,
+           const std::string& history_uri = {}) {
+  auto quiet = opts.quiet;
+  auto interrupted = [&opts] {
+    return opts.interrupted && opts.interrupted->load() != 0;
+  };
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  am_watcher watcher{sys, secret};
+  bool refusal_said = false;
+  status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
+  auto app = yarn::to_string(id);
+  std::string last_yarn_state;
+  bool kill_sent = false;
+  client_hook hook{opts.client};
+  bool stopped_for_client = false;
+  auto last_report_ok = clock_type::now();
+  std::optional<job_status> last_status;
+  for (;;) {
+    auto client_stop = hook.stop_reason();
+    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
+      kill_sent = true;
+      stopped_for_client = !interrupted();
+      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app);
+      auto killed = rm.force_kill_application(
+          id,
+          stopped_for_client ? "killed by tony-submit: " + client_stop
+                             : "killed by tony-submit (interrupted)",
+          hadoop::deadline_after(seconds(15)));
+      if (!killed)
+        complain("could not kill " + app + ": " + killed.error().message());
+    }
+    auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(5)));
+    if (!report) {
+      if (clock_type::now() - last_report_ok > seconds(60)) {
+        complain("lost the ResourceManager for 60 s: " + report.error().message() +
+                 "; the application may still run (tony-submit --status " + app + ")");
+        return exit_infra;
+      }
+      std::this_thread::sleep_for(milliseconds(500));
+      continue;
+    }
+    last_report_ok = clock_type::now();
+    auto state = yarn::to_string(report->state);
+    if (state != last_yarn_state) {
+      last_yarn_state = state;
+      if (opts.events)
+        opts.events->yarn_state(app, state, report->tracking_url);
+      view.note("YARN: " + app + " " + state +
+                (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
+    }
+    // The RM's web proxy URL: it works wherever the RM's UI does.
+    if (report->state == yarn::application_state::running)
+      view.tracking_url(report->tracking_url);
+    if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
+        !report->host.empty() && report->host != "N/A")
+      if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
+        watcher.watch_end();
+    if (!watcher.refusal().empty() && !refusal_said) {
+      refusal_said = true;
+      view.note("cannot follow the tasks: " + watcher.refusal());
+    }
+    // The final status comes from the AM itself (it waits for us to have
+    // it); until then the polls show the job.
+    if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
+      last_status = *st;
+      view.show(*st);
+      if (opts.events)
+        opts.events->show(*st);
+      hook.on_status(*st);
+    }
+    if (yarn::is_terminal(report->state)) {
+      gate::forget_secret(app);
+      if (last_status)
+        view.leave(*last_status);
+      auto final = yarn::to_string(report->final);
+      say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " + state +
+          "/" + final);
+      if (!report->diagnostics.empty())
+        say("diagnostics: " + report->diagnostics);
+      say("logs: yarn logs -applicationId " + app);
+      if (!quiet && !history_uri.empty())
+        say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
+            history_uri + " show " + app + ")");
+      auto grace = milliseconds(job ? job->policy.stop_grace_ms : 3000);
+      auto code = hook.exit_code(report->state == yarn::application_state::finished &&
+                                         report->final == yarn::final_status::succeeded
+                                     ? exit_succeeded
+                                     : exit_failed,
+                                 stopped_for_client, grace);
+      if (opts.events)
+        opts.events->finished(final_view(app, job, *report, last_status), code);
+      return code;
+    }
+    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 250 : 100));
+  }
+}
+
+// Stages `path` as `name` under <dir>/<sha256 of its content>/, or reuses
+// the copy an earlier job left there (same size: files are written under a
+// temporary name and renamed, so a copy is whole or absent).
+caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
+                                         const std::string& name, bool archive,
+                                         const std::string& webhdfs,
+                                         const std::string& user) {
+  auto hash = staging::content_hash(path);
+  if (hash.empty())
+    return make_error(errc::infrastructure, "cannot read " + path);
+  auto cache = staging::make_stager(dir + "/" + hash, webhdfs, user);
+  if (!cache)
+    return cache.error();
+  std::error_code ec;
+  auto size = static_cast<int64_t>(fs::file_size(path, ec));
+  auto res = (*cache)->stat(name, archive);
+  if (!res || res->size != size)
+    res = (*cache)->put(path, name, archive);
+  return res;
+}
+
+// Stages the binaries with their libraries (runtime/staging/node_bundle.hpp)
+// once per content as <dir>/<hash>/tony.tgz, or reuses the copy an earlier
+// job left there: most submissions upload only the job. Localized PRIVATE,
+// so a node unpacks it once for all of the user's jobs, not once per job.
+caf::expected<local_resource> stage_node_bundle(const std::string& dir,
+                                                const std::string& bin_dir,
+                                                const std::string& scratch,
+                                                const std::string& webhdfs,
+                                                const std::string& user) {
+  auto bundle = staging::collect_node_bundle(bin_dir);
+  if (!bundle)
+    return bundle.error();
+  if (!bundle->has_libraries)
+    complain("warning: no libraries to ship beside " + bin_dir +
+             " (../lib/tony, made by the build's tony-bundle target); the nodes "
+             "need tony's shared libraries installed");
+  auto cache = staging::make_stager(dir + "/" + bundle->hash, webhdfs, user);
+  if (!cache)
+    return cache.error();
+  const std::string file = "tony.tgz";
+  auto res = (*cache)->stat(file, true);
+  if (!res) {
+    auto archive = scratch + "/" + file;
+    if (auto ok = staging::write_node_bundle(*bundle, archive, scratch + "/bundle"); !ok)
+      return ok.error();
+    res = (*cache)->put(archive, file, true);
+    if (!res)
+      return res;
+  }
+  res->name = yarn_env::bundle_link;
+  res->visibility = "PRIVATE";
+  return res;
+}
+
+// Writes `content` to a fresh file in `dir`.
+std::string write_temp(const std::string& dir, const std::string& name,
+                       const std::string& content) {
+  auto path = dir + "/" + name;
+  std::ofstream out(path, std::ios::trunc);
+  out << content;
+  return out ? path : std::string{};
+}
+
+} // namespace
+
+int submit_yarn(const job_spec& job, const submit_options& opts) {
+  auto setup = load_hadoop(opts.hadoop_conf, job.cluster.hadoop_conf);
+  if (auto code = std::get_if<int>(&setup))
+    return *code;
+  auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  auto& user = std::get<rm_connection>(connection).user;
+  auto* rm = &std::get<rm_connection>(connection).rm;
+  auto fresh = rm->get_new_application(hadoop::deadline_after(seconds(20)));
+  if (!fresh) {
+    complain(rm_failure(fresh.error(), conf_dir));
+    return exit_infra;
+  }
+  auto app = yarn::to_string(fresh->id);
+  // Asks the cluster can never grant fail here, before anything is submitted.
+  auto max = fresh->max_capability;
+  for (auto& type : job.tasks) {
+    for (int32_t i = 0; i < type.instances; ++i) {
+      if (fits(type.capability_of(i), max))
+        continue;
+      complain((type.index_capability.count(i) != 0
+                    ? "task " + type.name + ":" + std::to_string(i)
+                    : "tasks." + type.name) +
+               " asks for " + to_string(type.capability_of(i)) +
+               " per task, but the largest container this cluster grants is " +
+               to_string(max) + "; lower the request or use a larger queue/cluster");
+      return exit_usage;
+    }
+  }
+  if (!fits(job.am.capability, max)) {
+    complain("[am] asks for " + to_string(job.am.capability) +
+             ", but the largest container this cluster grants is " + to_string(max));
+    return exit_usage;
+  }
+
+  // Stage what the job ships.
+  auto where = locate_job(job, conf, app, user);
+  auto& staging_uri = where.staging_uri;
+  auto& webhdfs = where.staging_webhdfs;
+  auto stager = staging::make_stager(staging_uri, webhdfs, user);
+  if (!stager) {
+    complain(describe(stager.error()));
+    return exit_usage;
+  }
+  auto scratch = fs::temp_directory_path() / ("tony-submit-" + app);
+  std::error_code ec;
+  fs::create_directories(scratch, ec);
+  auto cleanup_scratch = [&] { fs::remove_all(scratch, ec); };
+  auto fail_staging = [&](const caf::error& err) {
+    complain("staging to " + staging_uri + " failed: " + describe(err));
+    (*stager)->remove_all();
+    cleanup_scratch();
+    return exit_infra;
+  };
+  std::vector<local_resource> am_resources;
+  std::vector<local_resource> executor_resources;
+  auto stage = [&](const std::string& path, const std::string& name, bool archive,
+                   bool for_am, bool for_executor) -> caf::expected<void> {
+    auto res = (*stager)->put(path, name, archive);
+    if (!res)
+      return res.error();
+    if (for_am)
+      am_resources.push_back(*res);
+    if (for_executor)
+      executor_resources.push_back(*res);
+    return caf::unit;
+  };
+  std::string am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
+  std::string install_dir = job.cluster.install_dir;
+  if (install_dir.empty()) {
+    auto root = staging_uri.substr(0, staging_uri.rfind('/'));
+    auto res =
+        stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs, user);
+    if (!res)
+      return fail_staging(res.error());
+    am_resources.push_back(*res);
+    executor_resources.push_back(*res);
+  } else {
+    am_program = install_dir + "/tony-am";
+  }
+  auto job_file = write_temp(scratch.string(), "job.json", to_json(job));
+  if (job_file.empty())
+    return fail_staging(
+        make_error(errc::infrastructure, "cannot write " + scratch.string()));
+  if (auto ok = stage(job_file, "job.json", false, true, false); !ok)
+    return fail_staging(ok.error());
+  // A local venv is staged once per content under <root>/envs/<sha256>/, as
+  // the binaries are: an unchanged environment (tony.pack_env) is not
+  // uploaded again.
+  auto root = staging_uri.substr(0, staging_uri.rfind('/'));
+  auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
+    return stage_once(root + "/envs", path, name, archive, webhdfs, user);
+  };
+  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, user, stage_env);
+  if (!shipped) {
+    if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+      return fail_staging(shipped.error());
+    complain(describe(shipped.error()));
+    (*stager)->remove_all();
+    cleanup_scratch();
+    return exit_usage;
+  }
+  executor_resources.insert(executor_resources.end(), shipped->common.begin(),
+                            shipped->common.end());
+  cleanup_scratch();
+
+  // The AM's container.
+  yarn::submission_context ctx;
+  ctx.id = fresh->id;
+  ctx.name = job.name;
+  ctx.queue = job.queue;
+  ctx.application_type = application_type(job.framework);
+  ctx.am_resource = job.am.capability;
+  ctx.max_app_attempts = job.am.max_app_attempts;
+  ctx.tags = job.tags;
+  ctx.node_label = job.node_label;
+  ctx.am_launch.resources = am_resources;
+  auto scheduler = yarn::scheduler_address(conf);
+  if (!scheduler) {
+    complain(scheduler.error().message());
+    (*stager)->remove_all();
+    return exit_usage;
+  }
+  ctx.am_launch.env[yarn_env::scheduler] = hadoop::to_string(*scheduler);
+  ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
+  if (!shipped->by_type.empty())
+    ctx.am_launch.env[yarn_env::type_resources] =
+        type_resources_to_json(shipped->by_type);
+  ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
+  if (auto nodes = rm->get_cluster_nodes(hadoop::deadline_after(seconds(10)))) {
+    std::string places;
+    size_t running = 0;
+    for (auto& node : *nodes)
+      if (node.state == "RUNNING") {
+        places += (places.empty() ? "" : ",") + node.host + "=" + node.rack;
+        ++running;
+      }
+    if (running > 0 && running <= yarn_env::nodes_in_asks_limit)
+      ctx.am_launch.env[yarn_env::nodes] = places;
+  }
+  if (!webhdfs.empty())
+    ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs;
+  if (!install_dir.empty())
+    ctx.am_launch.env[yarn_env::install_dir] = install_dir;
+  ctx.am_launch.env["HADOOP_USER_NAME"] = user;
+  // Who may talk to the AM's tracking page directly (runtime/http/proxy_filter).
+  std::string proxies;
+  for (auto& p : yarn::web_proxies(conf))
+    proxies += (proxies.empty() ? "" : ",") + p;
+  ctx.am_launch.env[http::web_proxies_env] = proxies;
+  // The job secret: a Credentials secret in the AM's tokens, which the
+  // NodeManager writes to the container's token file (runtime/gate/job_secret).
+  auto secret = gate::make_job_secret();
+  if (secret.empty()) {
+    complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
+    (*stager)->remove_all();
+    return exit_infra;
+  }
+  ctx.am_launch.tokens = gate::credentials_with_secret(secret);
+  // Where the AM keeps the event log when the job ends (doc/tracking.md).
+  auto history_uri = where.history_uri;
+  ctx.am_launch.env[yarn_env::history_uri] = history_uri;
+  if (!where.history_webhdfs.empty())
+    ctx.am_launch.env[yarn_env::history_webhdfs] = where.history_webhdfs;
+  ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
+                            "--job",      "job.json", "--app-id",           app,
+                            "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};
+  ctx.am_launch.env = escape_env(std::move(ctx.am_launch.env));
+  auto submitted = rm->submit_application(ctx, hadoop::deadline_after(seconds(30)));
+  if (!submitted) {
+    complain("the ResourceManager refused " + app + ": " + submitted.error().message());
+    (*stager)->remove_all();
+    return exit_infra;
+  }
+  if (auto kept = gate::save_secret(app, secret); !kept)
+    complain("--status will not show the tasks of " + app + ": " +
+             describe(kept.error()));
+  if (!opts.quiet)
+    say("submitted " + app + " (" + job.name + ", " + std::to_string(job.total_tasks()) +
+        " tasks) to YARN queue " + job.queue + "; staged in " + staging_uri);
+  if (opts.events)
+    opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
+                           {{"queue", job.queue}, {"staging", staging_uri}});
+  if (opts.detach) {
+    say("detached; follow it with: tony-submit --status " + app);
+    return exit_succeeded;
+  }
+  return follow(*rm, fresh->id, &job, opts, secret, history_uri);
+}
+
+namespace {
+
+// What --kill, --status and --logs work with: the application and a client
+// of its ResourceManager; or tony-submit's exit code when either cannot be
+// had.
+struct rm_target {
+  yarn::application_id id;
+  yarn::application_client rm;
+  hadoop::configuration conf;
+};
+
+std::variant<rm_target, int> rm_for_application(const std::string& app_id,
+                                                const submit_options& opts) {
+  auto id = yarn::parse_application_id(app_id);
+  if (!id) {
+    complain(id.error().message());
+    return exit_usage;
+  }
+  auto setup = load_hadoop(opts.hadoop_conf, {});
+  if (auto code = std::get_if<int>(&setup))
+    return *code;
+  auto& conf = std::get<hadoop_setup>(setup).conf;
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  return rm_target{*id, std::move(std::get<rm_connection>(connection).rm), conf};
+}
+
+// The report of an application, or the exit code: 2 when the RM does not
+// know the id, 3 when it cannot be asked.
+std::variant<yarn::application_report, int> report_of(rm_target& target,
+                                                      const std::string& app_id) {
+  auto report =
+      target.rm.get_application_report(target.id, hadoop::deadline_after(seconds(10)));
+  if (report)
+    return std::move(*report);
+  if (report.error().is_remote("ApplicationNotFoundException")) {
+    complain("the ResourceManager knows no application " + app_id);
+    return exit_usage;
+  }
+  complain("cannot get the report of " + app_id + ": " + report.error().message());
+  return exit_infra;
+}
+
+// The job's tasks: from its AM while it runs, else from the event log the
+// AM left in the default history dir (doc/tracking.md). Nothing if neither
+// answers.
+std::optional<job_status> tasks_of(const yarn::application_report& report,
+                                   const std::string& app_id,
+                                   const hadoop::configuration& conf,
+                                   std::string* why_not = nullptr) {
+  if (report.state == yarn::application_state::running && report.rpc_port > 0 &&
+      !report.host.empty() && report.host != "N/A") {
+    // Through the AM's gate, with the secret tony-submit kept when it
+    // submitted the job.
+    auto secret = gate::load_secret(app_id);
+    if (!secret) {
+      if (why_not)
+        *why_not = describe(secret.error());
+      return std::nullopt;
+    }
+    client_config cfg;
+    caf::actor_system sys{cfg};
+    am_watcher watcher{sys, *secret};
+    auto port = static_cast<uint16_t>(report.rpc_port);
+    if (watcher.connect(report.host, port))
+      if (auto st = watcher.poll(seconds(5)))
+        return st;
+    if (why_not)
+      *why_not = watcher.refusal().empty() ? "the AM at " + report.host + ":" +
+                                                 std::to_string(port) + " did not answer"
+                                           : watcher.refusal();
+  }
+  if (!yarn::is_terminal(report.state))
+    return std::nullopt;
+  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
+  auto user = report.user.empty() ? hadoop::current_user() : report.user;
+  auto uri = history::history_location({}, default_fs, user);
+  auto dir =
+      history::open_history(uri, conf.get_or("dfs.namenode.http-address", ""), user);
+  if (!dir)
+    return std::nullopt;
+  // The AM copies its event log there as it ends, and the RM may report the
+  // end first: a job that ended moments ago gets a few seconds.
+  auto now_ms = std::chrono::duration_cast<milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  auto patience = now_ms - report.finish_time < 60000 ? seconds(10) : seconds(0);
+  auto deadline = clock_type::now() + patience;
+  for (;;) {
+    if (auto logs = (*dir)->list())
+      for (auto& log : *logs)
+        if (log.app_id == app_id)
+          if (auto text = (*dir)->read(log))
+            if (auto events = history::parse_event_log(*text))
+              return history::replay(*events);
+    if (clock_type::now() >= deadline)
+      return std::nullopt;
+    std::this_thread::sleep_for(milliseconds(500));
+  }
+}
+
+} // namespace
+
+bool hadoop_conf_known(const submit_options& opts) {
+  auto env = std::getenv("HADOOP_CONF_DIR");
+  return !opts.hadoop_conf.empty() || (env && *env);
+}
+
+int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
+    return *code;
+  auto& [id, rm, conf] = std::get<rm_target>(target);
+  auto deadline = clock_type::now() + seconds(30);
+  for (;;) {
+    auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
+                                          hadoop::deadline_after(seconds(10)));
+    if (!done) {
+      complain("cannot kill " + app_id + ": " + done.error().message());
+      return done.error().is_remote("ApplicationNotFoundException") ? exit_usage
+                                                                    : exit_infra;
+    }
+    if (*done) {
+      gate::forget_secret(app_id);
+      say(app_id + " killed");
+      return exit_succeeded;
+    }
+    if (clock_type::now() > deadline) {
+      complain("the ResourceManager did not confirm the kill of " + app_id + " in 30 s");
+      return exit_infra;
+    }
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+}
+
+int status_yarn_application(const std::string& app_id, const submit_options& opts,
+                            bool json) {
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
+    return *code;
+  auto& t = std::get<rm_target>(target);
+  auto got = report_of(t, app_id);
+  if (auto code = std::get_if<int>(&got))
+    return *code;
+  auto& report = std::get<yarn::application_report>(got);
+  std::string why_no_tasks;
+  auto tasks = tasks_of(report, app_id, t.conf, &why_no_tasks);
+  if (yarn::is_terminal(report.state))
+    gate::forget_secret(app_id);
+  if (json) {
+    auto st = yarn::is_terminal(report.state) ? final_view(app_id, nullptr, report, tasks)
+                                              : tasks.value_or(job_status{});
+    st.app_id = app_id;
+    if (st.name.empty())
+      st.name = report.name;
+    if (st.state.empty())
+      st.state = yarn::to_string(report.state); // NEW, ACCEPTED: the AM is not up
+    if (st.tracking_url.empty())
+      st.tracking_url = report.tracking_url;
+    auto j = nlohmann::json::parse(to_json(st));
+    j["backend"] = "yarn";
+    j["yarn_state"] = yarn::to_string(report.state);
+    j["final_status"] = yarn::to_string(report.final);
+    j["queue"] = report.queue;
+    j["application_type"] = report.application_type;
+    j["yarn_diagnostics"] = report.diagnostics;
+    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+              << std::endl;
+    return exit_succeeded;
+  }
+  std::cout << "application: " << app_id << "\nname: " << report.name
+            << "\ntype: " << report.application_type << "\nqueue: " << report.queue
+            << "\nstate: " << yarn::to_string(report.state)
+            << "\nfinal status: " << yarn::to_string(report.final)
+            << "\ntracking url: " << report.tracking_url << "\n";
+  if (!report.diagnostics.empty())
+    std::cout << "diagnostics: " << report.diagnostics << "\n";
+  if (!tasks && !why_no_tasks.empty())
+    std::cout << "tasks: not shown: " << why_no_tasks << "\n";
+  if (tasks)
+    for (auto& task : tasks->tasks)
+      std::cout << "task " << to_string(task.task) << ": " << task.state << " "
+                << task.host << ":" << task.port << " " << task.container_id << "\n";
+  return exit_succeeded;
+}
+
+int logs_yarn_application(const std::string& app_id, const submit_options& opts,
+                          const logs_request& req) {
+  auto target = rm_for_application(app_id, opts);
+  if (auto code = std::get_if<int>(&target))
+    return *code;
+  auto& t = std::get<rm_target>(target);
+  auto got = report_of(t, app_id);
+  if (auto code = std::get_if<int>(&got))
+    return *code;
+  auto& report = std::get<yarn::application_report>(got);
+  auto st = tasks_of(report, app_id, t.conf);
+  if (!st) {
+    complain("cannot tell the tasks of " + app_id + " (" + yarn::to_string(report.state) +
+             "): its ApplicationMaster does not answer and its event log is not in the "
+             "history dir; try `yarn logs -applicationId " +
+             app_id + "`");
+    return exit_infra;
+  }
+  // A task's log_dir is its NodeManager's containerlogs page
+  // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
+  // service serves each file as plain text while the NM keeps the logs.
+  return print_task_logs(
+      *st, req,
+      [](const task_status& task, const std::string& file) -> std::optional<std::string> {
+        auto at = task.log_dir.find("/node/containerlogs/");
+        if (at == std::string::npos || task.container_id.empty())
+          return std::nullopt;
+        auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
+                   task.container_id + "/" + file;
+        auto got = webhdfs::call("GET", url, {}, true);
+        if (!got || got->status != 200)
+          return std::nullopt;
+        return got->body;
+      });
+}
+
+} // namespace tony

@@ -1,0 +1,369 @@
+// Scenarios of the executor actor (actors/executor.hpp) as message scripts:
+// the real executor against a scripted registry, a fake command runner and
+// a fake file writer. The command "runs" until the test ends it.
+
+#define CAF_SUITE executor
+
+#include <signal.h>
+
+#include "config/task_env.hpp"
+#include "tests/actors/harness.hpp"
+
+using namespace tony;
+using namespace tony::testing;
+using std::chrono::milliseconds;
+
+namespace {
+
+// -- fakes -------------------------------------------------------------------------
+
+/// What the fake runner saw; the test ends the command with `finish`.
+struct runner_script {
+  bool refuse_start = false;
+  std::vector<std::string> commands;
+  std::vector<std::map<std::string, std::string>> envs;
+  std::vector<int> signals;
+  std::function<void(command_runner::exit_status)> on_exit;
+  std::string stderr_text = "Traceback: boom\n";
+
+  void finish(int32_t code, int32_t sig = 0) {
+    auto f = std::move(on_exit);
+    on_exit = nullptr;
+    if (f)
+      f({code, sig});
+  }
+};
+
+class fake_runner : public command_runner {
+public:
+  explicit fake_runner(std::shared_ptr<runner_script> script)
+      : script_(std::move(script)) {
+    // nop
+  }
+
+  caf::expected<void> start(const std::string& command,
+                            const std::map<std::string, std::string>& env,
+                            const std::string&,
+                            std::function<void(exit_status)> on_exit) override {
+    if (script_->refuse_start)
+      return make_error(errc::infrastructure, "no such file: /bin/sh");
+    script_->commands.push_back(command);
+    script_->envs.push_back(env);
+    script_->on_exit = std::move(on_exit);
+    return caf::unit;
+  }
+
+  void signal(int sig) override { script_->signals.push_back(sig); }
+
+  std::string stderr_tail(size_t) override { return script_->stderr_text; }
+
+private:
+  std::shared_ptr<runner_script> script_;
+};
+
+class fake_files : public file_writer {
+public:
+  explicit fake_files(
+      std::shared_ptr<std::map<std::string, std::vector<std::string>>> log)
+      : log_(std::move(log)) {
+    // nop
+  }
+
+  caf::expected<void> write(const std::string& path,
+                            const std::string& content) override {
+    (*log_)[path].push_back(content);
+    return caf::unit;
+  }
+
+private:
+  std::shared_ptr<std::map<std::string, std::vector<std::string>>> log_;
+};
+
+/// The registry as the executor sees it: answers what the script says.
+struct fake_registry_state {
+  bool refuse = false;
+  std::vector<executor_hello> hellos;
+  std::vector<task_exit> exits;
+  int heartbeats = 0;
+
+  static inline const char* name = "fake_registry";
+};
+
+registry_actor::behavior_type
+fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool refuse) {
+  self->state.refuse = refuse;
+  return {
+      [=](register_atom, const executor_hello& hello,
+          const executor_actor&) -> caf::result<registration_ack> {
+        self->state.hellos.push_back(hello);
+        if (self->state.refuse)
+          return make_error(errc::bad_secret, "wrong job secret");
+        return registration_ack{"application_1_0001", 1000};
+      },
+      [=](heartbeat_atom, const task_id&, int32_t) { ++self->state.heartbeats; },
+      [=](exit_atom, const task_exit& x) {
+        self->state.exits.push_back(x);
+        return true;
+      },
+      [=](status_atom) -> caf::result<job_status> { return job_status{}; },
+      [=](wait_atom) -> caf::result<job_status> { return job_status{}; },
+      [=](bye_atom) {},
+      [=](expect_atom, const std::vector<task_id>&, int32_t) {},
+      [=](reopen_atom, const task_id&, int32_t) {},
+  };
+}
+
+using fake_registry_impl = registry_actor::stateful_base<fake_registry_state>;
+
+const cluster_map two_workers{{"worker", {"h0:2000", "h1:2001"}}};
+
+struct executor_fixture : test_coordinator_fixture<harness_config> {
+  std::shared_ptr<runner_script> runner = std::make_shared<runner_script>();
+  std::shared_ptr<std::map<std::string, std::vector<std::string>>> files =
+      std::make_shared<std::map<std::string, std::vector<std::string>>>();
+  registry_actor registry;
+  caf::actor exec;
+  executor_config cfg;
+  std::optional<int> exit_code;
+  bool port_released = false;
+
+  executor_fixture() {
+    cfg.task = {"worker", 1};
+    cfg.attempt = 1;
+    cfg.app_id = "application_1_0001";
+    cfg.container_id = "container_1_0001_01_000003";
+    cfg.host = "h1";
+    cfg.port = 2001;
+    cfg.secret = "s3cret";
+    cfg.framework = "tensorflow";
+    cfg.command = "python3 train.py";
+    cfg.work_dir = "/c/src";
+    cfg.file_dir = "/c";
+    cfg.base_env = {{"PATH", "/usr/bin"}};
+    cfg.stop_grace_ms = 3000;
+  }
+
+  ~executor_fixture() override {
+    if (exec)
+      self->send_exit(exec, caf::exit_reason::user_shutdown);
+    if (registry)
+      self->send_exit(registry, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  /// Spawns the registry and the executor; the executor sends its register.
+  void spawn(bool refuse = false) {
+    registry = sys.spawn(fake_registry, refuse);
+    cfg.release_port = [this] { port_released = true; };
+    cfg.on_done = [this](int code) { exit_code = code; };
+    exec = spawn_executor(sys, caf::actor_cast<caf::actor>(registry),
+                          std::make_unique<fake_runner>(runner),
+                          std::make_unique<fake_files>(files), cfg);
+    // The executor's start: it asks to register.
+    CAF_REQUIRE(sched.prioritize(exec));
+    sched.run_once();
+  }
+
+  fake_registry_state& reg() { return deref<fake_registry_impl>(registry).state; }
+
+  void give_spec(const cluster_map& cluster, int32_t attempt = 1) {
+    self->send(exec, spec_atom_v, cluster_spec{attempt, encode_cluster(cluster)});
+    sched.run();
+  }
+
+  /// The command ends; the executor hears it.
+  void command_ends(int32_t code, int32_t sig = 0) {
+    runner->finish(code, sig);
+    CAF_REQUIRE(sched.prioritize(exec));
+    sched.run_once();
+  }
+
+  /// Spawns and lets the executor register and start its command.
+  void run_command(const cluster_map& cluster = two_workers) {
+    spawn();
+    sched.run();
+    give_spec(cluster);
+    CAF_REQUIRE_EQUAL(runner->commands.size(), 1u);
+  }
+
+  void advance(caf::timespan d) {
+    auto step = std::chrono::milliseconds(50);
+    for (caf::timespan done{0}; done < d; done += step) {
+      sched.clock().advance_time(std::min<caf::timespan>(step, d - done));
+      sched.run();
+    }
+  }
+};
+
+} // namespace
+
+CAF_TEST_FIXTURE_SCOPE(executor_tests, executor_fixture)
+
+CAF_TEST(an executor registers and heartbeats but starts only with the spec) {
+  spawn();
+  expect((register_atom, executor_hello, executor_actor),
+         from(exec).to(registry).with(_, _, _));
+  CAF_CHECK_EQUAL(reg().hellos.at(0).container_id, cfg.container_id);
+  CAF_CHECK_EQUAL(reg().hellos.at(0).port, 2001);
+  expect((registration_ack), from(registry).to(exec).with(_));
+  expect((heartbeat_atom, task_id, int32_t), from(exec).to(registry).with(_, _, 1));
+  CAF_CHECK(runner->commands.empty());
+  CAF_CHECK(!port_released);
+  give_spec(two_workers);
+  CAF_REQUIRE_EQUAL(runner->commands.size(), 1u);
+  CAF_CHECK_EQUAL(runner->commands[0], "python3 train.py");
+  CAF_CHECK(port_released);
+  auto& env = runner->envs[0];
+  CAF_CHECK_EQUAL(env.at("TASK_INDEX"), "1");
+  CAF_CHECK_EQUAL(env.at("TONY_RESTART"), "0");
+  CAF_CHECK_EQUAL(env.at("TONY_CLUSTER_SPEC_FILE"), "/c/cluster_spec.json");
+  CAF_CHECK_EQUAL(env.at("PATH"), "/usr/bin");
+  CAF_REQUIRE_EQUAL(files->count("/c/cluster_spec.json"), 1u);
+  CAF_CHECK_EQUAL(files->at("/c/cluster_spec.json").at(0),
+                  cluster_spec_json(two_workers));
+  advance(milliseconds(2100));
+  CAF_CHECK_GREATER_OR_EQUAL(reg().heartbeats, 3);
+}
+
+CAF_TEST(the command exit is reported with its stderr and ends the executor) {
+  run_command();
+  command_ends(3);
+  expect((exit_atom, task_exit), from(exec).to(registry).with(_, _));
+  CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
+  auto& x = reg().exits[0];
+  CAF_CHECK_EQUAL(x.exit_code, 3);
+  CAF_CHECK_EQUAL(x.task, cfg.task);
+  CAF_CHECK_EQUAL(x.container_id, cfg.container_id);
+  CAF_CHECK_EQUAL(x.stderr_tail, "Traceback: boom\n");
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 3);
+}
+
+CAF_TEST(a stop sends TERM and KILL only after the grace) {
+  run_command();
+  self->send(exec, stop_atom_v, std::string{"the job is KILLED"});
+  sched.run();
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGTERM}));
+  advance(milliseconds(2900));
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGTERM}));
+  advance(milliseconds(200));
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGTERM, SIGKILL}));
+  command_ends(137, 9);
+  expect((exit_atom, task_exit), from(exec).to(registry).with(_, _));
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 137);
+}
+
+CAF_TEST(a command that ends within the grace gets no KILL) {
+  run_command();
+  self->send(exec, stop_atom_v, std::string{"the job is FAILED"});
+  sched.run();
+  command_ends(143, 15);
+  expect((exit_atom, task_exit), from(exec).to(registry).with(_, _));
+  sched.run();
+  advance(milliseconds(5000));
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGTERM}));
+}
+
+CAF_TEST(a stop before the spec ends the executor and starts nothing) {
+  spawn();
+  sched.run();
+  self->send(exec, stop_atom_v, std::string{"the job is KILLED"});
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 143);
+  CAF_CHECK(runner->commands.empty());
+  CAF_CHECK(reg().exits.empty());
+}
+
+CAF_TEST(a refused registration ends the executor with 2) {
+  spawn(true);
+  expect((register_atom, executor_hello, executor_actor),
+         from(exec).to(registry).with(_, _, _));
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 2);
+  disallow((heartbeat_atom, task_id, int32_t), from(exec).to(registry).with(_, _, _));
+  CAF_CHECK(runner->commands.empty());
+}
+
+CAF_TEST(losing the AM kills the running command and reports nothing) {
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGKILL}));
+  runner->finish(137, 9);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 137);
+  registry = nullptr;
+}
+
+CAF_TEST(losing the AM before the spec ends the executor at once) {
+  spawn();
+  sched.run();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 1);
+  CAF_CHECK(runner->signals.empty());
+  registry = nullptr;
+}
+
+CAF_TEST(a new spec rewrites the spec file and sends the configured signal) {
+  cfg.spec_signal = SIGUSR1;
+  run_command();
+  cluster_map moved{{"worker", {"h0:2000", "h9:2500"}}};
+  give_spec(moved);
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u); // not started again
+  auto& versions = files->at("/c/cluster_spec.json");
+  CAF_REQUIRE_EQUAL(versions.size(), 2u);
+  CAF_CHECK_EQUAL(versions[1], cluster_spec_json(moved));
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGUSR1}));
+}
+
+CAF_TEST(a new spec sends no signal unless the job asks for one) {
+  run_command();
+  give_spec({{"worker", {"h0:2000", "h9:2500"}}});
+  CAF_CHECK_EQUAL(files->at("/c/cluster_spec.json").size(), 2u);
+  CAF_CHECK(runner->signals.empty());
+}
+
+CAF_TEST(a spec of another attempt is ignored) {
+  spawn();
+  sched.run();
+  give_spec(two_workers, 2);
+  CAF_CHECK(runner->commands.empty());
+}
+
+CAF_TEST(a command that cannot start is reported as exit 127 with the reason) {
+  runner->refuse_start = true;
+  spawn();
+  sched.run();
+  self->send(exec, spec_atom_v, cluster_spec{1, encode_cluster(two_workers)});
+  expect((spec_atom, cluster_spec), from(self).to(exec).with(_, _));
+  expect((exit_atom, task_exit), from(exec).to(registry).with(_, _));
+  CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
+  CAF_CHECK_EQUAL(reg().exits[0].exit_code, 127);
+  CAF_CHECK(reg().exits[0].stderr_tail.find("cannot start the command") !=
+            std::string::npos);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 127);
+}
+
+CAF_TEST(an elastic task runs its command as a node of the torchrun rendezvous) {
+  cfg.framework = "pytorch";
+  cfg.elastic_min = 2;
+  cfg.elastic_max = 3;
+  cfg.elastic_restarts = 6;
+  run_command(
+      {{"worker", {"h0:2000", "h1:2001", "h2:2002"}}, {"rendezvous", {"h5:2900"}}});
+  auto& cmd = runner->commands[0];
+  CAF_MESSAGE("command: " << cmd);
+  CAF_CHECK_EQUAL(cmd.rfind("exec python3 -m torch.distributed.run ", 0), 0u);
+  for (auto part : {"--nnodes=2:3", "--rdzv_backend=c10d", "--rdzv_endpoint=h5:2900",
+                    "--rdzv_id=application_1_0001-1", "--max_restarts=6",
+                    "--no_python /bin/sh -c 'python3 train.py'"})
+    CAF_CHECK(cmd.find(part) != std::string::npos);
+  auto& env = runner->envs[0];
+  CAF_CHECK_EQUAL(env.count("RANK"), 0u); // torchrun ranks the nodes
+  CAF_CHECK_EQUAL(env.at("TONY_RDZV_ENDPOINT"), "h5:2900");
+}
+
+CAF_TEST_FIXTURE_SCOPE_END()
