@@ -31,8 +31,11 @@ constexpr const char* staging_uri = "TONY_STAGING_URI";
 constexpr const char* install_dir = "TONY_INSTALL_DIR";
 /// Otherwise the binaries and their libraries come as one archive
 /// (runtime/staging/node_bundle.hpp), linked into every container under
-/// this name: ./tony/bin/tony-am, ./tony/bin/tony-executor.
-constexpr const char* bundle_link = "tony";
+/// this name: ./tony-bundle/bin/tony-am, ./tony-bundle/bin/tony-executor. Not
+/// "tony": a task's working directory holds the job's src_dir, and a
+/// directory named like the Python package (tony.run ships it there) would
+/// hide it from the tasks' python.
+constexpr const char* bundle_link = "tony-bundle";
 /// The cluster's RUNNING nodes as "host=rack,host=rack": asks name them so
 /// the scheduler places a gang several containers per node heartbeat.
 /// Unset on clusters of more than nodes_in_asks_limit nodes.

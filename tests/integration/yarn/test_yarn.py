@@ -216,7 +216,9 @@ def test_the_job_secret_travels_in_container_tokens_only():
         assert os.stat(os.path.dirname(kept)).st_mode & 0o777 == 0o700
         secret = open(kept, "rb").read()
         assert len(secret) == 64, secret
-        app_dir = os.path.join(os.environ["TONY_YARN_DIR"], "nm-local", "usercache")
+        # Every node's local dirs are under nm-local/ (one node: nm-local/
+        # itself; several: nm-local/<address>/, scripts/yarn/lib.sh).
+        app_dir = os.path.join(os.environ["TONY_YARN_DIR"], "nm-local")
 
         def files(name):
             found = []

@@ -166,7 +166,9 @@ command = "python3 elastic_train.py --checkpoint {checkpoint} --steps 40 --until
 [tasks.worker]
 elastic = {{ min = 2, max = 3 }}
 max_restarts = 2
-memory = "512m"
+# The NodeManager enforces it: a PyTorch worker and its ASan-built executor
+# were killed at 540 MB of 512.
+memory = "1g"
 
 [policy]
 stop_grace = "5s"
