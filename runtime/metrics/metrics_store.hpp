@@ -11,7 +11,7 @@
 //    the task's whole run at between capacity/2 and capacity points;
 //  - the capacity is the store's budget divided among the tasks (at most
 //    480 and at least 32 points a task): 8 MiB by default, so 1,000 tasks
-//    keep about 350 points each and 10,000 tasks 32 (about 8 MiB).
+//    keep about 350 points each and 10,000 tasks 34 (about 8 MiB).
 //
 // The latest full sample (every GPU) and the peak memory are kept beside
 // the series. tony-history fills the same store from the event log's

@@ -190,10 +190,10 @@ std::vector<int> parse_device_list(const std::string& text) {
   size_t pos = 0;
   while (pos <= text.size() && !text.empty()) {
     auto comma = text.find(',', pos);
-    auto item = text.substr(pos, comma == std::string::npos ? std::string::npos
-                                                            : comma - pos);
-    if (item.empty() ||
-        item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6)
+    auto item =
+        text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 6)
       return {};
     result.push_back(std::atoi(item.c_str()));
     if (comma == std::string::npos)

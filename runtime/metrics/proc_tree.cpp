@@ -36,10 +36,11 @@ bool parse_stat(const std::string& line, proc_info& out) {
   int ppid = 0, pgrp = 0, session = 0;
   char state = 0;
   // Fields 3..24 of proc(5); the ones not needed are skipped with %*.
-  int n = std::sscanf(line.c_str() + close + 1,
-                      " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
-                      "%*d %*d %*u %llu %lld",
-                      &state, &ppid, &pgrp, &session, &utime, &stime, &vsize, &rss);
+  int n =
+      std::sscanf(line.c_str() + close + 1,
+                  " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d "
+                  "%*d %*d %*u %llu %lld",
+                  &state, &ppid, &pgrp, &session, &utime, &stime, &vsize, &rss);
   if (n != 8 || out.pid <= 0)
     return false;
   out.state = state;

@@ -22,12 +22,12 @@ struct proc_info {
   pid_t pgrp = 0;
   pid_t session = 0;
   char state = 0;
-  std::string name;       // the command name in parentheses
-  uint64_t utime = 0;     // clock ticks
-  uint64_t stime = 0;     // clock ticks
-  int64_t vsize = 0;      // bytes
-  int64_t rss_pages = 0;  // pages
-  std::string cmdline;    // read only for dumps
+  std::string name;      // the command name in parentheses
+  uint64_t utime = 0;    // clock ticks
+  uint64_t stime = 0;    // clock ticks
+  int64_t vsize = 0;     // bytes
+  int64_t rss_pages = 0; // pages
+  std::string cmdline;   // read only for dumps
 };
 
 using process_table = std::map<pid_t, proc_info>;

@@ -44,9 +44,9 @@ task_sample task_sampler::sample(pid_t root, pid_t pgid, int64_t now_ms) {
   }
   if (last_ms_ > 0 && now_ms > last_ms_) {
     double seconds = static_cast<double>(now_ms - last_ms_) / 1000.0;
-    result.cpu_cores = static_cast<float>(static_cast<double>(used) /
-                                          static_cast<double>(clock_ticks_per_second()) /
-                                          seconds);
+    result.cpu_cores =
+        static_cast<float>(static_cast<double>(used) /
+                           static_cast<double>(clock_ticks_per_second()) / seconds);
   }
   last_ticks_ = std::move(ticks);
   last_ms_ = now_ms;

@@ -591,7 +591,7 @@ const rule new_rules[] = {
                   "1 GB of 537.6 MB virtual memory used. Killing container.\nDump of the "
                   "process-tree for c :");
        ASSERT_EQ(d.of<core::unregister>().size(), 1u);
-       auto& diag = d.of<core::unregister>()[0].report.diagnostics;
+       auto diag = d.of<core::unregister>()[0].report.diagnostics; // of() is a copy
        EXPECT_TRUE(contains(diag, "worker:1 was killed by signal 15 (Terminated): its "
                                   "container was killed for exceeding its memory limit "
                                   "(exit status -104)"))

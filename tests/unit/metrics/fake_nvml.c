@@ -38,7 +38,7 @@ static struct fake_device devices[64];
 
 static unsigned int device_count(void) {
   const char* n = getenv("FAKE_NVML_DEVICES");
-  unsigned int k = n ? (unsigned int) atoi(n) : 4u;
+  unsigned int k = n ? (unsigned int)atoi(n) : 4u;
   return k > 64 ? 64 : k;
 }
 
@@ -64,20 +64,21 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* dev
 }
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t* u) {
-  double t = (double) time(NULL);
-  u->gpu = (unsigned int) (50.0 + 40.0 * sin(t / 4.0 + device->index));
+  double t = (double)time(NULL);
+  u->gpu = (unsigned int)(50.0 + 40.0 * sin(t / 4.0 + device->index));
   u->memory = 30;
   return 0;
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* m) {
   m->total = 16ull << 30;
-  m->used = (unsigned long long) (device->index + 1) << 30;
+  m->used = (unsigned long long)(device->index + 1) << 30;
   m->free = m->total - m->used;
   return 0;
 }
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int* count,
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
+                                                  unsigned int* count,
                                                   nvmlProcessInfo_v1_t* infos) {
   const char* spec = getenv("FAKE_NVML_PROCESSES");
   unsigned int n = 0;
@@ -91,7 +92,7 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned 
         continue;
       if (n < *count) {
         infos[n].pid = pid;
-        infos[n].usedGpuMemory = (unsigned long long) mib << 20;
+        infos[n].usedGpuMemory = (unsigned long long)mib << 20;
       }
       ++n;
     }

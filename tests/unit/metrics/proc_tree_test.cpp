@@ -23,9 +23,10 @@ proc_info proc(pid_t pid, pid_t ppid, pid_t pgrp, int64_t rss_pages) {
 
 TEST(proc_tree, a_stat_line_is_parsed_even_with_parentheses_in_the_name) {
   proc_info p;
-  ASSERT_TRUE(parse_stat("4242 (my (weird) prog) S 4200 4242 4100 0 -1 4194304 10 0 0 0 "
-                         "150 25 0 0 20 0 3 0 12345 734003200 179200 18446744073709551615",
-                         p));
+  ASSERT_TRUE(
+      parse_stat("4242 (my (weird) prog) S 4200 4242 4100 0 -1 4194304 10 0 0 0 "
+                 "150 25 0 0 20 0 3 0 12345 734003200 179200 18446744073709551615",
+                 p));
   EXPECT_EQ(p.pid, 4242);
   EXPECT_EQ(p.name, "my (weird) prog");
   EXPECT_EQ(p.state, 'S');
@@ -71,11 +72,12 @@ TEST(proc_tree, the_memory_diagnostic_is_yarns) {
   u.vmem_bytes = 3LL << 30;
   auto d = physical_memory_diagnostic(4242, "container_1_0001_01_000002", u, 256LL << 20,
                                       2.1, "\t|- PID PPID\n");
-  EXPECT_EQ(d, "Container [pid=4242,containerID=container_1_0001_01_000002] is running "
-               "466092032B beyond the 'PHYSICAL' memory limit. Current usage: 700.5 MB of "
-               "256 MB physical memory used; 3 GB of 537.6 MB virtual memory used. Killing "
-               "container.\nDump of the process-tree for container_1_0001_01_000002 :\n"
-               "\t|- PID PPID\n");
+  EXPECT_EQ(d,
+            "Container [pid=4242,containerID=container_1_0001_01_000002] is running "
+            "466092032B beyond the 'PHYSICAL' memory limit. Current usage: 700.5 MB of "
+            "256 MB physical memory used; 3 GB of 537.6 MB virtual memory used. Killing "
+            "container.\nDump of the process-tree for container_1_0001_01_000002 :\n"
+            "\t|- PID PPID\n");
 }
 
 TEST(proc_tree, this_process_is_found_with_its_memory) {

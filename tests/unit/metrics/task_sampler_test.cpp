@@ -42,7 +42,8 @@ pid_t holder(int mib, int cpu_ms, int* ready_fd) {
     if (cpu_ms > 0) {
       auto start = std::clock();
       volatile unsigned long sink = 0;
-      while (std::clock() - start < static_cast<std::clock_t>(cpu_ms) * CLOCKS_PER_SEC / 1000)
+      while (std::clock() - start <
+             static_cast<std::clock_t>(cpu_ms) * CLOCKS_PER_SEC / 1000)
         sink = sink + 1;
       if (::write(fds[1], &c, 1) != 1)
         ::_exit(1);
@@ -96,7 +97,8 @@ TEST(task_sampler, cpu_is_the_cpu_time_used_between_samples) {
   ::close(fd);
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
-  auto cpu_seconds = static_cast<double>(s.cpu_cores) * static_cast<double>(t2 - t1) / 1000;
+  auto cpu_seconds =
+      static_cast<double>(s.cpu_cores) * static_cast<double>(t2 - t1) / 1000;
   EXPECT_NEAR(cpu_seconds, 0.6, 0.15);
 }
 
