@@ -140,7 +140,7 @@ size_t metrics_store::bytes() const {
 }
 
 int64_t log_step_ms(size_t tasks) {
-  return std::max<int64_t>(30000, static_cast<int64_t>(tasks) * 100);
+  return std::max<int64_t>(5000, static_cast<int64_t>(tasks) * 100);
 }
 
 } // namespace tony::metrics
