@@ -112,24 +112,48 @@ std::string first_remote_source(const job_spec& job) {
   return {};
 }
 
-// Copies the job's source dir to `to` and makes its files read-only, as a
-// NodeManager's localized copy of the staged archive is: tasks share it
-// (linked into each working directory) and write elsewhere. Symbolic links
-// are copied as links.
-caf::expected<void> snapshot_code(const std::string& from, const std::string& to) {
+// Copies the directory `from` to `to` (created), files read-only, symbolic
+// links as links, leaving out `skip` (the jobs dir, when it lies inside the
+// code: the copy would otherwise contain itself).
+std::error_code copy_read_only(const fs::path& from, const fs::path& to,
+                               const fs::path& skip) {
   std::error_code ec;
-  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  fs::create_directory(to, ec);
   if (ec)
+    return ec;
+  for (auto i = fs::directory_iterator(from, ec); !ec && i != fs::directory_iterator();
+       i.increment(ec)) {
+    auto target = to / i->path().filename();
+    if (std::error_code same; fs::equivalent(i->path(), skip, same))
+      continue;
+    auto status = i->symlink_status(ec);
+    if (ec)
+      return ec;
+    if (fs::is_directory(status)) {
+      ec = copy_read_only(i->path(), target, skip);
+    } else {
+      fs::copy(i->path(), target, fs::copy_options::copy_symlinks, ec);
+      if (!ec && fs::is_regular_file(status))
+        fs::permissions(target,
+                        fs::perms::owner_write | fs::perms::group_write |
+                            fs::perms::others_write,
+                        fs::perm_options::remove, ec);
+    }
+    if (ec)
+      return ec;
+  }
+  return ec;
+}
+
+// The job's source dir as a NodeManager's localized copy of the staged
+// archive is: taken at submission, read-only, shared by the tasks (linked
+// into each working directory), which write elsewhere.
+caf::expected<void> snapshot_code(const std::string& from, const std::string& to,
+                                  const std::string& jobs_dir) {
+  if (auto ec = copy_read_only(from, to, jobs_dir))
     return make_error(errc::infrastructure,
                       "cannot copy the job's code " + from + " to " + to + ": " +
                           ec.message() + " ([code] src_dir must be a readable directory)");
-  for (auto i = fs::recursive_directory_iterator(to, ec);
-       !ec && i != fs::recursive_directory_iterator(); i.increment(ec))
-    if (std::error_code fec; i->is_regular_file(fec) && !i->is_symlink(fec))
-      fs::permissions(i->path(),
-                      fs::perms::owner_write | fs::perms::group_write |
-                          fs::perms::others_write,
-                      fs::perm_options::remove, fec);
   return caf::unit;
 }
 
@@ -162,7 +186,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   // linked into every task's own writable working directory.
   job_spec to_run = job;
   if (!job.src_dir.empty()) {
-    if (auto snap = snapshot_code(job.src_dir, job_dir + "/src"); !snap) {
+    if (auto snap = snapshot_code(job.src_dir, job_dir + "/src", jobs_dir); !snap) {
       complain(describe(snap.error()));
       return exit_infra;
     }

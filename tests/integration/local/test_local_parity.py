@@ -114,3 +114,45 @@ memory = "128m"
     assert "-104" in diag, diag
     assert out.task("worker:0")["exit_code"] == -104
     assert not wait_job_gone(out.job_dir, 30)
+
+
+SNAPSHOT_PROBE = """
+import os, stat, time
+print("before", open("src/data.txt").read().strip(), flush=True)
+mode = os.stat("src/data.txt").st_mode
+print("writable" if mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) else "read-only")
+print("jobs dir in the copy" if os.path.exists("src/jobs") else "no jobs dir in the copy")
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.1)
+print("after", open("src/data.txt").read().strip(), flush=True)
+"""
+
+
+def test_tasks_run_a_read_only_snapshot_of_the_code(sandbox):
+    # src_dir is the sandbox itself, which holds the jobs dir: the snapshot
+    # must leave that out rather than copy itself.
+    (sandbox.root / "data.txt").write_text("v1\n")
+    (sandbox.root / "probe.py").write_text(SNAPSHOT_PROBE)
+    release = sandbox.root / "release"
+    job = sandbox.job(f"""
+name = "snapshot"
+framework = "standalone"
+[code]
+src_dir = "."
+command = "python3 src/probe.py"
+[env]
+RELEASE = "{release}"
+[tasks.worker]
+instances = 1
+memory = "128m"
+""")
+    run = sandbox.start(job)
+    run.wait_for_line(r"worker:0 RUNNING", 120)
+    # Editing the checkout while the job runs does not change the job.
+    (sandbox.root / "data.txt").write_text("v2\n")
+    release.write_text("")
+    out = run.wait(120)
+    assert out.rc == 0, out.describe()
+    said = out.task_stdout("worker:0")
+    assert "before v1" in said and "after v1" in said, said
+    assert "read-only" in said and "no jobs dir in the copy" in said, said
