@@ -153,7 +153,8 @@ caf::expected<void> snapshot_code(const std::string& from, const std::string& to
   if (auto ec = copy_read_only(from, to, jobs_dir))
     return make_error(errc::infrastructure,
                       "cannot copy the job's code " + from + " to " + to + ": " +
-                          ec.message() + " ([code] src_dir must be a readable directory)");
+                          ec.message() +
+                          " ([code] src_dir must be a readable directory)");
   return caf::unit;
 }
 
