@@ -208,3 +208,16 @@ def test_history_server_lists_filters_and_reopens_tensorboard(tmp_path):
     left = subprocess.run(["pgrep", "-f", f"tensorboard.*{ok_job.dir}"],
                           stdout=subprocess.PIPE, text=True).stdout
     assert not left.strip(), f"TensorBoard left running: {left}\n{said}"
+    # Retention: both jobs ended more than a second ago.
+    time.sleep(1.5)
+    proc = subprocess.run([str(BIN / "tony-history"), "--dir", str(jobs), "clean",
+                           "--retention", "1s"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=environment(), timeout=60)
+    assert proc.returncode == 0, proc.stdout
+    assert "2 jobs removed" in proc.stdout, proc.stdout
+    assert not any(jobs.glob("application_*")), list(jobs.iterdir())
+    # A bad retention is refused with what to write instead.
+    proc = subprocess.run([str(BIN / "tony-history"), "--dir", str(jobs), "clean",
+                           "--retention", "soon"], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, env=environment(), timeout=60)
+    assert proc.returncode == 2 and "e.g. 30d" in proc.stdout, proc.stdout

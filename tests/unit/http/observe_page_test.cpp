@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/job_record.hpp"
@@ -299,4 +300,25 @@ TEST(observe_terminal, follow_prints_whole_lines_of_the_chief_as_they_grow) {
   lines = f.drain(st); // the last line without its newline
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "[worker:0] done");
+}
+
+TEST(observe_terminal, the_tensorboard_url_is_said_once_when_it_runs) {
+  std::ostringstream out;
+  status_view view{out, false, false};
+  view.tensorboard_probe(&tensorboard_address);
+  job_status st;
+  st.app_id = "application_1_0001";
+  st.state = "RUNNING";
+  st.attempt = 1;
+  st.tracking_url = "http://127.0.0.1:5000";
+  st.tasks = {task("worker", 0, "RUNNING"), task("tensorboard", 0, "ALLOCATED")};
+  view.show(st);
+  EXPECT_FALSE(has(out.str(), "TensorBoard:"));
+  st.tasks[1].state = "RUNNING";
+  st.tasks[1].port = 6006;
+  view.show(st);
+  view.show(st);
+  EXPECT_EQ(count(out.str(), "tony: TensorBoard: http://127.0.0.1:5000/tensorboard/\n"),
+            1u)
+      << out.str();
 }
