@@ -118,4 +118,28 @@ log_follower::reader local_log_reader() {
   };
 }
 
+// Hadoop's LogToolUtils writes LogLength bytes after "LogContents:\n";
+// where LogLength does not parse, the contents end at "End of LogType:".
+std::string node_manager_log_contents(const std::string& body) {
+  static const std::string contents = "LogContents:\n";
+  if (body.find("LogType:") == std::string::npos)
+    return body;
+  auto at = body.find(contents);
+  if (at == std::string::npos)
+    return body;
+  auto start = at + contents.size();
+  auto len_at = body.rfind("LogLength:", at);
+  if (len_at != std::string::npos) {
+    auto digits = body.substr(len_at + 10, body.find('\n', len_at) - len_at - 10);
+    if (!digits.empty() && digits.size() < 19 &&
+        digits.find_first_not_of("0123456789") == std::string::npos) {
+      auto n = static_cast<size_t>(std::stoll(digits));
+      if (start + n <= body.size())
+        return body.substr(start, n);
+    }
+  }
+  auto end = body.find("\nEnd of LogType:", start);
+  return body.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 } // namespace tony

@@ -64,4 +64,9 @@ std::string default_follow_task(const job_status& st);
 /// A reader of the local backend's container files (log_dir is a path).
 log_follower::reader local_log_reader();
 
+/// The file's bytes from a NodeManager's /ws/v1/node/containerlogs answer,
+/// which wraps them ("LogType:stdout", "LogLength:N", "LogContents:", the
+/// N bytes, "End of LogType:..."); an answer without that envelope as it is.
+std::string node_manager_log_contents(const std::string& body);
+
 } // namespace tony

@@ -257,12 +257,13 @@ std::optional<std::string> node_manager_file(const task_status& task,
 log_follower::reader node_manager_log_reader() {
   return [](const task_status& task, const std::string& file, int64_t offset,
             size_t max_bytes) -> std::optional<std::string> {
-    auto body = node_manager_file(task, file);
-    if (!body)
+    auto got = node_manager_file(task, file);
+    if (!got)
       return std::nullopt;
-    if (static_cast<int64_t>(body->size()) <= offset)
+    auto body = node_manager_log_contents(*got);
+    if (static_cast<int64_t>(body.size()) <= offset)
       return std::string{};
-    return body->substr(static_cast<size_t>(offset), max_bytes);
+    return body.substr(static_cast<size_t>(offset), max_bytes);
   };
 }
 

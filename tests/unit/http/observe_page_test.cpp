@@ -322,3 +322,18 @@ TEST(observe_terminal, the_tensorboard_url_is_said_once_when_it_runs) {
             1u)
       << out.str();
 }
+
+TEST(observe_terminal, follow_on_yarn_reads_the_file_out_of_the_node_managers_envelope) {
+  // As a Hadoop 3 NodeManager answers /ws/v1/node/containerlogs/<c>/stdout.
+  std::string body =
+      "LogType:stdout\nLogLastModifiedTime:Mon Nov 23 05:48:39 +0000 2026\n"
+      "LogLength:14\nLogContents:\nline 0\nline 1\n\nEnd of LogType:stdout."
+      "This log file belongs to a running container (container_1_0001_01_000002)"
+      " and so may not be complete.\n*****************\n\n";
+  EXPECT_EQ(node_manager_log_contents(body), "line 0\nline 1\n");
+  EXPECT_EQ(
+      node_manager_log_contents("LogType:stderr\nLogLength:0\nLogContents:\n\nEnd of "
+                                "LogType:stderr.\n"),
+      "");
+  EXPECT_EQ(node_manager_log_contents("plain bytes\n"), "plain bytes\n");
+}
