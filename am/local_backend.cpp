@@ -35,7 +35,8 @@ resource local_capacity(const job_spec& job) {
 }
 
 // The environment every local container starts from, as a NodeManager's
-// whitelist passes parts of its own environment through.
+// whitelist passes parts of its own environment through; and the container
+// runtime the user chose for tasks in images (doc/docker.md).
 std::map<std::string, std::string> local_base_env() {
   static const char* whitelist[] = {"PATH",
                                     "HOME",
@@ -48,7 +49,8 @@ std::map<std::string, std::string> local_base_env() {
                                     "SHELL",
                                     "JAVA_HOME",
                                     "HADOOP_CONF_DIR",
-                                    "HADOOP_USER_NAME"};
+                                    "HADOOP_USER_NAME",
+                                    "TONY_CONTAINER_RUNTIME"};
   auto all = process::current_environment();
   std::map<std::string, std::string> env;
   for (auto name : whitelist)

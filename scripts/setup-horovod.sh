@@ -41,6 +41,12 @@ if [[ -z "$wheel" ]]; then
     say "scripts/setup-horovod.sh --build builds one (about 50 minutes on two cores)"
     exit 0
   fi
+  # Debian's python3-torch has no C++ headers: Horovod's torch extension
+  # needs libtorch-dev (torch/extension.h) and pybind11-dev, which the
+  # headers include.
+  torch_inc=$("$venv/bin/python3" -c 'import os, torch; print(os.path.dirname(torch.__file__))')/include
+  [[ -f "$torch_inc/torch/extension.h" && -f /usr/include/pybind11/pybind11.h ]] \
+    || { say "PyTorch's C++ headers are missing: apt-get install libtorch-dev pybind11-dev first" >&2; exit 1; }
   say "building Horovod $version (gloo, PyTorch $("$venv/bin/python3" -c 'import torch; print(torch.__version__)')) into $cache"
   # Debian's torch is seen only without build isolation; one compiler at a
   # time keeps the machine usable.
