@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -108,16 +111,40 @@ void prepare_layout(const std::string& here, const executor_contract& contract,
     spdlog::info("tony-executor: python and python3 run {}", layout->python);
 }
 
+// True when a NodeManager's JVM is among this process' ancestors: the
+// NodeManager started the container on the node itself. In YARN's Docker
+// runtime the container has a PID namespace of its own, where the
+// NodeManager is not to be seen. (A marker file like /.dockerenv would not
+// do: the node may itself be a container.)
+bool nodemanager_is_an_ancestor() {
+  auto pid = ::getppid();
+  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string args{std::istreambuf_iterator<char>(cmdline), {}};
+    if (args.find("org.apache.hadoop.yarn.server.nodemanager.NodeManager") !=
+        std::string::npos)
+      return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close_paren = line.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close_paren == std::string::npos ||
+        std::sscanf(line.c_str() + close_paren + 1, " %c %d", &state, &ppid) != 2)
+      return false;
+    pid = ppid;
+  }
+  return false;
+}
+
 // On YARN a task with an image runs in it only where the NodeManager has the
 // LinuxContainerExecutor with the docker runtime allowed; elsewhere the
 // runtime variables are ignored and the container runs on the node itself.
-// Docker marks its containers with /.dockerenv (podman: /run/.containerenv).
 std::string yarn_docker_problem(const std::map<std::string, std::string>& env,
                                 const task_id& task) {
-  if (env_or(env, "YARN_CONTAINER_RUNTIME_TYPE") != "docker")
-    return {};
-  struct stat st;
-  if (::stat("/.dockerenv", &st) == 0 || ::stat("/run/.containerenv", &st) == 0)
+  if (env_or(env, "YARN_CONTAINER_RUNTIME_TYPE") != "docker" ||
+      !nodemanager_is_an_ancestor())
     return {};
   return to_string(task) + " was to run in the Docker image " +
          env_or(env, "YARN_CONTAINER_RUNTIME_DOCKER_IMAGE") +
