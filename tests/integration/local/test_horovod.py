@@ -67,6 +67,9 @@ def test_horovod_allreduce_across_three_tasks(sandbox):
     # The AM's rendezvous, with this attempt's token after the port.
     addr = seen[0]
     assert re.fullmatch(r"127\.0\.0\.1:\d+/[0-9a-f]{32}", addr), addr
+    # A request without the token is refused, before its body is read.
+    outputs = "".join(out.task_stdout(f"worker:{i}") for i in range(3))
+    assert "STRANGER status=403" in outputs, outputs
     am_log = (out.job_dir / "am.log").read_text(errors="replace")
     assert "Horovod rendezvous at 127.0.0.1:" in am_log, am_log[-2000:]
     assert not tonyjob.wait_job_gone(out.job_dir, 10)
