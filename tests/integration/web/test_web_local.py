@@ -322,7 +322,8 @@ TF_ENABLE_ONEDNN_OPTS = "0"
 OMP_NUM_THREADS = "1"
 
 [tasks.chief]
-memory = "1g"
+# TensorBoard and TensorFlow in one container, under its memory limit.
+memory = "2g"
 command = "tensorboard --logdir \\"$TB_LOG_DIR\\" --host 0.0.0.0 --port \\"$TB_PORT\\" >tb.log 2>&1 & python3 write_summaries.py"
 
 [tasks.worker]
