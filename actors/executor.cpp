@@ -11,6 +11,7 @@
 #include "config/task_env.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/container_command.hpp"
 
 namespace tony {
 
@@ -129,6 +130,9 @@ task_env_input env_input(executor_pointer self, cluster_map cluster) {
   in.elastic_min = st.cfg.elastic_min;
   in.elastic_max = st.cfg.elastic_max;
   in.elastic_restarts = st.cfg.elastic_restarts;
+  in.horovod_rendezvous = st.cfg.horovod_rendezvous;
+  in.horovod_token = st.cfg.horovod_token;
+  in.tensorboard_port = st.cfg.tensorboard_port;
   return in;
 }
 
@@ -165,6 +169,11 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
     st.cfg.release_port();
   caf::actor me = caf::actor_cast<caf::actor>(self);
   auto command = render_task_command(in, st.cfg.command);
+  if (!st.cfg.docker.image.empty())
+    command =
+        shell_command(st.cfg.container_runtime,
+                      container_run_args(st.cfg.docker, "tony-" + st.cfg.container_id,
+                                         st.cfg.work_dir, env, command));
   auto started = st.runner->start(
       command, env, st.cfg.work_dir, [me](command_runner::exit_status x) {
         caf::anon_send(me, cmd_exited_atom::value, x.exit_code, x.signal);
@@ -285,6 +294,7 @@ void register_with_am(executor_pointer self) {
   hello.port = st.cfg.port;
   hello.secret = st.cfg.secret;
   hello.pid = st.cfg.pid;
+  hello.tensorboard_port = st.cfg.tensorboard_port;
   executor_actor me = self;
   self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
                 register_atom_v, std::move(hello), me)

@@ -32,6 +32,7 @@
 
 #include "messages/atoms.hpp"
 #include "messages/types.hpp"
+#include "runtime/launch_context.hpp"
 #include "runtime/process/command_runner.hpp"
 
 namespace tony {
@@ -71,7 +72,16 @@ struct executor_config {
   int32_t elastic_min = 0;
   int32_t elastic_max = 0;
   int32_t elastic_restarts = 0;
-  /// Frees the reserved port just before the command starts.
+  /// Horovod: "host:port" of the AM's rendezvous and this attempt's token.
+  std::string horovod_rendezvous;
+  std::string horovod_token;
+  /// The port reserved for the TensorBoard the task starts (TB_PORT; 0: none).
+  int32_t tensorboard_port = 0;
+  /// The local backend's container for the command (image empty: none) and
+  /// the program that runs it (docker or podman).
+  docker_contract docker;
+  std::string container_runtime;
+  /// Frees the reserved ports just before the command starts.
   std::function<void()> release_port;
   /// Receives the executor's exit code when it is done.
   std::function<void(int)> on_done;

@@ -15,6 +15,7 @@
 #include "am/application_master.hpp"
 #include "am/backend.hpp"
 #include "config/job_json.hpp"
+#include "config/task_env.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/user.hpp"
@@ -24,6 +25,7 @@
 #include "runtime/http/tracking_routes.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
+#include "runtime/rendezvous/horovod_rendezvous.hpp"
 #include "runtime/status_json.hpp"
 
 namespace tony {
@@ -110,6 +112,28 @@ void serve_tracking_page(http::http_server& server, application_master& am,
                                 httplib::Response& res) {
     http::handle_job_request(*source, req.path, req, body, res, routes);
   });
+}
+
+// Horovod's gloo rendezvous on a port of its own (horovod jobs only); its
+// port, or 0 when the job needs none or it cannot listen.
+int32_t serve_horovod_rendezvous(http::http_server& server, const job_spec& job,
+                                 const std::string& secret,
+                                 const std::string& bind_address) {
+  if (job.framework != "horovod")
+    return 0;
+  int32_t world = 0;
+  for (auto& t : job.tasks)
+    if (is_world_type(t.name))
+      world += t.instances;
+  auto port = server.bind(bind_address, 0);
+  if (!port) {
+    spdlog::error("tony-am: no Horovod rendezvous: {}", describe(port.error()));
+    return 0;
+  }
+  auto store = std::make_shared<rendezvous::horovod_rendezvous>(
+      secret, job.policy.max_attempts, rendezvous::limits_for_world(world));
+  rendezvous::serve(server, store);
+  return static_cast<int32_t>(*port);
 }
 
 std::string kill_reason(int sig) {
@@ -223,7 +247,19 @@ int run_am(const am_options& opts) {
     return 3;
   }
   spdlog::info("tony-am: {} registry at {}:{}", opts.app_id, host, *port);
-  am_endpoint endpoint{opts.app_id, host, static_cast<int32_t>(*port), secret};
+  // Every waiting rank polls every 10 ms, each request on a new connection,
+  // and gives up after three refusals in a row: room for many waiting
+  // connections (each costs a few hundred bytes) and a deep queue.
+  http::http_limits horovod_limits;
+  horovod_limits.max_pending = 1024;
+  horovod_limits.max_header_bytes = 4 << 10;
+  horovod_limits.max_queued = 512;
+  http::http_server horovod{horovod_limits};
+  am_endpoint endpoint{
+      opts.app_id, host, static_cast<int32_t>(*port), secret,
+      serve_horovod_rendezvous(horovod, job, secret, backend->bind_address)};
+  if (endpoint.horovod_port > 0)
+    spdlog::info("tony-am: Horovod rendezvous at {}:{}", host, endpoint.horovod_port);
   am.start({backend->rm,
             backend->nm,
             backend->launcher(endpoint),
@@ -242,8 +278,11 @@ int run_am(const am_options& opts) {
   // Clients waiting for the end get the final status before the AM goes.
   am.linger(linger_limit);
   web.stop(); // the page stays up through the linger
+  horovod.stop();
   spdlog::info("tony-am: registry port: {}", am.close_door());
   spdlog::info("tony-am: tracking page: {}", gate::summary(web.counts()));
+  if (endpoint.horovod_port > 0)
+    spdlog::info("tony-am: Horovod rendezvous: {}", gate::summary(horovod.counts()));
   backend->on_end(final_status);
   return final_status.state == "SUCCEEDED" ? 0 : 1;
 }

@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -22,11 +25,13 @@
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/container_command.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
+#include "runtime/rendezvous/horovod_rendezvous.hpp"
 
 namespace tony {
 
@@ -106,6 +111,51 @@ void prepare_layout(const std::string& here, const executor_contract& contract,
     spdlog::info("tony-executor: python and python3 run {}", layout->python);
 }
 
+// True when a NodeManager's JVM is among this process' ancestors: the
+// NodeManager started the container on the node itself. In YARN's Docker
+// runtime the container has a PID namespace of its own, where the
+// NodeManager is not to be seen. (A marker file like /.dockerenv would not
+// do: the node may itself be a container.)
+bool nodemanager_is_an_ancestor() {
+  auto pid = ::getppid();
+  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
+    std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string args{std::istreambuf_iterator<char>(cmdline), {}};
+    if (args.find("org.apache.hadoop.yarn.server.nodemanager.NodeManager") !=
+        std::string::npos)
+      return true;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    auto close_paren = line.rfind(')');
+    int ppid = 0;
+    char state = 0;
+    if (close_paren == std::string::npos ||
+        std::sscanf(line.c_str() + close_paren + 1, " %c %d", &state, &ppid) != 2)
+      return false;
+    pid = ppid;
+  }
+  return false;
+}
+
+// On YARN a task with an image runs in it only where the NodeManager has the
+// LinuxContainerExecutor with the docker runtime allowed; elsewhere the
+// runtime variables are ignored and the container runs on the node itself.
+std::string yarn_docker_problem(const std::map<std::string, std::string>& env,
+                                const task_id& task) {
+  if (env_or(env, "YARN_CONTAINER_RUNTIME_TYPE") != "docker" ||
+      !nodemanager_is_an_ancestor())
+    return {};
+  return to_string(task) + " was to run in the Docker image " +
+         env_or(env, "YARN_CONTAINER_RUNTIME_DOCKER_IMAGE") +
+         ", but its NodeManager started it on the node itself: YARN runs containers "
+         "in Docker only with the LinuxContainerExecutor "
+         "(yarn.nodemanager.container-executor.class) and the docker runtime allowed "
+         "(yarn.nodemanager.runtime.linux.allowed-runtimes = default,docker). Ask the "
+         "cluster's administrator, or remove the image ([docker] image, [tasks.<type>] "
+         "docker_image)";
+}
+
 // The executor's configuration: the contract the AM wrote into the
 // container's environment, and what this container is.
 executor_config executor_config_from(const executor_contract& contract,
@@ -123,6 +173,8 @@ executor_config executor_config_from(const executor_contract& contract,
   cfg.elastic_min = contract.elastic_min;
   cfg.elastic_max = contract.elastic_max;
   cfg.elastic_restarts = contract.elastic_restarts;
+  cfg.horovod_rendezvous = contract.horovod_rendezvous;
+  cfg.docker = contract.docker;
   cfg.container_id = env_or(env, "CONTAINER_ID");
   cfg.host = env_or(env, "NM_HOST", "127.0.0.1");
   cfg.pid = static_cast<int32_t>(::getpid());
@@ -137,6 +189,15 @@ executor_config executor_config_from(const executor_contract& contract,
     if (!executor_contract::is_private(k))
       cfg.base_env.emplace(k, v);
   prepare_layout(here, contract, cfg);
+  if (auto why = yarn_docker_problem(env, cfg.task); !why.empty())
+    cfg.start_error = why;
+  if (!cfg.docker.image.empty() && cfg.start_error.empty()) {
+    auto runtime = find_container_runtime(cfg.docker.image, to_string(cfg.task));
+    if (runtime)
+      cfg.container_runtime = *runtime;
+    else
+      cfg.start_error = describe(runtime.error());
+  }
   return cfg;
 }
 
@@ -158,6 +219,8 @@ int run_executor(const std::string& guard_program) {
   }
   contract->secret = *secret;
   auto cfg = executor_config_from(*contract, env);
+  if (!cfg.horovod_rendezvous.empty())
+    cfg.horovod_token = rendezvous::horovod_token(*secret, contract->attempt);
   auto address = contract->am_host + ":" + std::to_string(contract->am_port);
   auto am_host = contract->am_host;
   auto am_port = static_cast<uint16_t>(contract->am_port);
@@ -171,7 +234,20 @@ int run_executor(const std::string& guard_program) {
     return 3;
   }
   cfg.port = reservation.port;
-  cfg.release_port = [&reservation] { reservation.release(); };
+  // The chief of a `[tensorboard] on = "chief"` job: TB_PORT, held the same way.
+  port_reservation tensorboard;
+  if (contract->tensorboard) {
+    if (!tensorboard.open()) {
+      spdlog::error("tony-executor: cannot reserve a TensorBoard port for {}",
+                    to_string(cfg.task));
+      return 3;
+    }
+    cfg.tensorboard_port = tensorboard.port;
+  }
+  cfg.release_port = [&reservation, &tensorboard] {
+    reservation.release();
+    tensorboard.release();
+  };
 
   executor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};

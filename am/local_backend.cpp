@@ -47,7 +47,8 @@ resource local_capacity(const job_spec& job) {
 }
 
 // The environment every local container starts from, as a NodeManager's
-// whitelist passes parts of its own environment through.
+// whitelist passes parts of its own environment through; and the container
+// runtime the user chose for tasks in images (doc/docker.md).
 std::map<std::string, std::string> local_base_env() {
   static const char* whitelist[] = {"PATH",
                                     "HOME",
@@ -60,7 +61,8 @@ std::map<std::string, std::string> local_base_env() {
                                     "SHELL",
                                     "JAVA_HOME",
                                     "HADOOP_CONF_DIR",
-                                    "HADOOP_USER_NAME"};
+                                    "HADOOP_USER_NAME",
+                                    "TONY_CONTAINER_RUNTIME"};
   auto all = process::current_environment();
   std::map<std::string, std::string> env;
   for (auto name : whitelist)
@@ -85,6 +87,31 @@ std::vector<local_resource> local_resources(const job_spec& job,
   for (auto& f : shipped_files_of(job, type))
     add(f.name, f.source, f.archive);
   return out;
+}
+
+// The container a task's command runs in (doc/docker.md): what YARN would
+// mount, and what the container's links point at on this machine (the job
+// dir with the container dirs and unpacked archives, the source directory,
+// the shipped files), each at its own path.
+docker_contract local_docker(const job_spec& job, const std::string& type,
+                             const std::string& job_dir) {
+  std::vector<std::string> hadoop;
+  auto env = process::current_environment();
+  for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
+    if (auto i = env.find(name);
+        i != env.end() && !i->second.empty() && i->second[0] == '/')
+      hadoop.push_back(i->second);
+  auto d = docker_of(job, type, hadoop);
+  if (d.image.empty())
+    return d;
+  std::vector<std::string> links{job_dir + ":" + job_dir + ":rw"};
+  if (!job.src_dir.empty())
+    links.push_back(job.src_dir + ":" + job.src_dir + ":ro");
+  for (auto& f : shipped_files_of(job, type))
+    if (!f.archive)
+      links.push_back(f.source + ":" + f.source + ":ro");
+  d.mounts.insert(d.mounts.begin(), links.begin(), links.end());
+  return d;
 }
 
 } // namespace
@@ -120,19 +147,23 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
   if (auto w = std::getenv("TONY_EXECUTOR_WRAPPER"))
     wrapper = w;
   auto executor_path = opts.executor_path;
-  result.launcher = [job, executor_path,
-                     wrapper](const am_endpoint& am) -> launch_factory {
-    return [job, am, executor_path, wrapper](const task_id& task, int32_t attempt,
-                                             int32_t restart, const container& c) {
-      launch_spec spec;
-      spec.target = c;
-      spec.env = executor_env(job, task, attempt, restart, am);
-      spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
-      if (!wrapper.empty())
-        spec.command.insert(spec.command.begin() + 1, wrapper);
-      spec.resources = local_resources(job, task.type);
-      return spec;
-    };
+  auto job_dir = opts.work_dir;
+  result.launcher = [job, executor_path, wrapper,
+                     job_dir](const am_endpoint& am) -> launch_factory {
+    return
+        [job, am, executor_path, wrapper, job_dir](const task_id& task, int32_t attempt,
+                                                   int32_t restart, const container& c) {
+          launch_spec spec;
+          spec.target = c;
+          spec.env = executor_env(job, task, attempt, restart, am);
+          for (auto& [k, v] : local_docker(job, task.type, job_dir).to_env())
+            spec.env[k] = v;
+          spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
+          if (!wrapper.empty())
+            spec.command.insert(spec.command.begin() + 1, wrapper);
+          spec.resources = local_resources(job, task.type);
+          return spec;
+        };
   };
   result.log_dir_of = [cluster](const container& c) {
     return cluster->container_dir(c.id);
@@ -142,7 +173,6 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
   result.bind_address = "127.0.0.1";
   result.event_log = opts.work_dir + "/events.jsonl";
   // tony-submit finds the AM through am.json in the job dir.
-  auto job_dir = opts.work_dir;
   result.announce = [job_dir](const am_address& a) {
     nlohmann::json info = {{"app_id", a.app_id},
                            {"host", a.host},

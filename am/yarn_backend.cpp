@@ -78,16 +78,22 @@ using type_resource_map = std::map<std::string, std::vector<local_resource>>;
 
 launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
                              std::vector<local_resource> resources,
-                             type_resource_map by_type, std::string executor) {
-  return [job, am, resources, by_type, executor](const task_id& task, int32_t attempt,
-                                                 int32_t restart, const container& c) {
+                             type_resource_map by_type, std::string executor,
+                             std::vector<std::string> hadoop_mounts) {
+  return [job, am, resources, by_type, executor, hadoop_mounts](
+             const task_id& task, int32_t attempt, int32_t restart, const container& c) {
     launch_spec spec;
     spec.target = c;
     // The job secret travels in the container's tokens, not in its launch
     // script (runtime/gate/job_secret.hpp).
     auto without_secret = am;
     without_secret.secret.clear();
-    spec.env = escape_env(executor_env(job, task, attempt, restart, without_secret));
+    auto env = executor_env(job, task, attempt, restart, without_secret);
+    // YARN's Docker runtime runs the whole container, executor included,
+    // in the image (the executor checks that it did).
+    for (auto& [k, v] : yarn_docker_env(docker_of(job, task.type, hadoop_mounts)))
+      env[k] = v;
+    spec.env = escape_env(env);
     spec.tokens = gate::credentials_with_secret(am.secret);
     spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
     spec.resources = resources;
@@ -140,9 +146,15 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
                       ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
                       : install_dir + "/tony-executor";
   auto executor_resources = *resources;
-  result.launcher = [job, executor_resources, by_type = *type_resources,
-                     executor](const am_endpoint& am) {
-    return yarn_launcher(job, am, executor_resources, by_type, executor);
+  // YARN-DTF's mounts: the node's Hadoop configuration, Java and Hadoop homes
+  // (the NodeManager passes its own to the AM's container).
+  std::vector<std::string> hadoop_mounts;
+  for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
+    if (auto dir = get(env, name); !dir.empty() && dir[0] == '/')
+      hadoop_mounts.push_back(dir);
+  result.launcher = [job, executor_resources, by_type = *type_resources, executor,
+                     hadoop_mounts](const am_endpoint& am) {
+    return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts);
   };
   auto user = get(env, "USER");
   result.log_dir_of = [user](const container& c) {

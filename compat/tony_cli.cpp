@@ -8,6 +8,7 @@
 
 #include "compat/text.hpp"
 #include "config/job_toml.hpp"
+#include "config/task_env.hpp"
 #include "config/units.hpp"
 #include "runtime/hadoop/configuration.hpp"
 
@@ -214,6 +215,7 @@ public:
     for (auto& [type, info] : types_)
       type_keys(type);
     flags();
+    tensorboard_place();
     remaining_keys();
     check_commands();
     return std::move(d_);
@@ -622,6 +624,24 @@ private:
         get(key); // resource limits: the cluster's queue enforces them anyway
   }
 
+  // TonY's chief gets TB_PORT for a TensorBoard it starts, unless TonY runs
+  // the sidecar (tony.application.tensorboard-log-dir,
+  // --sidecar_tensorboard_log_dir): so does tony's.
+  void tensorboard_place() {
+    if (conf_.count("tony.application.tensorboard-log-dir") ||
+        !args_.sidecar_tensorboard_log_dir.empty())
+      return;
+    std::vector<std::string> names;
+    for (auto& t : types_)
+      names.push_back(t.first);
+    if (names.empty() || !world_chief(names))
+      return;
+    d_.set("tensorboard.on", "\"chief\"", "TonY's TensorBoard on the chief");
+    d_.note("the chief (" + to_string(*world_chief(names)) +
+            ") gets TB_PORT for a TensorBoard it starts, as in TonY ([tensorboard] on = "
+            "\"chief\"); the tracking URL links to it");
+  }
+
   // -- Docker ---------------------------------------------------------------------
 
   void docker_keys() {
@@ -632,9 +652,12 @@ private:
       if (auto* v = get(key);
           v != nullptr && (enabled.value_or(false) || old.value_or(false)))
         set(key, "docker.image", toml_quote(v->value));
-    if (auto* v = get("tony.docker.containers.mount");
-        v != nullptr && !trim(v->value).empty())
-      unsupported("tony.docker.containers.mount", "running tasks in Docker containers");
+    // TonY's mounts: "src:dst[:mode]" separated by ','.
+    if (auto* v = get("tony.docker.containers.mount"); v != nullptr && docker_enabled_) {
+      auto mounts = split_list(v->value);
+      if (!mounts.empty())
+        set("tony.docker.containers.mount", "docker.mounts", string_array(mounts));
+    }
     if (enabled.value_or(false) && !conf_.count("tony.docker.containers.image")) {
       bool any_type = std::any_of(types_.begin(), types_.end(), [&](auto& t) {
         return conf_.count("tony.docker." + t.first + ".image") != 0;

@@ -1032,9 +1032,60 @@ private:
   }
 
   void read_docker(const toml::table& t) {
-    check_keys(t, "[docker]", {"image"});
+    check_keys(t, "[docker]", {"image", "mounts", "network", "run_options"});
     if (auto image = read_string(t, "image"))
       spec_.docker_image = read_docker_image(*t.get("image"), "image", *image);
+    if (auto mounts = read_strings(t, "mounts"))
+      for (auto& m : *mounts) {
+        if (auto why = docker_mount_problem(m); !why.empty())
+          error(*t.get("mounts"), "'mounts' entry " + quote_text(m) + " " + why);
+        else
+          spec_.docker_mounts.push_back(m);
+      }
+    if (auto network = read_string(t, "network")) {
+      bool ok = !network->empty() && network->size() <= 64 &&
+                std::all_of(network->begin(), network->end(), [](char c) {
+                  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                         c == '_' || c == '.';
+                });
+      if (ok)
+        spec_.docker_network = *network;
+      else
+        error(*t.get("network"), "'network' in [docker] is " + quote_text(*network) +
+                                     "; name a Docker network: host (the default), "
+                                     "bridge, none or one of your own");
+    }
+    if (auto options = read_strings(t, "run_options"))
+      for (auto& o : *options) {
+        if (o.empty() || o[0] != '-' || o.find('\n') != std::string::npos)
+          error(*t.get("run_options"),
+                "'run_options' entry " + quote_text(o) +
+                    " is not an option of `docker run`; write one option per entry, "
+                    "e.g. \"--shm-size=1g\"");
+        else
+          spec_.docker_run_options.push_back(o);
+      }
+  }
+
+  // "host path:container path[:ro|rw]": both absolute, no ',' (YARN's
+  // separator of mounts). Empty when fine, else what is wrong.
+  static std::string docker_mount_problem(const std::string& m) {
+    std::vector<std::string> parts;
+    for (size_t start = 0;;) {
+      auto end = m.find(':', start);
+      parts.push_back(m.substr(start, end - start));
+      if (end == std::string::npos)
+        break;
+      start = end + 1;
+    }
+    bool shape = (parts.size() == 2 || parts.size() == 3) && !parts[0].empty() &&
+                 parts[0][0] == '/' && !parts[1].empty() && parts[1][0] == '/';
+    if (!shape || m.find(',') != std::string::npos || has_control_chars(m))
+      return "is not \"/host/path:/container/path\" with an optional \":ro\" or "
+             "\":rw\"";
+    if (parts.size() == 3 && parts[2] != "ro" && parts[2] != "rw")
+      return "has the mode " + quote_text(parts[2]) + "; use ro or rw";
+    return {};
   }
 
   std::string read_docker_image(const toml::node& n, std::string_view key,
@@ -1065,7 +1116,21 @@ private:
   }
 
   void read_tensorboard(const toml::table& t) {
-    check_keys(t, "[tensorboard]", {"enabled", "log_dir"});
+    check_keys(t, "[tensorboard]", {"enabled", "log_dir", "on"});
+    if (auto on = read_string(t, "on")) {
+      static const std::vector<std::string> places{"sidecar", "chief"};
+      if (std::find(places.begin(), places.end(), *on) == places.end()) {
+        std::string msg = "'on' in [tensorboard] is " + quote_text(*on) +
+                          "; use \"sidecar\" (a task of its own) or \"chief\" (the chief "
+                          "starts it on TB_PORT)";
+        if (auto hint = closest(*on, places); !hint.empty())
+          msg += "; did you mean '" + hint + "'?";
+        error(*t.get("on"), std::move(msg));
+      } else {
+        spec_.tensorboard.on = *on;
+        spec_.tensorboard.enabled = true; // naming a place asks for it
+      }
+    }
     if (auto enabled = read_bool(t, "enabled"))
       spec_.tensorboard.enabled = *enabled;
     if (auto dir = read_string(t, "log_dir"))
@@ -1461,6 +1526,10 @@ private:
   void resolve_tensorboard() {
     bool declared = std::any_of(entries_.begin(), entries_.end(),
                                 [](auto& e) { return e.spec.name == "tensorboard"; });
+    if (spec_.tensorboard.on_chief()) {
+      resolve_chief_tensorboard(declared);
+      return;
+    }
     if (declared) {
       spec_.tensorboard.enabled = true;
       return;
@@ -1485,6 +1554,30 @@ private:
                      " --host 0.0.0.0 --port \"$TONY_TASK_PORT\"";
     e.has_command = true;
     entries_.push_back(std::move(e));
+  }
+
+  // [tensorboard] on = "chief": no task of its own; the chief's executor
+  // reserves TB_PORT and the chief's command starts TensorBoard there.
+  void resolve_chief_tensorboard(bool declared) {
+    auto where = [this](std::string msg) {
+      if (tensorboard_table_ != nullptr)
+        error(*tensorboard_table_, std::move(msg));
+      else
+        file_error(std::move(msg));
+    };
+    if (declared) {
+      where("[tensorboard] on = \"chief\" and a [tasks.tensorboard] type both ask for "
+            "TensorBoard; keep one");
+      return;
+    }
+    std::vector<std::string> types;
+    for (auto& e : entries_)
+      types.push_back(e.spec.name);
+    if (!types.empty() && !world_chief(types))
+      where("[tensorboard] on = \"chief\" needs a chief, but no task type trains (a "
+            "chief, master or worker type); use on = \"sidecar\"");
+    if (spec_.tensorboard.log_dir.empty())
+      spec_.tensorboard.log_dir = spec_.output_path;
   }
 
   // An elastic job's nodes meet at a c10d store (torchrun's c10d rendezvous
@@ -1836,19 +1929,18 @@ bool is_reserved_file_name(std::string_view name) {
 
 std::vector<unsupported_feature> unsupported_features(const job_spec& job) {
   std::vector<unsupported_feature> out;
-  if (!job.docker_image.empty())
-    out.push_back({"docker.image",
-                   "[docker] image = " + quote_text(job.docker_image) +
-                       ": running tasks in Docker containers is not supported yet; tony "
-                       "runs every task directly on its node (remove the image, and ship "
-                       "a python_venv instead)"});
-  for (auto& t : job.tasks)
-    if (!t.docker_image.empty() && t.docker_image != job.docker_image)
-      out.push_back({"tasks." + t.name + ".docker_image",
-                     "[tasks." + t.name +
-                         "] docker_image = " + quote_text(t.docker_image) +
-                         ": running tasks in Docker containers is not supported yet; "
-                         "tony runs every task directly on its node (remove the image)"});
+  // YARN's Docker runtime takes an image, mounts and a network, nothing
+  // like `docker run`'s own options.
+  bool images = !job.docker_image.empty() ||
+                std::any_of(job.tasks.begin(), job.tasks.end(),
+                            [](auto& t) { return !t.docker_image.empty(); });
+  if (images && job.cluster.backend == "yarn" && !job.docker_run_options.empty())
+    out.push_back({"docker.run_options",
+                   "[docker] run_options = [" + quote_text(job.docker_run_options[0]) +
+                       (job.docker_run_options.size() > 1 ? ", ..." : "") +
+                       "]: YARN's Docker runtime takes an image, mounts and a network, "
+                       "no other `docker run` options; remove run_options to run on "
+                       "YARN (they apply on the local backend)"});
   return out;
 }
 

@@ -301,6 +301,10 @@ std::string to_json(const job_spec& spec, int indent) {
       {"tags", spec.tags},
       {"node_label", spec.node_label},
       {"docker_image", spec.docker_image},
+      {"docker",
+       {{"mounts", spec.docker_mounts},
+        {"network", spec.docker_network},
+        {"run_options", spec.docker_run_options}}},
       {"code",
        {{"src_dir", spec.src_dir},
         {"command", spec.command},
@@ -311,7 +315,9 @@ std::string to_json(const job_spec& spec, int indent) {
       {"data", {{"input_path", spec.input_path}, {"output_path", spec.output_path}}},
       {"tasks", tasks},
       {"tensorboard",
-       {{"enabled", spec.tensorboard.enabled}, {"log_dir", spec.tensorboard.log_dir}}},
+       {{"enabled", spec.tensorboard.enabled},
+        {"log_dir", spec.tensorboard.log_dir},
+        {"on", spec.tensorboard.on}}},
       {"cluster",
        {{"backend", spec.cluster.backend},
         {"hadoop_conf", spec.cluster.hadoop_conf},
@@ -377,6 +383,11 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
     r.read(doc, "", "tags", s.tags);
     r.read(doc, "", "node_label", s.node_label);
     r.read(doc, "", "docker_image", s.docker_image);
+    if (auto* docker = r.member(doc, "", "docker")) {
+      r.read(*docker, "docker", "mounts", s.docker_mounts);
+      r.read(*docker, "docker", "network", s.docker_network);
+      r.read(*docker, "docker", "run_options", s.docker_run_options);
+    }
     if (auto* code = r.member(doc, "", "code")) {
       r.read(*code, "code", "src_dir", s.src_dir);
       r.read(*code, "code", "command", s.command);
@@ -419,6 +430,7 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
     if (auto* tb = r.member(doc, "", "tensorboard")) {
       r.read(*tb, "tensorboard", "enabled", s.tensorboard.enabled);
       r.read(*tb, "tensorboard", "log_dir", s.tensorboard.log_dir);
+      r.read(*tb, "tensorboard", "on", s.tensorboard.on);
     }
     if (auto* c = r.member(doc, "", "cluster")) {
       r.read(*c, "cluster", "backend", s.cluster.backend);

@@ -78,9 +78,16 @@ struct task_type_spec {
   bool elastic() const { return elastic_max > 0; }
 };
 
+/// [tensorboard]: where the job's TensorBoard runs (doc/tracking.md).
 struct tensorboard_spec {
   bool enabled = false;
   std::string log_dir;
+  /// "sidecar": a task type `tensorboard` of its own (the default);
+  /// "chief": the chief's executor reserves TB_PORT and the chief's command
+  /// starts TensorBoard on it, TonY's way.
+  std::string on = "sidecar";
+
+  bool on_chief() const { return enabled && on == "chief"; }
 };
 
 /// [cluster.local]: the local backend's resource pool.
@@ -148,9 +155,17 @@ struct job_spec {
   std::string python_binary_path;
   std::vector<shipped_file> files; // [code] files and archives
 
-  /// [docker] image: the default image of every task type. Modelled, not
-  /// run yet (unsupported_features).
+  /// [docker] image: the default image of every task type
+  /// (doc/docker.md). A type's own is task_type_spec::docker_image.
   std::string docker_image;
+  /// [docker] mounts: "host path:container path[:ro|rw]", besides the ones
+  /// tony adds (HADOOP_CONF_DIR, JAVA_HOME, local [data] paths).
+  std::vector<std::string> docker_mounts;
+  /// [docker] network: the container's network ("host" by default: a task
+  /// serves on its host's reserved port).
+  std::string docker_network = "host";
+  /// [docker] run_options: extra `docker run` arguments (local backend).
+  std::vector<std::string> docker_run_options;
 
   std::map<std::string, std::string> env; // [env]
 

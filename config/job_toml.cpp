@@ -249,11 +249,19 @@ std::string to_toml(const job_spec& job, const std::vector<std::string>& comment
   for (auto& t : job.tasks)
     write_task(w, job, t);
   w.section("tensorboard");
-  if (job.tensorboard.enabled)
+  if (job.tensorboard.on_chief())
+    w.string("on", "chief");
+  else if (job.tensorboard.enabled)
     w.boolean("enabled", true);
   w.string_if("log_dir", job.tensorboard.log_dir);
   w.section("docker");
   w.string_if("image", job.docker_image);
+  if (!job.docker_mounts.empty())
+    w.strings("mounts", job.docker_mounts);
+  if (job.docker_network != "host")
+    w.string("network", job.docker_network);
+  if (!job.docker_run_options.empty())
+    w.strings("run_options", job.docker_run_options);
   write_am_and_policy(w, job);
   write_cluster(w, job);
   return out.str();

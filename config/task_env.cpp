@@ -200,6 +200,9 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
     v["TONY_TASK_PORT"] = hp.port;
   }
 
+  if (in.tensorboard_port > 0)
+    v["TB_PORT"] = std::to_string(in.tensorboard_port);
+
   // YARN-DTF names.
   v["DTF_TASK_JOB_NAME"] = self.type;
   v["DTF_TASK_INDEX"] = std::to_string(self.index);
@@ -255,7 +258,10 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
           split_address(in.horovod_rendezvous.empty() ? master : in.horovod_rendezvous);
       v["HOROVOD_CONTROLLER"] = "gloo";
       v["HOROVOD_CPU_OPERATIONS"] = "gloo";
-      v["HOROVOD_GLOO_RENDEZVOUS_ADDR"] = rendezvous.host;
+      v["HOROVOD_GLOO_RENDEZVOUS_ADDR"] =
+          in.horovod_token.empty()
+              ? rendezvous.host
+              : rendezvous.host + ":" + rendezvous.port + "/" + in.horovod_token;
       v["HOROVOD_GLOO_RENDEZVOUS_PORT"] = rendezvous.port;
       v["HOROVOD_HOSTNAME"] = slot.hostname;
       v["HOROVOD_RANK"] = std::to_string(slot.rank);

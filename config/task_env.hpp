@@ -26,11 +26,19 @@ struct task_env_input {
   std::string input_path;
   std::string output_path;
 
-  /// Horovod only: "host:port" of the gloo rendezvous server. Empty: the
-  /// address of world rank 0, whose executor serves the rendezvous on the
-  /// port it reserved (the user process of a horovod task binds no port of
-  /// its own there).
+  /// Horovod only: "host:port" of the gloo rendezvous server, the AM's
+  /// (runtime/rendezvous/horovod_rendezvous.hpp). Empty (an AM that serves
+  /// none): the address of world rank 0.
   std::string horovod_rendezvous;
+  /// Horovod only: the path token of the AM's rendezvous for this attempt
+  /// (runtime/rendezvous/horovod_rendezvous.hpp). When set,
+  /// HOROVOD_GLOO_RENDEZVOUS_ADDR is "<host>:<port>/<token>": Horovod's
+  /// client puts everything after the first '/' into the request path.
+  std::string horovod_token;
+
+  /// `[tensorboard] on = "chief"`: the port reserved for the TensorBoard
+  /// this task starts, exported as TB_PORT (TonY's name); 0: none.
+  int32_t tensorboard_port = 0;
 
   /// Where the executor writes values too large for the environment (see
   /// render_task_env_files); an absolute directory in the container.

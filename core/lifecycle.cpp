@@ -224,7 +224,37 @@ job_status lifecycle::status() const {
       ts.log_dir = cfg_.log_dir_of(t.c);
     result.tasks.push_back(std::move(ts));
   }
+  describe_tensorboard(result);
   return result;
+}
+
+// The sidecar serves on its task's own port; a chief that starts TensorBoard
+// on TB_PORT, the port its executor reserved for it. Either way the address
+// is there while the serving task runs.
+void lifecycle::describe_tensorboard(job_status& out) const {
+  auto& tb = cfg_.job.tensorboard;
+  std::optional<task_id> server;
+  if (tb.on_chief()) {
+    std::vector<std::string> types;
+    for (auto& t : cfg_.job.tasks)
+      types.push_back(t.name);
+    server = world_chief(types);
+  } else if (cfg_.job.find("tensorboard") != nullptr) {
+    server = task_id{"tensorboard", 0};
+  }
+  if (!server)
+    return;
+  out.tensorboard_task = to_string(*server);
+  out.tensorboard_log_dir = tb.log_dir;
+  for (auto& t : tasks_) {
+    if (t.id != *server || !t.has_executor())
+      continue;
+    auto port = tb.on_chief() ? t.tensorboard_port : t.port;
+    if (port <= 0)
+      continue;
+    auto host = t.host.empty() || t.host == "0.0.0.0" ? std::string{"127.0.0.1"} : t.host;
+    out.tensorboard_address = host + ":" + std::to_string(port);
+  }
 }
 
 // -- events from the resource manager -------------------------------------------------
@@ -388,6 +418,7 @@ void lifecycle::on(const registered& e) {
   t->executor = hello.container_id;
   t->host = hello.host;
   t->port = hello.port;
+  t->tensorboard_port = hello.tensorboard_port;
   t->last_heartbeat_ms = now_;
   // After the barrier the registry hands a newcomer (a restarted task) the
   // spec at once: its command starts now.
@@ -680,6 +711,7 @@ void lifecycle::schedule_restart(task_record& t, const std::string& diag) {
   t.executor.clear();
   t.host.clear();
   t.port = 0;
+  t.tensorboard_port = 0;
   auto wait = backoff_of(type.restart_backoff_ms, t.restarts);
   say(note::warn, "restarting " + to_string(t.id) + " (restart " +
                       std::to_string(t.restarts) + " of " +

@@ -328,6 +328,7 @@ private:
     bool container_done = false;
     std::string host;
     int32_t port = 0;
+    int32_t tensorboard_port = 0; // TB_PORT of the TensorBoard it starts
     int32_t exit_code = 0;
     std::string diagnostics;
     int64_t last_heartbeat_ms = 0;
@@ -343,6 +344,9 @@ private:
       return state == task_state::registered || state == task_state::running;
     }
   };
+
+  /// The status' TensorBoard fields (job_status::tensorboard_*).
+  void describe_tensorboard(job_status& out) const;
 
   // -- events ----------------------------------------------------------------
 

@@ -234,12 +234,15 @@ struct executor_hello {
   int32_t port = 0;
   std::string secret;
   int32_t pid = 0;
+  /// The port the executor reserved for the TensorBoard its task starts
+  /// (`[tensorboard] on = "chief"`: TB_PORT); 0 when it reserved none.
+  int32_t tensorboard_port = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
   return f(caf::meta::type_name("executor_hello"), x.task, x.attempt, x.container_id,
-           x.host, x.port, x.secret, x.pid);
+           x.host, x.port, x.secret, x.pid, x.tensorboard_port);
 }
 
 /// The registry's answer to an accepted registration.
@@ -369,6 +372,14 @@ struct job_status {
   int64_t finished_ms = 0;
   std::string tracking_url;
   std::vector<task_status> tasks;
+  /// The job's TensorBoard, the same for the sidecar and the chief
+  /// (doc/tracking.md): the task that serves it ("tensorboard:0",
+  /// "chief:0"; empty when the job has none), its address while that task
+  /// runs ("host:port", else empty), and the log directory it shows (empty
+  /// when the job did not say).
+  std::string tensorboard_task = {};
+  std::string tensorboard_address = {};
+  std::string tensorboard_log_dir = {};
 };
 
 /// True once the job reached SUCCEEDED, FAILED or KILLED.
@@ -377,7 +388,8 @@ bool is_final(const job_status& x);
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {
   return f(caf::meta::type_name("job_status"), x.app_id, x.name, x.state, x.diagnostics,
-           x.attempt, x.started_ms, x.finished_ms, x.tracking_url, x.tasks);
+           x.attempt, x.started_ms, x.finished_ms, x.tracking_url, x.tasks,
+           x.tensorboard_task, x.tensorboard_address, x.tensorboard_log_dir);
 }
 
 } // namespace tony

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "config/task_env.hpp"
 #include "messages/error.hpp"
 
 namespace tony {
@@ -24,6 +25,33 @@ constexpr const char* v_spec_signal = "TONY_SPEC_SIGNAL";
 constexpr const char* v_elastic = "TONY_ELASTIC";
 constexpr const char* v_python_binary_path = "TONY_PYTHON_BINARY_PATH";
 constexpr const char* v_shipped_files = "TONY_SHIPPED_FILES";
+constexpr const char* v_horovod = "TONY_HOROVOD_RENDEZVOUS";
+constexpr const char* v_tensorboard = "TONY_TENSORBOARD";
+constexpr const char* v_docker_image = "TONY_DOCKER_IMAGE";
+constexpr const char* v_docker_mounts = "TONY_DOCKER_MOUNTS";
+constexpr const char* v_docker_network = "TONY_DOCKER_NETWORK";
+constexpr const char* v_docker_options = "TONY_DOCKER_RUN_OPTIONS";
+
+std::string join(const std::vector<std::string>& xs, char sep) {
+  std::string out;
+  for (auto& x : xs)
+    out += (out.empty() ? "" : std::string(1, sep)) + x;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    auto end = text.find(sep, start);
+    if (end == std::string::npos)
+      end = text.size();
+    if (end > start)
+      out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
 
 // A whole decimal number in [lo, hi], or nothing.
 std::optional<int64_t> number(const std::string& text, int64_t lo, int64_t hi) {
@@ -95,6 +123,12 @@ std::map<std::string, std::string> executor_contract::to_env() const {
     shipped += (shipped.empty() ? "" : "/") + name;
   if (!shipped.empty())
     env[v_shipped_files] = shipped;
+  if (!horovod_rendezvous.empty())
+    env[v_horovod] = horovod_rendezvous;
+  if (tensorboard)
+    env[v_tensorboard] = "reserve";
+  for (auto& [k, v] : docker.to_env())
+    env[k] = v;
   return env;
 }
 
@@ -152,15 +186,76 @@ executor_contract::from_env(const std::map<std::string, std::string>& env) {
     c.python_binary_path = *path;
   if (auto names = r.get(v_shipped_files, false))
     c.shipped_files = split_shipped_names(*names);
+  if (auto hvd = r.get(v_horovod, false))
+    c.horovod_rendezvous = *hvd;
+  if (auto tb = r.get(v_tensorboard, false))
+    c.tensorboard = *tb == "reserve";
+  if (auto image = r.get(v_docker_image, false)) {
+    c.docker.image = *image;
+    if (auto network = r.get(v_docker_network, false))
+      c.docker.network = *network;
+    if (auto mounts = r.get(v_docker_mounts, false))
+      c.docker.mounts = split(*mounts, ',');
+    if (auto options = r.get(v_docker_options, false))
+      c.docker.run_options = split(*options, '\n');
+  }
   if (!r.problem.empty())
     return fail(r.problem);
   return c;
 }
 
+std::map<std::string, std::string> docker_contract::to_env() const {
+  std::map<std::string, std::string> env;
+  if (image.empty())
+    return env;
+  env[v_docker_image] = image;
+  env[v_docker_network] = network;
+  if (!mounts.empty())
+    env[v_docker_mounts] = join(mounts, ',');
+  if (!run_options.empty())
+    env[v_docker_options] = join(run_options, '\n');
+  return env;
+}
+
+std::map<std::string, std::string> yarn_docker_env(const docker_contract& docker) {
+  std::map<std::string, std::string> env;
+  if (docker.image.empty())
+    return env;
+  env["YARN_CONTAINER_RUNTIME_TYPE"] = "docker";
+  env["YARN_CONTAINER_RUNTIME_DOCKER_IMAGE"] = docker.image;
+  env["YARN_CONTAINER_RUNTIME_DOCKER_CONTAINER_NETWORK"] = docker.network;
+  if (!docker.mounts.empty())
+    env["YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS"] = join(docker.mounts, ',');
+  return env;
+}
+
+docker_contract docker_of(const job_spec& job, const std::string& type,
+                          const std::vector<std::string>& hadoop_mounts) {
+  docker_contract d;
+  auto t = job.find(type);
+  d.image = t ? t->docker_image : job.docker_image;
+  if (d.image.empty())
+    return d;
+  // YARN-DTF's list: the Hadoop and Java homes, and the input and output
+  // paths when they are not on HDFS (a URI has a scheme; a path starts
+  // with '/').
+  for (auto& m : hadoop_mounts)
+    d.mounts.push_back(m + ":" + m + ":ro");
+  for (auto* p : {&job.input_path, &job.output_path})
+    if (!p->empty() && (*p)[0] == '/')
+      d.mounts.push_back(*p + ":" + *p + ":rw");
+  d.mounts.insert(d.mounts.end(), job.docker_mounts.begin(), job.docker_mounts.end());
+  d.network = job.docker_network;
+  d.run_options = job.docker_run_options;
+  return d;
+}
+
 bool executor_contract::is_private(const std::string& name) {
   return name == v_secret || name == v_am_address || name == v_command ||
          name == v_stop_grace || name == v_spec_signal || name == v_elastic ||
-         name == v_python_binary_path || name == v_shipped_files;
+         name == v_python_binary_path || name == v_shipped_files || name == v_horovod ||
+         name == v_tensorboard || name == v_docker_image || name == v_docker_mounts ||
+         name == v_docker_network || name == v_docker_options;
 }
 
 std::map<std::string, std::string> executor_env(const job_spec& job, const task_id& task,
@@ -189,6 +284,14 @@ std::map<std::string, std::string> executor_env(const job_spec& job, const task_
   c.python_binary_path = job.python_binary_path;
   for (auto& f : shipped_files_of(job, task.type))
     c.shipped_files.push_back(f.name);
+  if (job.framework == "horovod" && am.horovod_port > 0)
+    c.horovod_rendezvous = am.host + ":" + std::to_string(am.horovod_port);
+  if (job.tensorboard.on_chief()) {
+    std::vector<std::string> types;
+    for (auto& t : job.tasks)
+      types.push_back(t.name);
+    c.tensorboard = world_chief(types) == std::optional<task_id>{task};
+  }
   if (type) {
     c.spec_signal = type->spec_signal;
     if (type->elastic()) {

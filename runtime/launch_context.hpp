@@ -31,7 +31,36 @@ struct am_endpoint {
   std::string host; // where executors reach the registry
   int32_t port = 0;
   std::string secret;
+  /// The port of the AM's Horovod rendezvous (horovod jobs; 0: none).
+  int32_t horovod_port = 0;
 };
+
+/// How the executor runs its command in a container on the local backend
+/// (`docker run` or `podman run`; doc/docker.md). On YARN the NodeManager's
+/// Docker runtime runs the whole container in the image instead.
+struct docker_contract {
+  std::string image;                    // TONY_DOCKER_IMAGE; empty: no container
+  std::vector<std::string> mounts;      // TONY_DOCKER_MOUNTS, ','-separated
+  std::string network = "host";         // TONY_DOCKER_NETWORK
+  std::vector<std::string> run_options; // TONY_DOCKER_RUN_OPTIONS, '\n'-separated
+
+  /// The variables, by name (none without an image).
+  std::map<std::string, std::string> to_env() const;
+};
+
+/// The launch environment of YARN's Docker runtime for `docker` (doc/docker.md):
+/// YARN_CONTAINER_RUNTIME_TYPE=docker, _DOCKER_IMAGE, _DOCKER_MOUNTS
+/// ("src:dst:mode,..."), _DOCKER_CONTAINER_NETWORK. Empty without an image;
+/// run options have no YARN counterpart (tony-submit refuses them there).
+std::map<std::string, std::string> yarn_docker_env(const docker_contract& docker);
+
+/// The container the tasks of `type` run in: the type's image (its own or
+/// [docker] image; empty: none), [docker] mounts after the ones tony adds
+/// (the [data] paths that are local paths, read-write, and
+/// `hadoop_mounts`: HADOOP_CONF_DIR, JAVA_HOME, HADOOP_HOME, read-only),
+/// the network and the run options.
+docker_contract docker_of(const job_spec& job, const std::string& type,
+                          const std::vector<std::string>& hadoop_mounts);
 
 /// The TONY_* variables of an executor's container.
 struct executor_contract {
@@ -55,6 +84,13 @@ struct executor_contract {
   /// TONY_SHIPPED_FILES: the names of the files and archives shipped to
   /// this task ('/'-separated).
   std::vector<std::string> shipped_files;
+  /// TONY_HOROVOD_RENDEZVOUS: host:port of the AM's Horovod rendezvous.
+  std::string horovod_rendezvous;
+  /// TONY_TENSORBOARD=reserve: this task starts the job's TensorBoard
+  /// (`[tensorboard] on = "chief"`): reserve TB_PORT for it.
+  bool tensorboard = false;
+  /// The local backend's container for the command (image empty: none).
+  docker_contract docker;
 
   /// The variables, by name.
   std::map<std::string, std::string> to_env() const;

@@ -35,6 +35,10 @@ std::string to_json(const job_status& st, int indent) {
             {"finished_ms", st.finished_ms},
             {"tracking_url", st.tracking_url},
             {"tasks", tasks}};
+  if (!st.tensorboard_task.empty())
+    j["tensorboard"] = {{"task", st.tensorboard_task},
+                        {"address", st.tensorboard_address},
+                        {"log_dir", st.tensorboard_log_dir}};
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
@@ -59,6 +63,11 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
   st.started_ms = num(j, "started_ms");
   st.finished_ms = num(j, "finished_ms");
   st.tracking_url = str(j, "tracking_url");
+  if (auto tb = j.find("tensorboard"); tb != j.end() && tb->is_object()) {
+    st.tensorboard_task = str(*tb, "task");
+    st.tensorboard_address = str(*tb, "address");
+    st.tensorboard_log_dir = str(*tb, "log_dir");
+  }
   if (auto i = j.find("tasks"); i != j.end() && i->is_array()) {
     for (auto& t : *i) {
       if (!t.is_object())

@@ -51,5 +51,7 @@ fi
 
 if ((with_python)); then
   "$here/scripts/setup-python.sh"
+  # From a cached wheel only: building Horovod takes most of an hour.
+  "$here/scripts/setup-horovod.sh"
 fi
 echo "setup: system ready"

@@ -849,6 +849,8 @@ std::string plural(int64_t n, const std::string& word) {
 }
 
 bool has_tensorboard(const job_status& st) {
+  if (!st.tensorboard_task.empty())
+    return true;
   for (auto& t : st.tasks)
     if (t.task.type == "tensorboard")
       return true;
@@ -856,6 +858,10 @@ bool has_tensorboard(const job_status& st) {
 }
 
 std::string tensorboard_address(const job_status& st) {
+  // The AM says where its TensorBoard is (sidecar or chief); a job status
+  // written before it did is read the old way, from the sidecar's task.
+  if (!st.tensorboard_task.empty())
+    return st.tensorboard_address;
   for (auto& t : st.tasks) {
     if (t.task.type != "tensorboard" || t.port <= 0)
       continue;

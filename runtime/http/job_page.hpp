@@ -106,11 +106,12 @@ std::string format_time(int64_t ms);
 /// "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
 std::string format_duration(int64_t ms);
 
-/// The TensorBoard a job serves, "host:port": its running `tensorboard` task.
-/// Empty when there is none (yet, or any more).
+/// The TensorBoard a job serves, "host:port": job_status::tensorboard_address
+/// (the sidecar's or the chief's), or for a status without it the running
+/// `tensorboard` task's. Empty when there is none (yet, or any more).
 std::string tensorboard_address(const job_status& st);
 
-/// True if the job has a `tensorboard` task at all.
+/// True if the job has a TensorBoard at all (sidecar or chief).
 bool has_tensorboard(const job_status& st);
 
 } // namespace tony::http

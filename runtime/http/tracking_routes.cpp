@@ -241,13 +241,14 @@ void handle_job_request(job_source& src, const std::string& path,
     int port = 0;
     if (address.empty() || !split_host_port(address, host, port)) {
       std::string state = "not started";
+      auto server = st->tensorboard_task.empty() ? "tensorboard:0" : st->tensorboard_task;
       for (auto& t : st->tasks)
-        if (t.task.type == "tensorboard")
+        if (to_string(t.task) == server)
           state = t.state;
       res.status = 503;
       res.set_header("Retry-After", "2");
-      res.set_content("tony: TensorBoard is not running (its task is " + state +
-                          "); reload in a few seconds\n",
+      res.set_content("tony: TensorBoard is not running (its task " + server + " is " +
+                          state + "); reload in a few seconds\n",
                       text_plain);
       return;
     }

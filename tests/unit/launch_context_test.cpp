@@ -27,6 +27,16 @@ job_spec job_of(task_type_spec worker) {
 
 const am_endpoint am{"application_1_0001", "am.host", 4242, "s3cret"};
 
+// The docker contract the local backend adds, for a job with [docker]
+// mounts, network and run options.
+std::map<std::string, std::string> local_docker_env_for_test(job_spec& job) {
+  job.input_path = "/data/in";
+  job.docker_mounts = {"/scratch:/scratch:ro"};
+  job.docker_network = "bridge";
+  job.docker_run_options = {"--shm-size=1g", "--ipc=host"};
+  return docker_of(job, "worker", {"/etc/hadoop"}).to_env();
+}
+
 } // namespace
 
 TEST(executor_contract, what_the_am_writes_the_executor_reads) {
@@ -100,4 +110,54 @@ TEST(executor_contract, a_malformed_environment_names_the_variable) {
   bad["TONY_ELASTIC"] = "3:2:1";
   EXPECT_NE(error_of(bad).find("TONY_ELASTIC '3:2:1' is not min:max:restarts"),
             std::string::npos);
+}
+
+TEST(executor_contract, horovod_tensorboard_and_docker_travel_to_the_executor) {
+  auto job = job_of(task_type_spec{});
+  job.framework = "horovod";
+  job.tensorboard.enabled = true;
+  job.tensorboard.on = "chief";
+  job.docker_image = "team/train:1";
+  job.tasks[0].docker_image = "team/train:1";
+  auto with_hvd = am;
+  with_hvd.horovod_port = 4343;
+  auto env = executor_env(job, {"worker", 0}, 1, 0, with_hvd);
+  for (auto& [k, v] : local_docker_env_for_test(job))
+    env[k] = v;
+  auto c = executor_contract::from_env(env);
+  ASSERT_TRUE(c) << describe(c.error());
+  EXPECT_EQ(c->horovod_rendezvous, "am.host:4343");
+  EXPECT_TRUE(c->tensorboard) << "worker:0 is the chief: it reserves TB_PORT";
+  EXPECT_EQ(c->docker.image, "team/train:1");
+  EXPECT_EQ(c->docker.network, "bridge");
+  EXPECT_EQ(c->docker.mounts,
+            (std::vector<std::string>{"/etc/hadoop:/etc/hadoop:ro",
+                                      "/data/in:/data/in:rw", "/scratch:/scratch:ro"}));
+  EXPECT_EQ(c->docker.run_options,
+            (std::vector<std::string>{"--shm-size=1g", "--ipc=host"}));
+  for (auto name : {"TONY_HOROVOD_RENDEZVOUS", "TONY_TENSORBOARD", "TONY_DOCKER_IMAGE",
+                    "TONY_DOCKER_MOUNTS", "TONY_DOCKER_RUN_OPTIONS"})
+    EXPECT_TRUE(executor_contract::is_private(name)) << name;
+
+  auto worker1 = executor_contract::from_env(executor_env(job, {"worker", 1}, 1, 0, am));
+  ASSERT_TRUE(worker1);
+  EXPECT_FALSE(worker1->tensorboard) << "only the chief starts TensorBoard";
+  EXPECT_TRUE(worker1->horovod_rendezvous.empty()) << "the AM serves none here";
+}
+
+TEST(executor_contract, yarn_docker_runtime_environment) {
+  auto job = job_of(task_type_spec{});
+  job.tasks[0].docker_image = "registry:5000/team/train:1";
+  job.input_path = "hdfs:///in"; // not a local path: not mounted
+  job.output_path = "/shared/out";
+  auto d = docker_of(job, "worker", {"/etc/hadoop/conf", "/usr/lib/jvm/java-17"});
+  auto env = yarn_docker_env(d);
+  EXPECT_EQ(env.at("YARN_CONTAINER_RUNTIME_TYPE"), "docker");
+  EXPECT_EQ(env.at("YARN_CONTAINER_RUNTIME_DOCKER_IMAGE"), "registry:5000/team/train:1");
+  EXPECT_EQ(env.at("YARN_CONTAINER_RUNTIME_DOCKER_CONTAINER_NETWORK"), "host");
+  EXPECT_EQ(env.at("YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS"),
+            "/etc/hadoop/conf:/etc/hadoop/conf:ro,/usr/lib/jvm/java-17:/usr/lib/jvm/"
+            "java-17:ro,/shared/out:/shared/out:rw");
+  job.tasks[0].docker_image.clear();
+  EXPECT_TRUE(yarn_docker_env(docker_of(job, "worker", {})).empty());
 }

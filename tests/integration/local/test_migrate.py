@@ -18,11 +18,12 @@ import tonyjob
 HERE = Path(__file__).resolve().parent
 
 
-def run_tool(sandbox, tool, *args, timeout=60, cwd=None):
-    """Runs tony-submit or ytf-submit with the sandbox's jobs_dir, to the end."""
+def run_tool(sandbox, tool, *args, timeout=60, cwd=None, env=None):
+    """Runs tony-submit or ytf-submit with the sandbox's jobs_dir, to the end;
+    `env` adds variables."""
     argv = [str(tonyjob.bin_dir() / tool), *args,
             "--set", f'cluster.jobs_dir="{sandbox.jobs_dir}"']
-    env = tonyjob.task_environment()
+    env = {**tonyjob.task_environment(), **(env or {})}
     old = os.getcwd()
     os.chdir(cwd or sandbox.root)
     try:
@@ -203,8 +204,8 @@ def test_tony_fail_on_worker_failure_false_tolerates_a_failed_worker(sandbox):
 # -- ytf-submit ------------------------------------------------------------------------
 
 
-def ytf(sandbox, *args, timeout=60):
-    return run_tool(sandbox, "ytf-submit", "-m", "256", *args, timeout=timeout)
+def ytf(sandbox, *args, timeout=60, env=None):
+    return run_tool(sandbox, "ytf-submit", "-m", "256", *args, timeout=timeout, env=env)
 
 
 @pytest.mark.parametrize("spec,message", [
@@ -225,16 +226,18 @@ def test_ytf_tensorboard_needs_an_output(sandbox):
     assert "-t/--tensorboard: needs -o/--output" in out.stderr, out.stderr
 
 
-def test_ytf_docker_image_is_checked_then_refused(sandbox):
+def test_ytf_docker_image_is_checked_then_run_in_a_container(sandbox):
     out = ytf(sandbox, "--docker_image", "Not/Valid Image", "-r", "worker:1", "true")
     assert out.rc == 2, out.describe()
     assert "--docker_image Not/Valid Image: 'image' \"Not/Valid Image\" is not a Docker " \
            "image name" in out.stderr, out.stderr
+    # A valid one runs the task in the image (doc/docker.md); with no
+    # container runtime the task fails saying so.
     out = ytf(sandbox, "--docker_image", "tensorflow/tensorflow:2.15.0", "-r", "worker:1",
-              "true")
-    assert out.rc == 2, out.describe()
-    assert "running tasks in Docker containers is not supported yet" in out.stderr
-    assert "(from --docker_image tensorflow/tensorflow:2.15.0)" in out.stderr, out.stderr
+              "true", env={"TONY_CONTAINER_RUNTIME": "/nonexistent/docker"})
+    assert out.rc == 1, out.describe()
+    assert "worker:0 runs in the Docker image tensorflow/tensorflow:2.15.0" in out.stdout, \
+        out.describe()
 
 
 def test_ytf_environment_script_and_task_level_resources(sandbox):

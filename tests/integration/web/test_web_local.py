@@ -302,3 +302,77 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
         assert task_states(final)["tensorboard:0"] == "KILLED"
     finally:
         job.cleanup()
+
+
+# TonY's way: the chief starts TensorBoard itself on TB_PORT, a port its
+# executor reserved; the tracking URL's proxy and the job status follow it.
+CHIEF_TB_JOB = """
+name = "web-chief-tensorboard"
+framework = "tensorflow"
+
+[code]
+src_dir = "src"
+command = "python3 write_summaries.py"
+
+[env]
+RELEASE = "@DIR@/release"
+TB_LOG_DIR = "@DIR@/tb"
+TF_CPP_MIN_LOG_LEVEL = "2"
+TF_ENABLE_ONEDNN_OPTS = "0"
+OMP_NUM_THREADS = "1"
+
+[tasks.chief]
+# TensorBoard and TensorFlow in one container, under its memory limit.
+memory = "2g"
+command = "tensorboard --logdir \\"$TB_LOG_DIR\\" --host 0.0.0.0 --port \\"$TB_PORT\\" >tb.log 2>&1 & python3 write_summaries.py"
+
+[tasks.worker]
+instances = 1
+memory = "1g"
+
+[tensorboard]
+on = "chief"
+log_dir = "@DIR@/tb"
+
+[cluster]
+jobs_dir = "@DIR@/jobs"
+"""
+
+
+def test_tensorboard_started_by_the_chief_is_reached_through_the_tracking_url():
+    job = Job(CHIEF_TB_JOB, TB_FILES).submit()
+    try:
+        base = job.tracking_url()
+
+        def tensorboard_page():
+            status, _, body = get(base + "tensorboard/", timeout=20)
+            return body if status == 200 and "<title>TensorBoard</title>" in body else None
+        wait_for(tensorboard_page, 180, "the chief's TensorBoard through the proxy", job,
+                 step=1)
+
+        def runs():
+            status, _, body = get(base + "tensorboard/data/runs", timeout=20)
+            return json.loads(body) if status == 200 and "train" in body else None
+        assert "train" in wait_for(runs, 180, "the run 'train' in data/runs", job, step=1)
+        st = api_job(base)
+        assert "tensorboard:0" not in table_of(st), "no sidecar: the chief serves it"
+        chief = table_of(st)["chief:0"]
+        tb = st["tensorboard"]
+        assert tb["task"] == "chief:0" and tb["log_dir"].endswith("/tb"), tb
+        host, port = tb["address"].rsplit(":", 1)
+        assert int(port) != chief["port"], "TB_PORT is a port of its own"
+        status, _, page = get(base)
+        assert 'href="tensorboard/"' in page
+        job.release()
+        assert job.wait() == 0, job.output()
+        final = json.loads((job.app_dir() / "status.json").read_text())
+        assert final["tensorboard"]["task"] == "chief:0"
+        assert final["tensorboard"]["address"] == "", "gone with the chief"
+        # The event log carries it the same way (tony-history replays it).
+        events = [json.loads(line) for line in
+                  (job.app_dir() / "events.jsonl").read_text().splitlines() if line]
+        addresses = {e["job"].get("tensorboard", {}).get("address") for e in events
+                     if "job" in e}
+        assert tb["address"] in addresses, addresses
+    finally:
+        job.cleanup()

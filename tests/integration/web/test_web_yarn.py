@@ -224,3 +224,58 @@ def test_a_direct_request_is_redirected_to_the_rm_proxy(rm_web):
         assert job.wait(timeout=300) == 0, job.output()
     finally:
         job.cleanup()
+
+
+CHIEF_TB_JOB = """
+name = "web-yarn-chief-tensorboard"
+framework = "tensorflow"
+
+[code]
+src_dir = "src"
+command = "python3 write_summaries.py"
+
+[env]
+PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
+RELEASE = "@DIR@/release"
+TB_LOG_DIR = "@DIR@/tb"
+TF_CPP_MIN_LOG_LEVEL = "2"
+TF_ENABLE_ONEDNN_OPTS = "0"
+OMP_NUM_THREADS = "1"
+
+[tasks.chief]
+# TensorBoard and TensorFlow in one container, under its memory limit.
+memory = "2g"
+command = "tensorboard --logdir \\"$TB_LOG_DIR\\" --host 0.0.0.0 --port \\"$TB_PORT\\" >tb.log 2>&1 & python3 write_summaries.py"
+
+[tensorboard]
+on = "chief"
+log_dir = "@DIR@/tb"
+"""
+
+
+def test_tensorboard_started_by_the_chief_through_the_rm_web_proxy(rm_web):
+    """TonY's way on YARN: the chief starts TensorBoard on TB_PORT; the RM's
+    proxy reaches it through the tracking URL; /api/job says where it is."""
+    toml = CHIEF_TB_JOB.replace("@VENV@", str(VENV))
+    job = Job(toml, {"write_summaries.py": SUMMARY_WRITER}, backend="yarn")
+    try:
+        job.submit()
+        app = wait_for(lambda: (re.findall(r"application_\d+_\d+", job.output()) or [None])[0],
+                       120, "the application id", job)
+        proxy = f"{rm_web}/proxy/{app}/"
+
+        def runs():
+            status, _, body = get(proxy + "tensorboard/data/runs", timeout=30)
+            return json.loads(body) if status == 200 and "train" in body else None
+        assert "train" in wait_for(runs, 300, "the chief's TensorBoard through the RM's "
+                                   "proxy", job, step=1)
+        status, _, body = get(proxy + "api/job", timeout=20)
+        st = json.loads(body)
+        assert st["tensorboard"]["task"] == "chief:0", st.get("tensorboard")
+        host, port = st["tensorboard"]["address"].rsplit(":", 1)
+        assert int(port) != table_of(st)["chief:0"]["port"]
+        assert "tensorboard:0" not in table_of(st)
+        job.release()
+        assert job.wait(timeout=300) == 0, job.output()
+    finally:
+        job.cleanup()

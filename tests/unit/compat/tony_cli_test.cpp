@@ -263,22 +263,35 @@ TEST_F(tony_cli, features_tony_lacks_are_refused_by_name) {
   EXPECT_NE(e.find("MXNet is not supported yet"), std::string::npos);
 }
 
-TEST_F(tony_cli, modelled_features_reach_the_job_and_docker_is_refused_at_submission) {
+TEST_F(tony_cli, tolerated_failures_and_docker_reach_the_job) {
   tony_cli_args a;
   a.executes = "t.py";
   write("t.py");
   a.conf = {
       "tony.worker.instances=3", "tony.application.fail-on-worker-failure-enabled=false",
-      "tony.docker.enabled=true", "tony.docker.containers.image=tensorflow/tensorflow"};
-  auto d = draft(a);
+      "tony.docker.enabled=true", "tony.docker.containers.image=tensorflow/tensorflow",
+      "tony.docker.containers.mount=/etc/passwd:/etc/passwd:ro,/data:/data:rw"};
   auto spec = load(a);
   EXPECT_EQ(spec.policy.tolerated_failures, 2);
   EXPECT_EQ(spec.docker_image, "tensorflow/tensorflow");
-  // Tolerated failures run (doc/lifecycle.md); Docker images do not yet.
-  auto missing = unsupported_features(spec);
-  ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(d.origins.at(missing[0].key),
-            "--conf tony.docker.containers.image=tensorflow/tensorflow");
+  EXPECT_EQ(spec.docker_mounts,
+            (std::vector<std::string>{"/etc/passwd:/etc/passwd:ro", "/data:/data:rw"}));
+  EXPECT_TRUE(unsupported_features(spec).empty()) << "both run (doc/docker.md)";
+}
+
+TEST_F(tony_cli, the_chief_gets_tb_port_unless_tonys_sidecar_is_asked_for) {
+  tony_cli_args a;
+  a.executes = "t.py";
+  write("t.py");
+  a.conf = {"tony.worker.instances=2"};
+  auto spec = load(a);
+  EXPECT_TRUE(spec.tensorboard.on_chief()) << "TonY's chief gets TB_PORT";
+  EXPECT_EQ(spec.find("tensorboard"), nullptr);
+  EXPECT_TRUE(has_note(draft(a), "gets TB_PORT"));
+  a.sidecar_tensorboard_log_dir = "/logs";
+  spec = load(a);
+  EXPECT_FALSE(spec.tensorboard.on_chief());
+  EXPECT_NE(spec.find("tensorboard"), nullptr) << "the sidecar";
 }
 
 TEST_F(tony_cli, an_invalid_docker_image_is_an_error_at_its_key) {

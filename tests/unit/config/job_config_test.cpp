@@ -405,6 +405,34 @@ TEST_F(job_config, tensorboard_log_dir_defaults_to_the_output_path) {
   ASSERT_NE(spec.find("tensorboard"), nullptr);
 }
 
+TEST_F(job_config, tensorboard_on_the_chief_adds_no_task) {
+  auto spec =
+      ok(base("[data]\noutput_path = \"/runs/a\"\n[tensorboard]\non = \"chief\"\n"));
+  EXPECT_TRUE(spec.tensorboard.enabled) << "naming a place asks for TensorBoard";
+  EXPECT_TRUE(spec.tensorboard.on_chief());
+  EXPECT_EQ(spec.tensorboard.log_dir, "/runs/a");
+  EXPECT_EQ(spec.find("tensorboard"), nullptr) << "the chief starts it";
+  auto sidecar = ok(base("[tensorboard]\non = \"sidecar\"\nlog_dir = \"/l\"\n"));
+  EXPECT_NE(sidecar.find("tensorboard"), nullptr);
+  auto off = ok(base("[tensorboard]\non = \"chief\"\nenabled = false\n"));
+  EXPECT_FALSE(off.tensorboard.on_chief());
+}
+
+TEST_F(job_config, tensorboard_on_must_be_a_known_place) {
+  auto es = errors(base("[tensorboard]\non = \"chef\"\n"));
+  ASSERT_EQ(es.size(), 1u);
+  EXPECT_NE(
+      es[0].find("'on' in [tensorboard] is \"chef\"; use \"sidecar\" (a task of its "
+                 "own) or \"chief\" (the chief starts it on TB_PORT); did you mean "
+                 "'chief'?"),
+      std::string::npos)
+      << es[0];
+  es = errors(
+      base("[tensorboard]\non = \"chief\"\n[tasks.tensorboard]\ncommand = \"x\"\n"));
+  ASSERT_EQ(es.size(), 1u);
+  EXPECT_NE(es[0].find("both ask for TensorBoard; keep one"), std::string::npos) << es[0];
+}
+
 TEST_F(job_config, load_job_reads_a_file_relative_to_its_directory) {
   mkdir("proj/src");
   auto path = write("proj/job.toml", "[code]\nsrc_dir = \"src\"\ncommand = \"x\"\n"

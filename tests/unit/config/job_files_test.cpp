@@ -194,23 +194,49 @@ TEST_F(job_files, an_index_past_the_instances_is_refused) {
             "got '2'\n");
 }
 
-// -- modelled, not run yet ------------------------------------------------------------
+// -- Docker ------------------------------------------------------------------------
 
-TEST_F(job_files, docker_images_are_checked_and_refused_at_submission) {
+TEST_F(job_files, docker_images_resolve_per_type_and_run) {
   auto spec = ok(job("", "docker_image = \"tensorflow/tensorflow:2.15.0\"\n[docker]\n"
                          "image = \"registry.local:5000/ml/base@sha256:"
                          "0123456789abcdef0123456789abcdef\"\n[tasks.ps]\n"));
   EXPECT_EQ(spec.find("worker")->docker_image, "tensorflow/tensorflow:2.15.0");
   EXPECT_EQ(spec.find("ps")->docker_image, spec.docker_image);
-  auto missing = unsupported_features(spec);
-  ASSERT_EQ(missing.size(), 2u);
-  EXPECT_EQ(missing[0].key, "docker.image");
-  EXPECT_EQ(missing[1].key, "tasks.worker.docker_image");
-  EXPECT_NE(missing[1].message.find("not supported yet"), std::string::npos);
+  EXPECT_EQ(spec.docker_network, "host");
+  EXPECT_TRUE(unsupported_features(spec).empty());
   EXPECT_EQ(error(job("", "docker_image = \"Ubuntu:Latest\"\n")),
             "job.toml:6:16: 'docker_image' \"Ubuntu:Latest\" is not a Docker image name; "
             "write [registry[:port]/]name[:tag] with a lower-case name, e.g. "
             "\"tensorflow/tensorflow:2.15.0\"\n");
+}
+
+TEST_F(job_files, docker_mounts_network_and_run_options) {
+  auto spec = ok(job("", "[docker]\nimage = \"a/b\"\nmounts = [\"/d:/d:ro\", \"/e:/f\"]\n"
+                         "network = \"bridge\"\nrun_options = [\"--shm-size=1g\"]\n"));
+  EXPECT_EQ(spec.docker_mounts, (std::vector<std::string>{"/d:/d:ro", "/e:/f"}));
+  EXPECT_EQ(spec.docker_network, "bridge");
+  EXPECT_EQ(spec.docker_run_options, (std::vector<std::string>{"--shm-size=1g"}));
+  EXPECT_TRUE(unsupported_features(spec).empty()) << "run options apply locally";
+  spec.cluster.backend = "yarn";
+  auto missing = unsupported_features(spec);
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].key, "docker.run_options");
+  EXPECT_NE(missing[0].message.find("YARN's Docker runtime takes an image, mounts and a "
+                                    "network"),
+            std::string::npos);
+  EXPECT_EQ(error(job("", "[docker]\nmounts = [\"data:/data\"]\n")),
+            "job.toml:7:10: 'mounts' entry \"data:/data\" is not \"/host/path:/container/"
+            "path\" with an optional \":ro\" or \":rw\"\n");
+  EXPECT_EQ(
+      error(job("", "[docker]\nmounts = [\"/a:/b:rx\"]\n")),
+      "job.toml:7:10: 'mounts' entry \"/a:/b:rx\" has the mode \"rx\"; use ro or rw\n");
+  EXPECT_EQ(error(job("", "[docker]\nnetwork = \"my net\"\n")),
+            "job.toml:7:11: 'network' in [docker] is \"my net\"; name a Docker network: "
+            "host (the default), bridge, none or one of your own\n");
+  EXPECT_EQ(
+      error(job("", "[docker]\nrun_options = [\"shm-size=1g\"]\n")),
+      "job.toml:7:15: 'run_options' entry \"shm-size=1g\" is not an option of `docker "
+      "run`; write one option per entry, e.g. \"--shm-size=1g\"\n");
 }
 
 TEST_F(job_files, docker_image_names_follow_dockers_grammar) {

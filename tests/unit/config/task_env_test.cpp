@@ -277,6 +277,26 @@ TEST(task_env, horovod_rendezvous_can_be_given) {
   EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_PORT"), "7777");
 }
 
+TEST(task_env,
+     horovod_rendezvous_token_rides_in_the_address_as_horovods_client_reads_it) {
+  cluster_map cluster{{"worker", {"a:1", "b:2"}}};
+  auto in = input("horovod", cluster, "worker", 1);
+  in.horovod_rendezvous = "am-host:7777";
+  in.horovod_token = "t0k3n";
+  auto env = render_task_env(in);
+  // Horovod builds "http://" + ADDR + ":" + PORT + "/" + scope + "/" + key
+  // and cuts the host at the first '/': the token becomes the path's head.
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_ADDR"), "am-host:7777/t0k3n");
+  EXPECT_EQ(get(env, "HOROVOD_GLOO_RENDEZVOUS_PORT"), "7777");
+}
+
+TEST(task_env, tb_port_only_for_the_task_that_starts_tensorboard) {
+  auto in = input("tensorflow", ps_cluster, "chief", 0);
+  EXPECT_FALSE(has(render_task_env(in), "TB_PORT"));
+  in.tensorboard_port = 41234;
+  EXPECT_EQ(get(render_task_env(in), "TB_PORT"), "41234");
+}
+
 TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {
   cluster_map cluster{{"worker", {"a:1"}}, {"tensorboard", {"a:2"}}};
   auto env = render_task_env(input("horovod", cluster, "tensorboard", 0));

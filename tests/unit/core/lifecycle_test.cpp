@@ -653,6 +653,51 @@ const rule new_rules[] = {
        d.exit(w1, 3);
        EXPECT_EQ(d.state(w1), "REQUESTED");
      }},
+    {"the_tensorboard_the_chief_starts_is_in_the_status_while_the_chief_runs",
+     [](job_spec& j) {
+       j.tensorboard.enabled = true;
+       j.tensorboard.on = "chief";
+       j.tensorboard.log_dir = "/runs/a";
+     },
+     [](driver& d) {
+       d.start();
+       d.grant_all();
+       EXPECT_EQ(d.lc.status().tensorboard_task, "worker:0") << "worker:0 is the chief";
+       EXPECT_EQ(d.lc.status().tensorboard_log_dir, "/runs/a");
+       EXPECT_EQ(d.lc.status().tensorboard_address, "") << "not registered yet";
+       executor_hello hello;
+       hello.task = w0;
+       hello.attempt = d.lc.attempt();
+       hello.container_id = d.task(w0).container_id;
+       hello.host = "node1";
+       hello.port = 2000;
+       hello.tensorboard_port = 6006;
+       d.send(core::registered{hello});
+       d.register_all();
+       EXPECT_EQ(d.lc.status().tensorboard_address, "node1:6006") << "TB_PORT, not 2000";
+       d.exit(w0, 0);
+       EXPECT_EQ(d.lc.status().tensorboard_address, "") << "gone with the chief";
+       EXPECT_EQ(d.lc.status().tensorboard_task, "worker:0");
+     }},
+    {"the_sidecars_tensorboard_is_in_the_status_the_same_way",
+     [](job_spec& j) {
+       j.tensorboard.enabled = true;
+       j.tensorboard.log_dir = "/runs/b";
+       task_type_spec tb;
+       tb.name = "tensorboard";
+       tb.tracked = false;
+       tb.sidecar = true;
+       tb.command = "tensorboard";
+       tb.priority = static_cast<int32_t>(j.tasks.size()) + 1;
+       j.tasks.push_back(tb);
+     },
+     [](driver& d) {
+       d.run_job();
+       auto st = d.lc.status();
+       EXPECT_EQ(st.tensorboard_task, "tensorboard:0");
+       EXPECT_EQ(st.tensorboard_address, "host-tensorboard:2000");
+       EXPECT_EQ(st.tensorboard_log_dir, "/runs/b");
+     }},
     {"a_failed_job_waits_for_the_reason_of_a_container_killed_under_its_task", nullptr,
      [](driver& d) {
        d.run_job();

@@ -193,6 +193,32 @@ TEST_F(routes_test, tensorboard_not_yet_running_is_a_503) {
   EXPECT_NE(res->body.find("LAUNCHED"), std::string::npos);
 }
 
+TEST_F(routes_test, the_chiefs_tensorboard_is_proxied_from_the_status_address) {
+  // [tensorboard] on = "chief": no tensorboard task; the status names the
+  // chief and the address of the TensorBoard it started on TB_PORT.
+  src.st.tensorboard_task = "worker:0";
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << "not up yet";
+  EXPECT_NE(res->body.find("its task worker:0 is RUNNING"), std::string::npos)
+      << res->body;
+  src.st.tensorboard_address = "127.0.0.1:" + std::to_string(start_upstream());
+  res = cli.Get("/tensorboard/data/runs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "GET /data/runs [] ae=identity");
+  auto page = cli.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("tensorboard-link"), std::string::npos);
+  auto api = cli.Get("/api/job");
+  ASSERT_TRUE(api);
+  auto back = job_status_from_json(api->body);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->tensorboard_task, "worker:0");
+  EXPECT_EQ(back->tensorboard_address, src.st.tensorboard_address);
+}
+
 TEST_F(routes_test, tensorboard_without_its_slash_is_redirected_relatively) {
   auto cli = serve();
   auto res = cli.Get("/tensorboard");
