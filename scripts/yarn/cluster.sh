@@ -2,7 +2,7 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on 127.0.0.1,
 # run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--dir DIR] [--rpc-protection P]
+#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--ha] [--dir DIR] [--rpc-protection P]
 #       Starts a ResourceManager and a NodeManager (plus a NameNode and a
 #       DataNode with --hdfs), waits until the node is RUNNING and prints the
 #       config directory (use it as HADOOP_CONF_DIR) as the last stdout line.
@@ -14,6 +14,13 @@
 #       and keytabs for every daemon and for the user, secure daemons
 #       (SPNEGO web UIs, HTTPS-only HDFS with a test CA, SASL data
 #       transfer), and the user's ticket cache ready; see `env`.
+#       --ha: ResourceManager HA. Two RMs (rm1 on TONY_YARN_HOST, rm2 on
+#       TONY_YARN_RM2_HOST) with automatic failover, recovery from a
+#       ZooKeeper state store (work-preserving) and a standalone ZooKeeper
+#       on TONY_YARN_HOST:2181; see scripts/yarn/ha.sh.
+#   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
+#       (--ha) Starts that ResourceManager again after it was stopped or
+#       killed; it joins as standby (or active when the other is down).
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
 #       Stops every daemon and container of the cluster, then removes the
 #       state directory (kept with --keep, e.g. to read the logs). --all
@@ -39,6 +46,9 @@
 #   TONY_YARN_HOST           the loopback address every daemon binds (default
 #                            127.0.0.1); clusters on different addresses of
 #                            127.0.0.0/8 run side by side on one machine
+#   TONY_YARN_RM2_HOST       with --ha: the second RM's address (default
+#                            TONY_YARN_HOST with its second byte + 1,
+#                            127.0.0.1 -> 127.1.0.1)
 #   TONY_YARN_TOKEN_MAX_LIFETIME    with --secure: delegation-token maximum
 #                            lifetime in seconds, HDFS and RM (default 604800)
 #   TONY_YARN_TOKEN_RENEW_INTERVAL  with --secure: delegation-token renew
@@ -84,6 +94,7 @@ cmd=${1:-}
 shift
 with_hdfs=0
 secure=0
+with_ha=0
 rpc_protection=authentication
 keep=0
 all=0
@@ -92,6 +103,7 @@ while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
     --secure) secure=1 ;;
+    --ha) with_ha=1 ;;
     --keep) keep=1 ;;
     --rpc-protection)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --rpc-protection needs authentication, integrity or privacy"
@@ -109,6 +121,10 @@ while (($#)); do
     -h | --help)
       usage
       exit 0
+      ;;
+    rm1 | rm2)
+      [[ "$cmd" == rm-start ]] || yarn_die "cluster.sh: '$1' goes with rm-start only"
+      rm_id=$1
       ;;
     *) yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)" ;;
   esac
@@ -128,6 +144,8 @@ conf="$state/conf"
 marker="-Dtony.yarn.dir=$state"
 # shellcheck source=scripts/yarn/secure.sh
 source "$here/secure.sh"
+# shellcheck source=scripts/yarn/ha.sh
+source "$here/ha.sh"
 
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
@@ -157,10 +175,12 @@ daemon_pid() {
 daemons_of_mode() {
   local kdc=""
   state_is_secure && kdc="krb5kdc "
+  local ha=""
+  state_is_ha && ha="$(ha_daemons) "
   if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
-    echo "${kdc}namenode datanode resourcemanager nodemanager"
+    echo "${kdc}${ha}namenode datanode resourcemanager nodemanager"
   else
-    echo "${kdc}resourcemanager nodemanager"
+    echo "${kdc}${ha}resourcemanager nodemanager"
   fi
 }
 
@@ -333,7 +353,11 @@ write_config() {
     prop yarn.application.classpath "$app_classpath"
     prop yarn.resourcemanager.scheduler.class \
       org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
-    prop yarn.resourcemanager.recovery.enabled false
+    if ((with_ha)); then
+      ha_yarn_props
+    else
+      prop yarn.resourcemanager.recovery.enabled false
+    fi
     prop yarn.timeline-service.enabled false
     prop yarn.webapp.ui2.enable false
     ((secure)) && secure_yarn_props
@@ -430,6 +454,7 @@ LOG4J
   ((secure)) && echo kerberos >"$state/security" || echo simple >"$state/security"
   echo "$rpc_protection" >"$state/rpc-protection"
   echo "$host" >"$state/host"
+  if ((with_ha)); then ha_write_zk_conf; fi
 }
 
 # -- daemons -----------------------------------------------------------------
@@ -533,7 +558,9 @@ nn_web_url() {
 
 # Prints the RUNNING node count from the RM REST API, or nothing.
 running_nodes() {
-  cluster_curl -sf -m 3 "http://$host:$rm_web_port/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
+  local web="http://$host:$rm_web_port"
+  if state_is_ha; then web=$(ha_active_web) || return 0; fi
+  cluster_curl -sf -m 3 "$web/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); n=(d.get("nodes") or {}).get("node") or []; print(len(n))' 2>/dev/null || true
 }
 
@@ -552,7 +579,7 @@ all_running() {
 
 any_running() {
   local name
-  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 nodemanager; do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
@@ -562,6 +589,7 @@ start_cluster() {
   if [[ -d "$state" ]] && any_running; then
     if all_running && [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
       [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
+      [[ "$((with_ha))" -eq "$(state_is_ha && echo 1 || echo 0)" ]] &&
       [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]]; then
       yarn_log "cluster.sh: already running ($(daemons_of_mode)) in $state"
       # A long-lived cluster outlives the user's ticket (24 h): get a new one.
@@ -588,6 +616,14 @@ start_cluster() {
     port_in_use "$port" &&
       yarn_die "cluster.sh: port $host:$port is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp $port')"
   done
+  if ((with_ha)); then
+    ((secure)) && yarn_die "cluster.sh: --ha does not go with --secure yet"
+    local hp
+    for hp in $(ha_ports); do
+      (exec 3<>"/dev/tcp/${hp%:*}/${hp#*:}") 2>/dev/null &&
+        yarn_die "cluster.sh: port $hp is in use (another cluster? find its owner with 'fuser -n tcp ${hp#*:}')"
+    done
+  fi
   command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
   command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"
 
@@ -625,7 +661,13 @@ start_cluster() {
     launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
     launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
-  launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+  if ((with_ha)); then
+    ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
+    ha_launch_rm rm1
+    ha_launch_rm rm2
+  else
+    launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+  fi
   launch nodemanager org.apache.hadoop.yarn.server.nodemanager.NodeManager
 
   local timeout=${TONY_YARN_START_TIMEOUT:-90}
@@ -648,6 +690,7 @@ start_cluster() {
   ((secure && with_hdfs)) && bootstrap_hdfs_dirs
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
+  ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; RM http://$host:$rm_web_port, state $state"
   echo "$conf"
 }
@@ -660,7 +703,7 @@ stop_cluster() {
   local -a pids
   # NodeManager first: it stops its containers on the way down.
   local name pid
-  for name in nodemanager resourcemanager datanode namenode krb5kdc; do
+  for name in nodemanager resourcemanager resourcemanager2 zookeeper datanode namenode krb5kdc; do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
     if [[ "$name" == nodemanager ]]; then
@@ -701,7 +744,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in krb5kdc namenode datanode resourcemanager nodemanager; do
+  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 nodemanager; do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -720,6 +763,9 @@ status_cluster() {
     echo "nodes:   $(running_nodes) RUNNING (http://$host:$rm_web_port/cluster/nodes)"
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
+    fi
+    if state_is_ha; then
+      echo "ha:      $(ha_states), ZooKeeper $host:$zk_port"
     fi
     if state_is_secure; then
       echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
@@ -765,6 +811,15 @@ case "$cmd" in
     stop_cluster "$keep"
     ;;
   status) status_cluster ;;
+  rm-start)
+    state_is_ha || yarn_die "cluster.sh: rm-start needs an --ha cluster in $state"
+    [[ -n "${rm_id:-}" ]] || yarn_die "cluster.sh: rm-start needs rm1 or rm2"
+    rm_name=resourcemanager
+    [[ "$rm_id" == rm2 ]] && rm_name=resourcemanager2
+    daemon_pid "$rm_name" >/dev/null && yarn_die "cluster.sh: $rm_id already runs"
+    ha_launch_rm "$rm_id"
+    yarn_log "cluster.sh: $rm_id started (log: $state/logs/$rm_name.log)"
+    ;;
   conf-dir)
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     echo "$conf"
@@ -774,6 +829,7 @@ case "$cmd" in
     # The address the cluster was started on, whatever the caller's is.
     addr=$(cat "$state/host" 2>/dev/null || echo "$host")
     printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr"
+    if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)
