@@ -134,6 +134,14 @@ def test_a_job_succeeds_when_the_active_rm_is_killed_mid_job():
     logs = stdouts(app, lambda t: t.count("TASK_DONE") >= 2)
     assert logs.count("TASK_START") == 2, logs[-3000:]
     assert logs.count("STEP 24\n") == 2, logs[-3000:]
+    # The RM that took over had lost the AM's registration: the AM
+    # registered again with it (work-preserving failover).
+    said = [""]
+
+    def am_log():
+        said[0] = y.yarn_cli("logs", "-applicationId", app, "-log_files", "am.log")
+        return "registered again" in said[0]
+    assert y.wait_until(am_log, 60, step=1), said[0][-3000:]
     restart(victim)
 
 
