@@ -12,7 +12,7 @@
 # `ha` (a marker), conf-rm1/, conf-rm2/ and zookeeper/ besides the rest.
 #
 # Expects from cluster.sh: $state, $conf, $host, the port variables, launch,
-# daemon_pid, port_in_use, yarn_die, yarn_log.
+# daemon_pid, yarn_die, yarn_log.
 
 readonly zk_port=2181
 # The second RM's loopback address: 127.A.B.C -> 127.(A+1).B.C, so clusters
@@ -111,7 +111,7 @@ ZOO
 ha_start_zookeeper() {
   launch zookeeper org.apache.zookeeper.server.ZooKeeperServerMain "$conf/zoo.cfg"
   local deadline=$((SECONDS + 30))
-  until port_in_use "$zk_port"; do
+  until (exec 3<>"/dev/tcp/$host/$zk_port") 2>/dev/null; do
     daemon_pid zookeeper >/dev/null || return 1
     ((SECONDS < deadline)) || return 1
     sleep 0.2
