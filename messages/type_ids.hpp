@@ -28,5 +28,7 @@ CAF_BEGIN_TYPE_ID_BLOCK(tony, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(tony, (tony::task_exit))
   CAF_ADD_TYPE_ID(tony, (tony::task_status))
   CAF_ADD_TYPE_ID(tony, (tony::job_status))
+  CAF_ADD_TYPE_ID(tony, (tony::gpu_sample))
+  CAF_ADD_TYPE_ID(tony, (tony::task_sample))
 
 CAF_END_TYPE_ID_BLOCK(tony)
