@@ -65,6 +65,16 @@ void on_allocated(hb_pointer self, const allocate_request& req, allocate_respons
   st.in_flight = false;
   st.failures = 0;
   st.last_success = self->clock().now();
+  if (resp.resync) {
+    // The RM restarted or failed over and the AM registered again: the new
+    // RM knows none of the asks, and its response ids start at 0.
+    spdlog::warn("rm_heartbeater: the resource manager lost the AM's registration "
+                 "(restart or failover); registered again, sending every "
+                 "outstanding ask again");
+    st.ledger.resync();
+    allocate(self);
+    return;
+  }
   st.ledger.confirm(req, resp);
   if (!resp.allocated.empty())
     self->send(st.listener, allocated_atom_v, std::move(resp.allocated));

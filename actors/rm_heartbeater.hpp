@@ -9,9 +9,11 @@
 //
 //   start ─▶ register ─rm_ready─▶ allocate … allocate ─finish─▶ unregister
 //
-// A failing RM call is retried on the next tick; failing for longer than
-// rm_failure_limit_ms is reported as rm_error. `finish` unregisters (repeated
-// until the RM confirms) and stops the loop.
+// An answer with `resync` (the RM lost the registration and the client
+// registered again) starts the ledger over: every outstanding ask goes again
+// from response id 0. A failing RM call is retried on the next tick; failing for longer
+// than rm_failure_limit_ms is reported as rm_error. `finish` unregisters (repeated until
+// the RM confirms) and stops the loop.
 
 #include <cstdint>
 #include <string>

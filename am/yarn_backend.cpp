@@ -17,6 +17,7 @@
 #include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/amrm_client.hpp"
 #include "runtime/yarn/nm_client.hpp"
+#include "runtime/yarn/protocols.hpp"
 #include "runtime/yarn/yarn_nm_actor.hpp"
 #include "runtime/yarn/yarn_rm_actor.hpp"
 
@@ -115,12 +116,12 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto token = yarn::amrm_client::find_amrm_token(*creds);
   if (!token)
     return make_error(errc::infrastructure, token.error().message());
-  auto scheduler = hadoop::parse_endpoint(get(env, yarn_env::scheduler), 8030);
+  auto scheduler = yarn::parse_rm_peers(get(env, yarn_env::scheduler), 8030);
   if (!scheduler)
-    return make_error(errc::invalid_config, std::string{yarn_env::scheduler} +
-                                                " is not host:port ('" +
-                                                get(env, yarn_env::scheduler) +
-                                                "'): " + scheduler.error().message());
+    return make_error(
+        errc::invalid_config,
+        std::string{yarn_env::scheduler} + " is not host:port or rm-id=host:port,... ('" +
+            get(env, yarn_env::scheduler) + "'): " + scheduler.error().message());
   auto resources = parse_resources(get(env, yarn_env::executor_resources));
   if (!resources)
     return resources.error();

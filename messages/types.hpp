@@ -167,12 +167,16 @@ struct allocate_response {
   int32_t num_cluster_nodes = 0;
   /// The RM ordered the AM to resync or shut down (AMCommand).
   bool shutdown = false;
+  /// The RM had lost the AM's registration (an RM restart or failover) and
+  /// the AM registered again: nothing else is in this response; the next
+  /// call starts over at response id 0 with every outstanding ask.
+  bool resync = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, allocate_response& x) {
   return f(caf::meta::type_name("allocate_response"), x.response_id, x.allocated,
-           x.completed, x.num_cluster_nodes, x.shutdown);
+           x.completed, x.num_cluster_nodes, x.shutdown, x.resync);
 }
 
 /// The job's end as reported to the resource manager.

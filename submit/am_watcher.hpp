@@ -9,6 +9,11 @@
 // the final status when the job ends, and does not exit before each said it
 // has it (`bye`), at most a few seconds; so tony-submit always gets the final
 // task table, whatever its polling interval.
+//
+// An application may run several AM attempts (`[am] max_app_attempts`): when
+// the AM's connection drops, polls answer "nothing" at once instead of
+// waiting on the dead connection, and connect() to another address (the
+// next attempt's AM) starts over with it.
 
 #include <chrono>
 #include <memory>
@@ -39,8 +44,13 @@ public:
   am_watcher(const am_watcher&) = delete;
   am_watcher& operator=(const am_watcher&) = delete;
 
-  /// Connects if not yet connected; true when connected.
+  /// Connects if not yet connected to the AM at host:port (a connection to
+  /// an earlier attempt's AM, at another address or gone, is dropped first);
+  /// true when connected.
   bool connect(const std::string& host, uint16_t port);
+
+  /// True once the connected AM's connection dropped (it ended or died).
+  bool lost() const;
 
   bool connected() const { return static_cast<bool>(registry_); }
 
@@ -60,15 +70,21 @@ public:
   struct end_box {
     mutable std::mutex mtx;
     std::optional<job_status> status;
+    bool lost = false; // the AM's connection dropped
   };
 
 private:
+  /// Drops the connection to an earlier AM (the final status stays).
+  void forget();
+
   caf::actor_system& sys_;
   std::string secret_;
   registry_actor registry_;
   std::string refusal_;
   caf::actor waiter_;
   std::shared_ptr<end_box> end_;
+  std::string host_;
+  uint16_t port_ = 0;
 };
 
 } // namespace tony

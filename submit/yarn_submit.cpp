@@ -152,6 +152,9 @@ std::string rm_failure(const hadoop::error& err, const std::string& conf_dir) {
   // Authentication problems carry their own what-to-do.
   if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException"))
     return err.message();
+  // With HA the failover's message names every RM and what to check.
+  if (err.message().rfind("no ResourceManager answered", 0) == 0)
+    return "cannot reach the ResourceManagers: " + err.message();
   return "cannot reach the ResourceManager: " + err.message() +
          " (is it running? check yarn.resourcemanager.address in " + conf_dir +
          "/yarn-site.xml)";
@@ -290,6 +293,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   bool stopped_for_client = false;
   auto last_report_ok = clock_type::now();
   std::optional<job_status> last_status;
+  int32_t last_attempt = 0;
   for (;;) {
     auto client_stop = hook.stop_reason();
     if ((interrupted() || !client_stop.empty()) && !kill_sent) {
@@ -305,6 +309,15 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
         complain("could not kill " + app + ": " + killed.error().message());
     }
     auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(5)));
+    if (!report && report.error().is_remote("ApplicationNotFoundException")) {
+      // An RM restarted without recovery (or another RM without the state
+      // store) has forgotten the job: no poll will bring it back.
+      complain("the ResourceManager no longer knows " + app +
+               " (it restarted or failed over without recovering its applications): " +
+               report.error().message() +
+               "; its NodeManagers stop the job's containers when they register with it");
+      return exit_infra;
+    }
     if (!report) {
       if (clock_type::now() - last_report_ok > seconds(60)) {
         complain("lost the ResourceManager for 60 s: " + report.error().message() +
@@ -322,6 +335,15 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
         opts.events->yarn_state(app, state, report->tracking_url);
       view.note("YARN: " + app + " " + state +
                 (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
+    }
+    // A new AM attempt (the last one died): say so; the watcher follows it
+    // to its own address.
+    if (report->current_attempt && report->current_attempt->attempt > last_attempt) {
+      if (last_attempt > 0)
+        view.note("YARN: " + app + " AM attempt " +
+                  std::to_string(report->current_attempt->attempt) +
+                  " (the previous AM ended without unregistering)");
+      last_attempt = report->current_attempt->attempt;
     }
     // The RM's web proxy URL: it works wherever the RM's UI does.
     if (report->state == yarn::application_state::running)
@@ -561,13 +583,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.tags = job.tags;
   ctx.node_label = job.node_label;
   ctx.am_launch.resources = am_resources;
-  auto scheduler = yarn::scheduler_address(conf);
+  auto scheduler = yarn::rm_peers(conf, "yarn.resourcemanager.scheduler.address", 8030);
   if (!scheduler) {
     complain(scheduler.error().message());
     (*stager)->remove_all();
     return exit_usage;
   }
-  ctx.am_launch.env[yarn_env::scheduler] = hadoop::to_string(*scheduler);
+  ctx.am_launch.env[yarn_env::scheduler] = yarn::format_rm_peers(*scheduler);
   ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
   if (!shipped->by_type.empty())
     ctx.am_launch.env[yarn_env::type_resources] =

@@ -43,6 +43,10 @@ struct connection_params {
   std::string server_kind = "server";
   /// The configuration key holding the address, named in connect errors.
   std::string address_key;
+  /// When positive, replaces connection_options::connect_timeout for this
+  /// server: with ResourceManager HA a refused RM is left for the next one
+  /// after a short budget instead of the client's whole retry time.
+  std::chrono::milliseconds connect_timeout{0};
 };
 
 struct connection_options {

@@ -111,7 +111,9 @@ expected<std::unique_ptr<ipc_connection>>
 ipc_connection::open(const connection_params& params, const connection_options& opts,
                      std::string client_id, deadline until) {
   auto start = clock::now();
-  auto budget_end = std::min(until, start + opts.connect_timeout);
+  auto budget =
+      params.connect_timeout.count() > 0 ? params.connect_timeout : opts.connect_timeout;
+  auto budget_end = std::min(until, start + budget);
   auto backoff = opts.initial_backoff;
   int attempts = 0;
   expected<tcp_socket> sock = error{error_code::connect_failed, "not attempted"};

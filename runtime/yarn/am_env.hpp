@@ -20,7 +20,9 @@ namespace tony {
 
 namespace yarn_env {
 
-/// yarn.resourcemanager.scheduler.address as the submitter resolved it.
+/// yarn.resourcemanager.scheduler.address as the submitter resolved it
+/// ("host:port"), or with ResourceManager HA that of every rm-id
+/// ("rm1=host:port,rm2=host:port").
 constexpr const char* scheduler = "TONY_RM_SCHEDULER";
 /// JSON list of the LocalResources every executor container gets.
 constexpr const char* executor_resources = "TONY_EXECUTOR_RESOURCES";

@@ -22,8 +22,17 @@ int32_t final_status_code(const std::string& text) {
 amrm_client::amrm_client(std::shared_ptr<hadoop::ipc_client> ipc,
                          hadoop::endpoint scheduler, hadoop::token amrm_token,
                          std::shared_ptr<nm_token_cache> nm_tokens)
+    : amrm_client(std::move(ipc), std::vector<rm_peer>{rm_peer{"", std::move(scheduler)}},
+                  std::move(amrm_token), std::move(nm_tokens)) {
+  // nop
+}
+
+amrm_client::amrm_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                         std::vector<rm_peer> schedulers, hadoop::token amrm_token,
+                         std::shared_ptr<nm_token_cache> nm_tokens,
+                         failover_options failover)
     : ipc_(std::move(ipc))
-    , scheduler_(std::move(scheduler))
+    , failover_(std::move(schedulers), failover)
     , nm_tokens_(nm_tokens ? std::move(nm_tokens) : std::make_shared<nm_token_cache>())
     , token_(std::move(amrm_token)) {
   // nop
@@ -41,7 +50,6 @@ amrm_client::find_amrm_token(const hadoop::credentials& creds) {
 
 hadoop::connection_params amrm_client::target_locked() const {
   hadoop::connection_params target;
-  target.address = scheduler_;
   target.protocol = application_master_protocol;
   target.auth_token = token_;
   target.server_kind = "ResourceManager scheduler";
@@ -49,21 +57,32 @@ hadoop::connection_params amrm_client::target_locked() const {
   return target;
 }
 
-expected<rm_registration>
-amrm_client::register_application_master(const am_registration& reg,
-                                         hadoop::deadline until) {
-  std::lock_guard<std::mutex> call_guard{call_mtx_};
+template <class Response>
+hadoop::expected<Response> amrm_client::call(const std::string& method,
+                                             const google::protobuf::MessageLite& req,
+                                             hadoop::deadline until) {
+  hadoop::connection_params base;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    base = target_locked(); // the newest AMRMToken
+  }
+  return failover_.call<Response>(
+      base,
+      [&](const hadoop::connection_params& target) {
+        return ipc_->call<Response>(target, method, req, until);
+      },
+      until);
+}
+
+expected<rm_registration> amrm_client::register_locked(const am_registration& reg,
+                                                       hadoop::deadline until,
+                                                       bool first) {
   proto::RegisterApplicationMasterRequestProto req;
   req.set_host(reg.host);
   req.set_rpc_port(reg.rpc_port);
   req.set_tracking_url(reg.tracking_url);
-  hadoop::connection_params target;
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    target = target_locked();
-  }
-  auto rsp = ipc_->call<proto::RegisterApplicationMasterResponseProto>(
-      target, "registerApplicationMaster", req, until);
+  auto rsp = call<proto::RegisterApplicationMasterResponseProto>(
+      "registerApplicationMaster", req, until);
   if (!rsp)
     return rsp.error();
   rm_registration result;
@@ -73,10 +92,39 @@ amrm_client::register_application_master(const am_registration& reg,
     nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
   std::lock_guard<std::mutex> guard{mtx_};
   last_command_ = am_command::none;
-  previous_.clear();
-  for (auto& c : rsp->containers_from_previous_attempts())
-    previous_.push_back(convert::container_from_proto(c));
+  if (first) {
+    previous_.clear();
+    for (auto& c : rsp->containers_from_previous_attempts())
+      previous_.push_back(convert::container_from_proto(c));
+  }
   return result;
+}
+
+expected<rm_registration>
+amrm_client::register_application_master(const am_registration& reg,
+                                         hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  auto result = register_locked(reg, until, true);
+  if (result)
+    registration_ = reg;
+  return result;
+}
+
+expected<void> amrm_client::reregister(const hadoop::error* cause,
+                                       hadoop::deadline until) {
+  std::string why = cause ? cause->remote_class() : std::string{"the AM_RESYNC command"};
+  if (!registration_)
+    return error{error_code::protocol,
+                 "the ResourceManager asked the AM to register again (" + why +
+                     ") before it had registered"};
+  auto again = register_locked(*registration_, until, false);
+  if (!again)
+    return again.error().with_context(
+        "the ResourceManager lost the AM's registration (" + why +
+        ": it restarted or failed over) and registering again failed");
+  std::lock_guard<std::mutex> guard{mtx_};
+  ++resyncs_;
+  return {};
 }
 
 expected<allocate_response> amrm_client::allocate(const allocate_request& req,
@@ -93,14 +141,23 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   }
   msg.set_progress(req.progress);
   msg.set_response_id(req.response_id);
-  hadoop::connection_params target;
-  {
-    std::lock_guard<std::mutex> guard{mtx_};
-    target = target_locked();
+  auto rsp = call<proto::AllocateResponseProto>("allocate", msg, until);
+  if (!rsp && rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
+    if (auto ok = reregister(&rsp.error(), until); !ok)
+      return ok.error();
+    allocate_response result;
+    result.resync = true;
+    return result;
   }
-  auto rsp = ipc_->call<proto::AllocateResponseProto>(target, "allocate", msg, until);
   if (!rsp)
     return rsp.error();
+  if (rsp->has_a_m_command() && rsp->a_m_command() == 1) { // AM_RESYNC
+    if (auto ok = reregister(nullptr, until); !ok)
+      return ok.error();
+    allocate_response result;
+    result.resync = true;
+    return result;
+  }
   allocate_response result;
   result.response_id = rsp->response_id();
   for (auto& c : rsp->allocated_containers())
@@ -143,24 +200,33 @@ expected<void> amrm_client::finish_application_master(const final_report& report
     req.set_diagnostics(report.diagnostics);
   if (!report.tracking_url.empty())
     req.set_tracking_url(report.tracking_url);
-  for (;;) {
-    hadoop::connection_params target;
-    {
-      std::lock_guard<std::mutex> guard{mtx_};
-      target = target_locked();
+  for (bool registered_again = false;;) {
+    auto rsp = call<proto::FinishApplicationMasterResponseProto>(
+        "finishApplicationMaster", req, until);
+    if (!rsp && !registered_again &&
+        rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
+      // Hadoop's AMRMClientImpl does the same: register, then unregister.
+      registered_again = true;
+      if (auto ok = reregister(&rsp.error(), until); !ok)
+        return ok.error();
+      continue;
     }
-    auto rsp = ipc_->call<proto::FinishApplicationMasterResponseProto>(
-        target, "finishApplicationMaster", req, until);
     if (!rsp)
       return rsp.error();
     if (rsp->isunregistered())
       return {};
     // The RM unregisters asynchronously; YARN's own client polls likewise.
     auto pause = std::chrono::milliseconds{100};
-    if (hadoop::remaining(until) <= pause)
+    if (hadoop::remaining(until) <= pause) {
+      hadoop::connection_params base;
+      {
+        std::lock_guard<std::mutex> guard{mtx_};
+        base = target_locked();
+      }
       return error{error_code::timeout,
-                   hadoop::describe_server(target) +
+                   hadoop::describe_server(failover_.current(base)) +
                        ": the AM was not unregistered before the deadline"};
+    }
     std::this_thread::sleep_for(pause);
   }
 }
@@ -178,6 +244,11 @@ am_command amrm_client::last_command() const {
 resource amrm_client::last_headroom() const {
   std::lock_guard<std::mutex> guard{mtx_};
   return headroom_;
+}
+
+int amrm_client::resyncs() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return resyncs_;
 }
 
 std::vector<container> amrm_client::containers_from_previous_attempts() const {

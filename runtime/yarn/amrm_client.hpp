@@ -13,9 +13,19 @@
 // outstanding asks, their placement, the response id — is the caller's
 // (core/allocation_ledger.hpp): a request goes out as it is. Thread-safe;
 // calls are serialized.
+//
+// ResourceManager HA and work-preserving RM restart: calls go to the active
+// scheduler among the rm-ids (rm_failover.hpp). An RM that lost the AM's
+// registration (it restarted, or another one took over) answers allocate
+// with ApplicationMasterNotRegisteredException or the AM_RESYNC command;
+// the client then registers again with the first registration's details and
+// answers the allocate with `resync` set, so that the caller starts its
+// sequence over with every outstanding ask (allocation_ledger::resync). The
+// running containers stay: the RM recovers them from the NodeManagers.
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +37,7 @@
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/yarn/nm_token_cache.hpp"
 #include "runtime/yarn/records.hpp"
+#include "runtime/yarn/rm_failover.hpp"
 
 namespace tony::yarn {
 
@@ -34,6 +45,11 @@ class amrm_client {
 public:
   amrm_client(std::shared_ptr<hadoop::ipc_client> ipc, hadoop::endpoint scheduler,
               hadoop::token amrm_token, std::shared_ptr<nm_token_cache> nm_tokens);
+
+  /// A client of the schedulers of every RM in `schedulers` (RM HA).
+  amrm_client(std::shared_ptr<hadoop::ipc_client> ipc, std::vector<rm_peer> schedulers,
+              hadoop::token amrm_token, std::shared_ptr<nm_token_cache> nm_tokens,
+              failover_options failover = {});
 
   /// The AMRMToken in `creds` (kind YARN_AM_RM_TOKEN), e.g. from
   /// hadoop::credentials_from_environment() inside the AM container.
@@ -45,12 +61,15 @@ public:
                                                         hadoop::deadline until);
 
   /// One heartbeat: `req` with its response id and asks (placed by their
-  /// nodes and racks). The response carries the RM's new response id.
+  /// nodes and racks). The response carries the RM's new response id, or
+  /// `resync` (nothing else) when the RM had lost the registration and the
+  /// client registered again.
   expected<allocate_response> allocate(const allocate_request& req,
                                        hadoop::deadline until);
 
   /// Unregisters with the final status; repeats the call (100 ms apart)
-  /// until the RM confirms or the deadline passes.
+  /// until the RM confirms or the deadline passes (registering again first
+  /// if the RM lost the registration).
   expected<void> finish_application_master(const final_report& report,
                                            hadoop::deadline until);
 
@@ -69,12 +88,33 @@ public:
 
   const std::shared_ptr<nm_token_cache>& nm_tokens() const noexcept { return nm_tokens_; }
 
+  /// How many times the RM lost the registration and the client registered
+  /// again.
+  int resyncs() const;
+
+  const rm_failover& failover() const noexcept { return failover_; }
+
 private:
   hadoop::connection_params target_locked() const;
 
+  template <class Response>
+  hadoop::expected<Response> call(const std::string& method,
+                                  const google::protobuf::MessageLite& req,
+                                  hadoop::deadline until);
+
+  /// registerApplicationMaster with `reg`; keeps the NMTokens it returns,
+  /// and on the `first` registration the earlier attempts' containers.
+  expected<rm_registration> register_locked(const am_registration& reg,
+                                            hadoop::deadline until, bool first);
+
+  /// Registers again after the RM lost the registration.
+  expected<void> reregister(const hadoop::error* cause, hadoop::deadline until);
+
   std::shared_ptr<hadoop::ipc_client> ipc_;
-  hadoop::endpoint scheduler_;
+  rm_failover failover_;
   std::shared_ptr<nm_token_cache> nm_tokens_;
+  std::optional<am_registration> registration_; // under call_mtx_
+  int resyncs_ = 0;                             // under mtx_
 
   std::mutex call_mtx_; // one call at a time: allocate is a sequence
   mutable std::mutex mtx_;

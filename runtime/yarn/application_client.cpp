@@ -9,8 +9,16 @@ namespace tony::yarn {
 
 application_client::application_client(std::shared_ptr<hadoop::ipc_client> ipc,
                                        hadoop::endpoint rm, std::string user)
-    : ipc_(std::move(ipc)) {
-  target_.address = std::move(rm);
+    : application_client(std::move(ipc), std::vector<rm_peer>{rm_peer{"", std::move(rm)}},
+                         std::move(user)) {
+  // nop
+}
+
+application_client::application_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                                       std::vector<rm_peer> peers, std::string user,
+                                       failover_options failover)
+    : ipc_(std::move(ipc))
+    , failover_(std::make_shared<rm_failover>(std::move(peers), failover)) {
   target_.protocol = application_client_protocol;
   target_.user = user.empty() ? hadoop::current_user() : std::move(user);
   target_.server_kind = "ResourceManager";
@@ -20,13 +28,13 @@ application_client::application_client(std::shared_ptr<hadoop::ipc_client> ipc,
 hadoop::expected<application_client> application_client::from_configuration(
     std::shared_ptr<hadoop::ipc_client> ipc, const hadoop::configuration& conf,
     std::string user, std::shared_ptr<const hadoop::kerberos_credentials> kerberos) {
-  auto rm = rm_address(conf);
-  if (!rm)
-    return rm.error();
+  auto rms = rm_peers(conf, "yarn.resourcemanager.address", 8032);
+  if (!rms)
+    return rms.error();
   auto security = hadoop::client_security_from(conf);
   if (!security)
     return security.error();
-  application_client result{std::move(ipc), *rm, std::move(user)};
+  application_client result{std::move(ipc), std::move(*rms), std::move(user)};
   result.target_.protection = security->protection;
   if (kerberos) {
     result.target_.user = kerberos->principal();
@@ -36,16 +44,28 @@ hadoop::expected<application_client> application_client::from_configuration(
   return result;
 }
 
+template <class Response>
+hadoop::expected<Response>
+application_client::call(const std::string& method,
+                         const google::protobuf::MessageLite& req,
+                         hadoop::deadline until) {
+  return failover_->call<Response>(
+      target_,
+      [&](const hadoop::connection_params& target) {
+        return ipc_->call<Response>(target, method, req, until);
+      },
+      until);
+}
+
 hadoop::expected<new_application>
 application_client::get_new_application(hadoop::deadline until) {
   proto::GetNewApplicationRequestProto req;
-  auto rsp = ipc_->call<proto::GetNewApplicationResponseProto>(
-      target_, "getNewApplication", req, until);
+  auto rsp = call<proto::GetNewApplicationResponseProto>("getNewApplication", req, until);
   if (!rsp)
     return rsp.error();
   if (!rsp->has_application_id())
     return hadoop::error{hadoop::error_code::protocol,
-                         hadoop::describe_server(target_) +
+                         hadoop::describe_server(target()) +
                              ": getNewApplication returned no application id"};
   return new_application{convert::from_proto(rsp->application_id()),
                          convert::from_proto(rsp->maximumcapability())};
@@ -57,8 +77,7 @@ application_client::submit_application(const submission_context& ctx,
   proto::SubmitApplicationRequestProto req;
   if (auto ok = convert::to_proto(ctx, req.mutable_application_submission_context()); !ok)
     return ok.error().with_context("submitting " + to_string(ctx.id));
-  auto rsp = ipc_->call<proto::SubmitApplicationResponseProto>(
-      target_, "submitApplication", req, until);
+  auto rsp = call<proto::SubmitApplicationResponseProto>("submitApplication", req, until);
   if (!rsp)
     return rsp.error();
   return {};
@@ -69,13 +88,13 @@ application_client::get_application_report(const application_id& id,
                                            hadoop::deadline until) {
   proto::GetApplicationReportRequestProto req;
   convert::to_proto(id, req.mutable_application_id());
-  auto rsp = ipc_->call<proto::GetApplicationReportResponseProto>(
-      target_, "getApplicationReport", req, until);
+  auto rsp =
+      call<proto::GetApplicationReportResponseProto>("getApplicationReport", req, until);
   if (!rsp)
     return rsp.error();
   if (!rsp->has_application_report())
     return hadoop::error{hadoop::error_code::protocol,
-                         hadoop::describe_server(target_) +
+                         hadoop::describe_server(target()) +
                              ": getApplicationReport returned no report for " +
                              to_string(id)};
   return convert::from_proto(rsp->application_report());
@@ -87,8 +106,8 @@ hadoop::expected<bool> application_client::force_kill_application(
   convert::to_proto(id, req.mutable_application_id());
   if (!diagnostics.empty())
     req.set_diagnostics(diagnostics);
-  auto rsp = ipc_->call<proto::KillApplicationResponseProto>(
-      target_, "forceKillApplication", req, until);
+  auto rsp =
+      call<proto::KillApplicationResponseProto>("forceKillApplication", req, until);
   if (!rsp)
     return rsp.error();
   return rsp->is_kill_completed();
@@ -97,8 +116,7 @@ hadoop::expected<bool> application_client::force_kill_application(
 hadoop::expected<std::vector<node_report>>
 application_client::get_cluster_nodes(hadoop::deadline until) {
   proto::GetClusterNodesRequestProto req;
-  auto rsp = ipc_->call<proto::GetClusterNodesResponseProto>(target_, "getClusterNodes",
-                                                             req, until);
+  auto rsp = call<proto::GetClusterNodesResponseProto>("getClusterNodes", req, until);
   if (!rsp)
     return rsp.error();
   std::vector<node_report> result;
@@ -110,8 +128,7 @@ application_client::get_cluster_nodes(hadoop::deadline until) {
 hadoop::expected<cluster_metrics>
 application_client::get_cluster_metrics(hadoop::deadline until) {
   proto::GetClusterMetricsRequestProto req;
-  auto rsp = ipc_->call<proto::GetClusterMetricsResponseProto>(
-      target_, "getClusterMetrics", req, until);
+  auto rsp = call<proto::GetClusterMetricsResponseProto>("getClusterMetrics", req, until);
   if (!rsp)
     return rsp.error();
   auto& m = rsp->cluster_metrics();

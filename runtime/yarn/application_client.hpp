@@ -5,7 +5,9 @@
 // Blocking and thread-safe; every call takes a deadline. SIMPLE
 // authentication with the user given at construction, or Kerberos (SASL
 // GSSAPI) with the user's credentials, the RM's principal checked against
-// yarn.resourcemanager.principal.
+// yarn.resourcemanager.principal. With ResourceManager HA every call goes to
+// the active RM among the rm-ids and fails over when it changes
+// (rm_failover.hpp).
 
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 #include "runtime/hadoop/kerberos.hpp"
 #include "runtime/yarn/ids.hpp"
 #include "runtime/yarn/records.hpp"
+#include "runtime/yarn/rm_failover.hpp"
 
 namespace tony::yarn {
 
@@ -27,7 +30,12 @@ public:
   application_client(std::shared_ptr<hadoop::ipc_client> ipc, hadoop::endpoint rm,
                      std::string user);
 
-  /// A client for yarn.resourcemanager.address of `conf`, as `user`
+  /// A client of the ResourceManagers in `peers` (the active one is found).
+  application_client(std::shared_ptr<hadoop::ipc_client> ipc, std::vector<rm_peer> peers,
+                     std::string user, failover_options failover = {});
+
+  /// A client for yarn.resourcemanager.address of `conf` (of each rm-id
+  /// with yarn.resourcemanager.ha.enabled), as `user`
   /// (default: hadoop::current_user()). With `kerberos` the client
   /// authenticates as its principal instead, accepts the QOPs of
   /// hadoop.rpc.protection, and expects the RM to be
@@ -56,11 +64,21 @@ public:
 
   hadoop::expected<cluster_metrics> get_cluster_metrics(hadoop::deadline until);
 
-  const hadoop::connection_params& target() const noexcept { return target_; }
+  /// The connection to the RM that answered last.
+  hadoop::connection_params target() const { return failover_->current(target_); }
+
+  /// The ResourceManagers this client knows, and how often it failed over.
+  const rm_failover& failover() const noexcept { return *failover_; }
 
 private:
+  template <class Response>
+  hadoop::expected<Response> call(const std::string& method,
+                                  const google::protobuf::MessageLite& req,
+                                  hadoop::deadline until);
+
   std::shared_ptr<hadoop::ipc_client> ipc_;
-  hadoop::connection_params target_;
+  hadoop::connection_params target_; // all but the address, which failover_ picks
+  std::shared_ptr<rm_failover> failover_;
 };
 
 } // namespace tony::yarn

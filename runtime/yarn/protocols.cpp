@@ -35,6 +35,106 @@ hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& c
   return address_of(conf, "yarn.resourcemanager.webapp.address");
 }
 
+std::vector<std::string> ha_rm_ids(const hadoop::configuration& conf) {
+  std::vector<std::string> result;
+  if (conf.get_or("yarn.resourcemanager.ha.enabled", "false") != "true")
+    return result;
+  std::istringstream ids{conf.get_or("yarn.resourcemanager.ha.rm-ids", "")};
+  std::string id;
+  while (std::getline(ids, id, ',')) {
+    while (!id.empty() && id.back() == ' ')
+      id.pop_back();
+    while (!id.empty() && id.front() == ' ')
+      id.erase(0, 1);
+    if (!id.empty())
+      result.push_back(id);
+  }
+  return result;
+}
+
+namespace {
+
+hadoop::expected<rm_peer> peer_of(const hadoop::configuration& conf,
+                                  const std::string& key, const std::string& id,
+                                  uint16_t default_port) {
+  auto own = key + "." + id;
+  auto host_key = "yarn.resourcemanager.hostname." + id;
+  auto value = conf.get_or(own, "");
+  auto from = own;
+  if (value.empty()) {
+    auto host = conf.get_or(host_key, "");
+    if (host.empty())
+      return hadoop::error{hadoop::error_code::invalid_input,
+                           "ResourceManager HA: neither " + own + " nor " + host_key +
+                               " is set (yarn.resourcemanager.ha.rm-ids names " + id +
+                               ")"};
+    value = host + ":" + std::to_string(default_port);
+    from = host_key;
+  }
+  auto ep = hadoop::parse_endpoint(value, default_port);
+  if (!ep)
+    return hadoop::error{hadoop::error_code::invalid_input,
+                         from + " (" + conf.origin(from) + "): " + ep.error().message()};
+  return rm_peer{id, std::move(*ep)};
+}
+
+} // namespace
+
+hadoop::expected<std::vector<rm_peer>> rm_peers(const hadoop::configuration& conf,
+                                                const char* key, uint16_t default_port) {
+  std::vector<rm_peer> result;
+  auto ids = ha_rm_ids(conf);
+  if (ids.empty()) {
+    auto ep = address_of(conf, key);
+    if (!ep)
+      return ep.error();
+    result.push_back(rm_peer{"", std::move(*ep)});
+    return result;
+  }
+  for (auto& id : ids) {
+    auto peer = peer_of(conf, key, id, default_port);
+    if (!peer)
+      return peer.error();
+    result.push_back(std::move(*peer));
+  }
+  return result;
+}
+
+std::string format_rm_peers(const std::vector<rm_peer>& peers) {
+  std::string result;
+  for (auto& peer : peers) {
+    if (!result.empty())
+      result += ',';
+    if (!peer.id.empty())
+      result += peer.id + '=';
+    result += hadoop::to_string(peer.address);
+  }
+  return result;
+}
+
+hadoop::expected<std::vector<rm_peer>> parse_rm_peers(const std::string& text,
+                                                      uint16_t default_port) {
+  std::vector<rm_peer> result;
+  std::istringstream in{text};
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    rm_peer peer;
+    if (auto eq = item.find('='); eq != std::string::npos) {
+      peer.id = item.substr(0, eq);
+      item.erase(0, eq + 1);
+    }
+    auto ep = hadoop::parse_endpoint(item, default_port);
+    if (!ep)
+      return hadoop::error{hadoop::error_code::invalid_input,
+                           "'" + item + "' is not host:port: " + ep.error().message()};
+    peer.address = std::move(*ep);
+    result.push_back(std::move(peer));
+  }
+  if (result.empty())
+    return hadoop::error{hadoop::error_code::invalid_input, "no address"};
+  return result;
+}
+
 namespace {
 
 // Whether `host` is a wildcard or resolves to a loopback address, which
@@ -99,22 +199,12 @@ std::vector<std::string> web_proxies(const hadoop::configuration& conf) {
   std::vector<std::string> result;
   if (auto proxy = conf.get_or("yarn.web-proxy.address", ""); !proxy.empty())
     return {scheme + proxy};
-  if (conf.get_or("yarn.resourcemanager.ha.enabled", "false") == "true") {
-    std::istringstream ids{conf.get_or("yarn.resourcemanager.ha.rm-ids", "")};
-    std::string id;
-    while (std::getline(ids, id, ',')) {
-      while (!id.empty() && id.back() == ' ')
-        id.pop_back();
-      while (!id.empty() && id.front() == ' ')
-        id.erase(0, 1);
-      if (id.empty())
-        continue;
-      auto address = conf.get_or(key + "." + id, "");
-      if (address.empty())
-        address = conf.get_or("yarn.resourcemanager.hostname." + id, "") + default_port;
-      if (address != default_port)
-        result.push_back(scheme + with_host(address));
-    }
+  for (auto& id : ha_rm_ids(conf)) {
+    auto address = conf.get_or(key + "." + id, "");
+    if (address.empty())
+      address = conf.get_or("yarn.resourcemanager.hostname." + id, "") + default_port;
+    if (address != default_port)
+      result.push_back(scheme + with_host(address));
   }
   if (result.empty())
     result.push_back(scheme +

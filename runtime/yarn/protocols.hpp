@@ -45,6 +45,33 @@ hadoop::expected<hadoop::endpoint> scheduler_address(const hadoop::configuration
 /// yarn.resourcemanager.webapp.address.
 hadoop::expected<hadoop::endpoint> webapp_address(const hadoop::configuration& conf);
 
+/// One ResourceManager of the cluster: its HA id (empty without HA) and the
+/// address of one of its protocols.
+struct rm_peer {
+  std::string id;
+  hadoop::endpoint address;
+};
+
+/// The ids of yarn.resourcemanager.ha.rm-ids when
+/// yarn.resourcemanager.ha.enabled is true, else none.
+std::vector<std::string> ha_rm_ids(const hadoop::configuration& conf);
+
+/// Every ResourceManager serving the protocol whose address is in `key`
+/// (e.g. yarn.resourcemanager.address): without HA the one in `key`; with HA
+/// one per rm-id, from `key`.<id> or else yarn.resourcemanager.hostname.<id>
+/// and `default_port` (Hadoop's HAUtil.getConfKeyForRMInstance). Errors name
+/// the key and the file that set it.
+hadoop::expected<std::vector<rm_peer>> rm_peers(const hadoop::configuration& conf,
+                                                const char* key, uint16_t default_port);
+
+/// The peers as one line: "host:port" without HA, "rm1=host:port,rm2=..."
+/// with it (TONY_RM_SCHEDULER).
+std::string format_rm_peers(const std::vector<rm_peer>& peers);
+
+/// The inverse of format_rm_peers; `default_port` where a port is missing.
+hadoop::expected<std::vector<rm_peer>> parse_rm_peers(const std::string& text,
+                                                      uint16_t default_port);
+
 /// The web proxies an AM's page may be reached through, as "scheme://host:port"
 /// (Hadoop's WebAppUtils.getProxyHostsAndPortsForAmFilter with the scheme of
 /// yarn.http.policy): yarn.web-proxy.address when set; else with RM HA the web

@@ -2,7 +2,7 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on loopback
 # addresses, run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--nodes N] [--dir DIR]
+#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--ha] [--nodes N] [--dir DIR]
 #                                 [--rpc-protection P] [--hadoop-version V]
 #       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
 #       DataNode with --hdfs), waits until every node is RUNNING and prints
@@ -19,6 +19,13 @@
 #       and keytabs for every daemon (one nm principal per node) and for the
 #       user, secure daemons (SPNEGO web UIs, HTTPS-only HDFS with a test CA,
 #       SASL data transfer), and the user's ticket cache ready; see `env`.
+#       --ha: ResourceManager HA. Two RMs (rm1 on TONY_YARN_HOST, rm2 on
+#       TONY_YARN_RM2_HOST) with automatic failover, recovery from a
+#       ZooKeeper state store (work-preserving) and a standalone ZooKeeper
+#       on TONY_YARN_HOST:2181; see scripts/yarn/ha.sh.
+#   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
+#       (--ha) Starts that ResourceManager again after it was stopped or
+#       killed; it joins as standby (or active when the other is down).
 #       --hadoop-version V: the Apache Hadoop release the daemons run
 #       (default $TONY_HADOOP_VERSION, else 3.4.2; 3.3.6 is tested too).
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
@@ -55,6 +62,9 @@
 #                            (default 127.0.0.1); clusters on different
 #                            addresses of 127.0.0.0/8 run side by side on one
 #                            machine
+#   TONY_YARN_RM2_HOST       with --ha: the second RM's address (default
+#                            TONY_YARN_HOST with its second byte + 1,
+#                            127.0.0.1 -> 127.1.0.1)
 #   TONY_HADOOP_VERSION      the default of --hadoop-version
 #   TONY_YARN_TOKEN_MAX_LIFETIME    with --secure: delegation-token maximum
 #                            lifetime in seconds, HDFS and RM (default 604800)
@@ -101,6 +111,7 @@ cmd=${1:-}
 shift
 with_hdfs=0
 secure=0
+with_ha=0
 rpc_protection=authentication
 keep=0
 all=0
@@ -111,6 +122,7 @@ while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
     --secure) secure=1 ;;
+    --ha) with_ha=1 ;;
     --keep) keep=1 ;;
     --nodes)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --nodes needs a number of NodeManagers"
@@ -141,6 +153,10 @@ while (($#)); do
       usage
       exit 0
       ;;
+    rm1 | rm2)
+      [[ "$cmd" == rm-start ]] || yarn_die "cluster.sh: '$1' goes with rm-start only"
+      rm_id=$1
+      ;;
     *) yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)" ;;
   esac
   shift
@@ -163,6 +179,8 @@ conf="$state/conf"
 marker="-Dtony.yarn.dir=$state"
 # shellcheck source=scripts/yarn/secure.sh
 source "$here/secure.sh"
+# shellcheck source=scripts/yarn/ha.sh
+source "$here/ha.sh"
 
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
@@ -256,12 +274,13 @@ daemon_pid() {
 daemons_of_mode() {
   local kdc=""
   state_is_secure && kdc="krb5kdc "
-  local nms
+  local nms ha=""
   nms=$(nm_names | tr '\n' ' ')
+  state_is_ha && ha="$(ha_daemons) "
   if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
-    echo "${kdc}namenode datanode resourcemanager ${nms% }"
+    echo "${kdc}${ha}namenode datanode resourcemanager ${nms% }"
   else
-    echo "${kdc}resourcemanager ${nms% }"
+    echo "${kdc}${ha}resourcemanager ${nms% }"
   fi
 }
 
@@ -437,7 +456,11 @@ yarn_site() {
   prop yarn.application.classpath "$app_classpath"
   prop yarn.resourcemanager.scheduler.class \
     org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
-  prop yarn.resourcemanager.recovery.enabled false
+  if ((with_ha)); then
+    ha_yarn_props
+  else
+    prop yarn.resourcemanager.recovery.enabled false
+  fi
   prop yarn.timeline-service.enabled false
   prop yarn.webapp.ui2.enable false
   ((secure)) && secure_yarn_props "$node"
@@ -578,6 +601,7 @@ LOG4J
   ((secure)) && write_policy
   echo "$rpc_protection" >"$state/rpc-protection"
   echo "$host" >"$state/host"
+  if ((with_ha)); then ha_write_zk_conf; fi
   printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
   echo "$hadoop_version" >"$state/hadoop-version"
 }
@@ -700,6 +724,13 @@ check_ports_free() {
       port_in_use "$node" "$port" && taken+=("$node:$port")
     done
   done
+  if ((with_ha)); then
+    ((secure)) && yarn_die "cluster.sh: --ha does not go with --secure yet"
+    local hp
+    for hp in $(ha_ports); do
+      port_in_use "${hp%:*}" "${hp#*:}" && taken+=("$hp")
+    done
+  fi
   ((${#taken[@]} == 0)) ||
     yarn_die "cluster.sh: port ${taken[0]} is in use (another cluster? 'cluster.sh status', or find its owner with 'fuser -n tcp ${taken[0]##*:}')"
 }
@@ -725,7 +756,9 @@ nn_web_url() {
 
 # Prints the RUNNING node count from the RM REST API, or nothing.
 running_nodes() {
-  cluster_curl -sf -m 3 "http://$host:$rm_web_port/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
+  local web="http://$host:$rm_web_port"
+  if state_is_ha; then web=$(ha_active_web) || return 0; fi
+  cluster_curl -sf -m 3 "$web/ws/v1/cluster/nodes?states=RUNNING" 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); n=(d.get("nodes") or {}).get("node") or []; print(len(n))' 2>/dev/null || true
 }
 
@@ -744,7 +777,7 @@ all_running() {
 
 any_running() {
   local name
-  for name in krb5kdc namenode datanode resourcemanager $(nm_names); do
+  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 $(nm_names); do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
@@ -754,6 +787,7 @@ any_running() {
 same_cluster() {
   [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
     [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
+    [[ "$((with_ha))" -eq "$(state_is_ha && echo 1 || echo 0)" ]] &&
     [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
     [[ "${#nodes[@]}" -eq "$node_count" ]] &&
     [[ "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")" == "$hadoop_version" ]]
@@ -818,7 +852,13 @@ start_cluster() {
     launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
     launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
-  launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+  if ((with_ha)); then
+    ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
+    ha_launch_rm rm1
+    ha_launch_rm rm2
+  else
+    launch resourcemanager org.apache.hadoop.yarn.server.resourcemanager.ResourceManager
+  fi
   launch_nodemanagers
 
   local timeout=${TONY_YARN_START_TIMEOUT:-90}
@@ -841,6 +881,7 @@ start_cluster() {
   ((secure && with_hdfs)) && bootstrap_hdfs_dirs
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
+  ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
 }
@@ -860,7 +901,7 @@ stop_cluster() {
     nms+=("$pid")
   done
   ((${#nms[@]} == 0)) || wait_gone 10 "${nms[@]}" || true
-  for name in resourcemanager datanode namenode krb5kdc; do
+  for name in resourcemanager resourcemanager2 zookeeper datanode namenode krb5kdc; do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
   done
@@ -898,7 +939,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in krb5kdc namenode datanode resourcemanager $(nm_names); do
+  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 $(nm_names); do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -918,6 +959,9 @@ status_cluster() {
     echo "hadoop:  $(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
+    fi
+    if state_is_ha; then
+      echo "ha:      $(ha_states), ZooKeeper $host:$zk_port"
     fi
     if state_is_secure; then
       echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
@@ -963,6 +1007,15 @@ case "$cmd" in
     stop_cluster "$keep"
     ;;
   status) status_cluster ;;
+  rm-start)
+    state_is_ha || yarn_die "cluster.sh: rm-start needs an --ha cluster in $state"
+    [[ -n "${rm_id:-}" ]] || yarn_die "cluster.sh: rm-start needs rm1 or rm2"
+    rm_name=resourcemanager
+    [[ "$rm_id" == rm2 ]] && rm_name=resourcemanager2
+    daemon_pid "$rm_name" >/dev/null && yarn_die "cluster.sh: $rm_id already runs"
+    ha_launch_rm "$rm_id"
+    yarn_log "cluster.sh: $rm_id started (log: $state/logs/$rm_name.log)"
+    ;;
   conf-dir)
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     echo "$conf"
@@ -974,6 +1027,7 @@ case "$cmd" in
     printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr" \
       TONY_YARN_NODES "${nodes[*]}" \
       TONY_HADOOP_VERSION "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
+    if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)

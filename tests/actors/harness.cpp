@@ -19,6 +19,13 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
         st.allocations.push_back(req);
         if (st.fail_allocate)
           return make_error(errc::infrastructure, "connection refused");
+        if (st.lose_registration) {
+          st.lose_registration = false;
+          st.outstanding.clear();
+          allocate_response resp;
+          resp.resync = true;
+          return resp;
+        }
         for (auto& ask : req.asks)
           st.outstanding[ask.priority] = ask;
         for (auto& id : req.releases)

@@ -38,6 +38,9 @@ struct fake_rm_state {
   rm_registration registration{{8192, 8, 4}, {0, 0, 0}, "default"};
   bool refuse_registration = false;
   bool fail_allocate = false;
+  /// The next allocate is answered as by an RM that restarted or failed
+  /// over: it forgot the asks and the AM registered again (resync).
+  bool lose_registration = false;
   bool auto_grant = true;
   std::vector<am_registration> registrations;
   std::vector<allocate_request> allocations;

@@ -448,6 +448,27 @@ CAF_TEST(an excess container is released and never launched) {
   CAF_CHECK_EQUAL(rm_state().released.size(), 1u);
 }
 
+CAF_TEST(an RM that lost the registration gets every outstanding ask again) {
+  rm_state().auto_grant = false;
+  start();
+  advance(seconds(1));
+  CAF_CHECK_EQUAL(rm_state().outstanding[1].count, 2);
+  rm_state().lose_registration = true;
+  auto lost_at = rm_state().allocations.size();
+  advance(seconds(1));
+  // The call after the resync starts over at response id 0 with every ask.
+  auto& calls = rm_state().allocations;
+  CAF_REQUIRE_GREATER(calls.size(), lost_at + 1);
+  CAF_CHECK_EQUAL(calls[lost_at + 1].response_id, 0);
+  CAF_CHECK_EQUAL(calls[lost_at + 1].asks.size(), 2u);
+  CAF_CHECK_EQUAL(rm_state().outstanding[1].count, 2);
+  CAF_CHECK_EQUAL(rm_state().outstanding[2].count, 1);
+  // And the job goes on as if nothing happened.
+  rm_state().auto_grant = true;
+  advance(seconds(1));
+  CAF_CHECK_EQUAL(nm_state().started.size(), 3u);
+}
+
 CAF_TEST(a resource manager that cannot be reached fails the job) {
   start();
   rm_state().fail_allocate = true;

@@ -1,0 +1,188 @@
+"""tony on a YARN with ResourceManager HA (fixture `ha`: cluster.sh start
+--ha, two RMs with ZooKeeper and work-preserving recovery). The active RM is
+killed with SIGKILL mid-job and at submit time; the job goes on and
+tony-submit follows it to its final table. HADOOP_CONF_DIR, TONY_YARN_DIR and
+TONY_BIN come from ctest."""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "yarn"))
+import yarnlib as y  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STATE = os.environ.get("TONY_YARN_DIR", "")
+CLUSTER_SH = os.path.join(y.ROOT, "scripts", "yarn", "cluster.sh")
+
+
+def conf_value(name):
+    """A property of the cluster's yarn-site.xml."""
+    with open(os.path.join(os.environ["HADOOP_CONF_DIR"], "yarn-site.xml")) as f:
+        m = re.search(r"<name>" + re.escape(name) + r"</name><value>([^<]*)</value>",
+                      f.read())
+    return m.group(1) if m else None
+
+
+def rm_state(rm_id):
+    """ACTIVE, STANDBY or DOWN, from the RM's own REST API."""
+    web = conf_value("yarn.resourcemanager.webapp.address." + rm_id)
+    try:
+        with urllib.request.urlopen(f"http://{web}/ws/v1/cluster/info", timeout=3) as r:
+            return json.load(r)["clusterInfo"]["haState"]
+    except (OSError, ValueError, KeyError):
+        return "DOWN"
+
+
+def rm_pid(rm_id):
+    name = "resourcemanager" if rm_id == "rm1" else "resourcemanager2"
+    with open(os.path.join(STATE, "pids", name + ".pid")) as f:
+        return int(f.read().strip())
+
+
+def active_rm():
+    assert y.wait_until(lambda: any(rm_state(i) == "ACTIVE" for i in ("rm1", "rm2")), 60), \
+        "no active ResourceManager"
+    return next(i for i in ("rm1", "rm2") if rm_state(i) == "ACTIVE")
+
+
+def kill_active():
+    """SIGKILL to the active RM; returns its id."""
+    victim = active_rm()
+    os.kill(rm_pid(victim), signal.SIGKILL)
+    return victim
+
+
+def rm_log(rm_id):
+    name = "resourcemanager" if rm_id == "rm1" else "resourcemanager2"
+    return os.path.join(STATE, "logs", name + ".log")
+
+
+def restart(rm_id):
+    """Starts a killed RM again, so the next test finds the pair whole: done
+    once its elector joined the election (the RM's log says it took a side;
+    its REST API says STANDBY before that already)."""
+    log = rm_log(rm_id)
+    offset = os.path.getsize(log) if os.path.exists(log) else 0
+    subprocess.run([CLUSTER_SH, "rm-start", rm_id, "--dir", STATE], check=True,
+                   stdout=subprocess.DEVNULL, timeout=60)
+
+    def joined():
+        with open(log, errors="replace") as f:
+            f.seek(offset)
+            text = f.read()
+        return re.search(r"Transitioned to (standby|active) state", text) is not None
+    assert y.wait_until(joined, 120, step=0.5), rm_id + " did not join the election"
+
+
+def steps_job(steps):
+    d = tempfile.mkdtemp(prefix="tony-ha-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "ha-steps"
+framework = "tensorflow"
+
+[code]
+src_dir = "{HERE}"
+command = "exec python3 steps.py {steps}"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+''')
+    return path
+
+
+def stdouts(app, want):
+    """The tasks' aggregated stdout once `want(text)` holds."""
+    said = [""]
+
+    def aggregated():
+        said[0] = y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+        return want(said[0])
+    y.wait_until(aggregated, 90, step=1)
+    return said[0]
+
+
+def test_a_job_succeeds_when_the_active_rm_is_killed_mid_job():
+    proc = y.start_submit([steps_job(25)])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        time.sleep(2)  # a few steps into the training
+        victim = kill_active()
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = "".join(lines) + out
+    assert proc.returncode == 0, text
+    assert re.search(r"FINISHED/SUCCEEDED", text), text
+    # The tasks' final states, from the AM that kept running through the
+    # failover (a terminal gets them as a table).
+    assert re.search(r"worker:0\s+SUCCEEDED", text), text
+    assert re.search(r"worker:1\s+SUCCEEDED", text), text
+    app = y.app_id_of(text)
+    # Work-preserving: each task ran once, every step once.
+    logs = stdouts(app, lambda t: t.count("TASK_DONE") >= 2)
+    assert logs.count("TASK_START") == 2, logs[-3000:]
+    assert logs.count("STEP 24\n") == 2, logs[-3000:]
+    # The RM that took over had lost the AM's registration: the AM
+    # registered again with it (work-preserving failover).
+    said = [""]
+
+    def am_log():
+        said[0] = y.yarn_cli("logs", "-applicationId", app, "-log_files", "am.log")
+        return "registered again" in said[0]
+    assert y.wait_until(am_log, 60, step=1), said[0][-3000:]
+    restart(victim)
+
+
+def test_submit_finds_the_other_rm_when_the_active_one_is_down():
+    victim = kill_active()
+    try:
+        code, out, _ = y.submit([steps_job(2)], timeout=300)
+        assert code == 0, out
+        assert "FINISHED/SUCCEEDED" in out, out
+    finally:
+        restart(victim)
+
+
+def dead_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_both_rms_down_is_a_clear_error_in_bounded_time():
+    """No cluster needed: an HA configuration whose two RMs refuse."""
+    conf = tempfile.mkdtemp(prefix="tony-ha-down-")
+    ports = [dead_port(), dead_port()]
+    props = {
+        "yarn.resourcemanager.ha.enabled": "true",
+        "yarn.resourcemanager.ha.rm-ids": "rm1,rm2",
+        "yarn.resourcemanager.address.rm1": f"127.0.0.1:{ports[0]}",
+        "yarn.resourcemanager.address.rm2": f"127.0.0.1:{ports[1]}",
+    }
+    with open(os.path.join(conf, "yarn-site.xml"), "w") as f:
+        f.write("<configuration>\n")
+        for k, v in props.items():
+            f.write(f"<property><name>{k}</name><value>{v}</value></property>\n")
+        f.write("</configuration>\n")
+    with open(os.path.join(conf, "core-site.xml"), "w") as f:
+        f.write("<configuration></configuration>\n")
+    env = dict(os.environ, HADOOP_CONF_DIR=conf)
+    code, out, _ = y.submit([steps_job(1)], timeout=120, env=env)
+    assert code == 3, out
+    assert "cannot reach the ResourceManagers: no ResourceManager answered" in out, out
+    for rm_id, port in zip(("rm1", "rm2"), ports):
+        assert f"ResourceManager {rm_id} at 127.0.0.1:{port}" in out, out
