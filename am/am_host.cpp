@@ -232,11 +232,12 @@ int run_am(const am_options& opts) {
     spdlog::warn("tony-am: no event log: {}", describe(w.error()));
   // The recorder writes the event log and keeps the timeline and metrics
   // the tracking page draws (runtime/history/job_record.hpp).
-  auto recorder =
-      std::make_shared<history::job_recorder>(events, static_cast<size_t>(job.total_tasks()));
+  auto recorder = std::make_shared<history::job_recorder>(
+      events, static_cast<size_t>(job.total_tasks()));
   recorder->submitted(submitted_event(opts, job, tracking_url));
   mcfg.on_change = [recorder](const job_status& st) { recorder->observe(st); };
-  mcfg.on_sample = [recorder](const task_id& task, int32_t attempt, const task_sample& s) {
+  mcfg.on_sample = [recorder](const task_id& task, int32_t attempt,
+                              const task_sample& s) {
     recorder->sample(task, attempt, s);
   };
   registry_config rcfg{opts.app_id, secret,

@@ -8,9 +8,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <tuple>
 #include <cstdlib>
 #include <iostream>
+#include <tuple>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -60,8 +60,11 @@ int main(int argc, char** argv) {
                     "(default: tensorboard on PATH)");
   serve->add_option("--tensorboard-idle", idle,
                     "stop a TensorBoard nobody asked for this long (default 10m)");
-  auto clean = app.add_subcommand("clean", "delete the jobs that ended before the retention");
-  clean->add_option("--retention", retention, "how long jobs are kept after their end (30d)")
+  auto clean =
+      app.add_subcommand("clean", "delete the jobs that ended before the retention");
+  clean
+      ->add_option("--retention", retention,
+                   "how long jobs are kept after their end (30d)")
       ->required();
   try {
     app.parse(argc, argv);
@@ -73,9 +76,9 @@ int main(int argc, char** argv) {
     return tony::history::list_jobs(opts, std::cout, std::cerr);
   if (show->parsed())
     return tony::history::show_job(opts, app_id, as_json, std::cout, std::cerr);
-  for (auto [text, flag, out] : {std::tuple{&retention, "--retention", &so.retention_ms},
-                                 std::tuple{&idle, "--tensorboard-idle",
-                                            &so.tensorboard_idle_ms}}) {
+  for (auto [text, flag, out] :
+       {std::tuple{&retention, "--retention", &so.retention_ms},
+        std::tuple{&idle, "--tensorboard-idle", &so.tensorboard_idle_ms}}) {
     if (text->empty())
       continue;
     auto ms = tony::parse_duration_ms(*text);
@@ -89,8 +92,10 @@ int main(int argc, char** argv) {
   }
   if (clean->parsed()) {
     using namespace std::chrono;
-    auto now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-    auto n = tony::history::apply_retention(opts, so.retention_ms, now, std::cout, std::cerr);
+    auto now =
+        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    auto n =
+        tony::history::apply_retention(opts, so.retention_ms, now, std::cout, std::cerr);
     std::cout << "tony-history: " << n << (n == 1 ? " job" : " jobs") << " removed"
               << std::endl;
     return 0;

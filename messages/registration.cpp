@@ -9,17 +9,28 @@ namespace tony {
 
 const char* to_string(errc x) {
   switch (x) {
-    case errc::none: return "none";
-    case errc::invalid_config: return "invalid_config";
-    case errc::bad_secret: return "bad_secret";
-    case errc::unknown_task: return "unknown_task";
-    case errc::duplicate_registration: return "duplicate_registration";
-    case errc::stale_attempt: return "stale_attempt";
-    case errc::infrastructure: return "infrastructure";
-    case errc::unsatisfiable: return "unsatisfiable";
-    case errc::protocol: return "protocol";
-    case errc::timeout: return "timeout";
-    case errc::stopped: return "stopped";
+  case errc::none:
+    return "none";
+  case errc::invalid_config:
+    return "invalid_config";
+  case errc::bad_secret:
+    return "bad_secret";
+  case errc::unknown_task:
+    return "unknown_task";
+  case errc::duplicate_registration:
+    return "duplicate_registration";
+  case errc::stale_attempt:
+    return "stale_attempt";
+  case errc::infrastructure:
+    return "infrastructure";
+  case errc::unsatisfiable:
+    return "unsatisfiable";
+  case errc::protocol:
+    return "protocol";
+  case errc::timeout:
+    return "timeout";
+  case errc::stopped:
+    return "stopped";
   }
   return "unknown";
 }

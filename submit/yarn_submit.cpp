@@ -17,7 +17,6 @@
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/http/job_page.hpp"
 #include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/configuration.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
@@ -25,6 +24,7 @@
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/http/job_page.hpp"
 #include "runtime/http/proxy_filter.hpp"
 #include "runtime/staging/node_bundle.hpp"
 #include "runtime/staging/stager.hpp"
@@ -644,8 +644,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     complain("--status will not show the tasks of " + app + ": " +
              describe(kept.error()));
   if (!opts.quiet)
-    say("submitted " + app + " (" + job.name + ", " + http::plural(job.total_tasks(), "task") +
-        ") to YARN queue " + job.queue + "; staged in " + staging_uri);
+    say("submitted " + app + " (" + job.name + ", " +
+        http::plural(job.total_tasks(), "task") + ") to YARN queue " + job.queue +
+        "; staged in " + staging_uri);
   if (opts.events)
     opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
                            {{"queue", job.queue}, {"staging", staging_uri}});
@@ -864,11 +865,9 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   // A task's log_dir is its NodeManager's containerlogs page
   // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
   // service serves each file as plain text while the NM keeps the logs.
-  return print_task_logs(
-      *st, req,
-      [](const task_status& task, const std::string& file) {
-        return node_manager_file(task, file);
-      });
+  return print_task_logs(*st, req, [](const task_status& task, const std::string& file) {
+    return node_manager_file(task, file);
+  });
 }
 
 } // namespace tony

@@ -136,9 +136,10 @@ std::string to_json_line(const job_event& e) {
     for (auto& [name, values] : e.metrics) {
       json row = json::array();
       for (auto v : values) // whole bytes as integers, the rest rounded
-        row.push_back(v == static_cast<double>(static_cast<int64_t>(v))
-                          ? json(static_cast<int64_t>(v))
-                          : json(static_cast<double>(static_cast<int64_t>(v * 100)) / 100));
+        row.push_back(
+            v == static_cast<double>(static_cast<int64_t>(v))
+                ? json(static_cast<int64_t>(v))
+                : json(static_cast<double>(static_cast<int64_t>(v * 100)) / 100));
       tasks[name] = std::move(row);
     }
     j["tasks"] = std::move(tasks);

@@ -80,7 +80,8 @@ std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened_dir
   return result;
 }
 
-caf::expected<std::vector<job_event>> load_events(history_dir& dir, const stored_log& log) {
+caf::expected<std::vector<job_event>> load_events(history_dir& dir,
+                                                  const stored_log& log) {
   auto text = dir.read(log);
   if (!text)
     return text.error();
@@ -220,7 +221,8 @@ int show_job(const history_options& opts, const std::string& app_id, bool as_jso
     int64_t peak = 0;
     int32_t gpus = 0;
     if (rec.metrics.summary(id, latest, peak, gpus) && peak > 0)
-      peaks += (peaks.empty() ? "" : ", ") + to_string(id) + " " + http::format_bytes(peak);
+      peaks +=
+          (peaks.empty() ? "" : ", ") + to_string(id) + " " + http::format_bytes(peak);
   }
   if (!peaks.empty())
     out << "peak memory: " << peaks << "\n";

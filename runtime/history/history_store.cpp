@@ -76,7 +76,8 @@ public:
       } else if (entry.is_regular_file(ec) && name.size() > 6 &&
                  name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
                  is_app_id(name.substr(0, name.size() - 6))) {
-        result.push_back(stamped({name.substr(0, name.size() - 6), entry.path().string()}));
+        result.push_back(
+            stamped({name.substr(0, name.size() - 6), entry.path().string()}));
       }
     }
     if (ec)
@@ -114,8 +115,8 @@ private:
     struct stat st;
     if (::stat(log.location.c_str(), &st) == 0) {
       log.size = static_cast<int64_t>(st.st_size);
-      log.modified_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 +
-                        st.st_mtim.tv_nsec / 1000000;
+      log.modified_ms =
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
     }
     return log;
   }
@@ -181,7 +182,8 @@ public:
     if (path.size() > suffix.size() &&
         path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       path.resize(path.size() - std::string{"/events.jsonl"}.size());
-    auto res = webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true", {}, true);
+    auto res =
+        webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true", {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)

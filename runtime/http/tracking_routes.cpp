@@ -151,7 +151,8 @@ void serve_api_job(job_source& src, const job_status& st, const httplib::Request
       json tasks = json::object();
       for (auto& id : rec.metrics.tasks())
         if (only.empty() || to_string(id) == only)
-          tasks[to_string(id)] = task_metrics_json(rec.metrics.series(id), metrics != "latest");
+          tasks[to_string(id)] =
+              task_metrics_json(rec.metrics.series(id), metrics != "latest");
       doc["metrics"] = {{"capacity_points", rec.metrics.capacity()}, {"tasks", tasks}};
     }
     if (!timeline.empty() && timeline != "0") {

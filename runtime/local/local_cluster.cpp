@@ -143,8 +143,10 @@ allocate_response local_cluster::allocate(const allocate_request& req) {
         // The lowest free GPUs: disjoint from every running container's.
         std::sort(free_gpus_.begin(), free_gpus_.end());
         auto n = static_cast<size_t>(std::max(ask.capability.gpus, 0));
-        rec->gpu_ids.assign(free_gpus_.begin(), free_gpus_.begin() + std::min(n, free_gpus_.size()));
-        free_gpus_.erase(free_gpus_.begin(), free_gpus_.begin() + std::min(n, free_gpus_.size()));
+        rec->gpu_ids.assign(free_gpus_.begin(),
+                            free_gpus_.begin() + std::min(n, free_gpus_.size()));
+        free_gpus_.erase(free_gpus_.begin(),
+                         free_gpus_.begin() + std::min(n, free_gpus_.size()));
         containers_.emplace(c.id, std::move(rec));
         result.allocated.push_back(std::move(c));
       }
@@ -316,8 +318,9 @@ void local_cluster::reap(std::string id, pid_t pid) {
   if (!rec.memory_diag.empty()) {
     auto code = std::to_string(exit.exit_code);
     finish_locked(rec, exit_killed_exceeded_pmem,
-                  rec.memory_diag + "\nContainer killed on request. Exit code is " + code +
-                      "\nContainer exited with a non-zero exit code " + code + ". ");
+                  rec.memory_diag + "\nContainer killed on request. Exit code is " +
+                      code + "\nContainer exited with a non-zero exit code " + code +
+                      ". ");
     return;
   }
   if (rec.stop_requested)
@@ -402,7 +405,8 @@ void local_cluster::check_memory() {
     for (auto& [id, rec] : containers_)
       if (rec->started && !rec->ended && rec->pid > 0 && rec->memory_diag.empty() &&
           !rec->stop_requested && rec->c.capability.memory_mb > 0)
-        live.push_back({id, rec->pid, rec->c.capability.memory_mb * 1024 * 1024, rec->seen});
+        live.push_back(
+            {id, rec->pid, rec->c.capability.memory_mb * 1024 * 1024, rec->seen});
   }
   if (live.empty())
     return;
@@ -425,8 +429,9 @@ void local_cluster::check_memory() {
     rec.seen = pids;
     if (!over || rec.ended || rec.stop_requested)
       continue;
-    rec.memory_diag = metrics::physical_memory_diagnostic(
-        w.pid, w.id, now, w.limit, cfg_.vmem_ratio, metrics::process_tree_dump(all, pids));
+    rec.memory_diag =
+        metrics::physical_memory_diagnostic(w.pid, w.id, now, w.limit, cfg_.vmem_ratio,
+                                            metrics::process_tree_dump(all, pids));
     spdlog::warn("local: {}", rec.memory_diag.substr(0, rec.memory_diag.find('\n')));
     to_kill.push_back(w.pid);
   }

@@ -181,8 +181,9 @@ CAF_TEST(a task ended by a signal gets the reason YARN gives in the final status
   advance(seconds(2));
   CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
   auto& diag = rm_state().finishes[0].diagnostics;
-  CAF_CHECK(contains(diag, "worker:1 was killed by signal 15 (Terminated): its container "
-                           "was killed for exceeding its memory limit (exit status -104)"));
+  CAF_CHECK(contains(diag,
+                     "worker:1 was killed by signal 15 (Terminated): its container "
+                     "was killed for exceeding its memory limit (exit status -104)"));
   CAF_CHECK(contains(diag, "beyond the 'PHYSICAL' memory limit"));
   CAF_CHECK(!contains(diag, "Dump of the process-tree"));
   CAF_CHECK(contains(status().diagnostics, "exit status -104"));
@@ -216,7 +217,8 @@ CAF_TEST(a task ended by a signal without a YARN reason ends the job after the w
   exit_task(w1, 137, "", 1, 9); // a kill -9 by hand: the AM's own stop follows
   exit_task(w0, 143, "", 1, 15);
   exit_task(ps0, 143, "", 1, 15);
-  complete_container(container_of(w1).id, -105, "Container killed by the ApplicationMaster.");
+  complete_container(container_of(w1).id, -105,
+                     "Container killed by the ApplicationMaster.");
   advance(seconds(2));
   CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
   CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "killed by signal 9"));

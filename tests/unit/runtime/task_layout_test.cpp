@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "messages/error.hpp"
 #include "am/task_layout.hpp"
+#include "messages/error.hpp"
 
 using namespace tony;
 namespace fs = std::filesystem;
