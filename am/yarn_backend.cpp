@@ -65,7 +65,8 @@ webhdfs::namenode_http namenode_of(const env_map& env, const std::string& uri,
   auto service = hdfs::token_service(*address);
   if (!service)
     return nn;
-  if (auto* tok = tokens.current().find(hdfs::delegation_token_kind, *service))
+  auto current = tokens.current(); // find() points into it
+  if (auto* tok = current.find(hdfs::delegation_token_kind, *service))
     nn.auth.delegation = hdfs::to_url_string(*tok);
   return nn;
 }

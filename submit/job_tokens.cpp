@@ -83,7 +83,8 @@ caf::expected<job_credentials> gather_job_credentials(
     return make_error(errc::infrastructure, got.error().message());
   result.hdfs = std::move(*got);
   // Fresh tokens win over forwarded ones for the same NameNode.
-  for (auto& [alias, tok] : hdfs::to_credentials(result.hdfs).tokens())
+  auto fresh = hdfs::to_credentials(result.hdfs);
+  for (auto& [alias, tok] : fresh.tokens())
     result.tokens.add_token(alias, tok);
   return result;
 }
