@@ -1,0 +1,179 @@
+"""tony on the shared secure cluster (fixture `secure`): jobs submitted as
+the test user from its ticket cache and from its keytab alone, tasks that
+read and write HDFS with the job's delegation tokens only, and the
+refusals a user meets (doc/operations.md, "Secure clusters")."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import securelib  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = securelib.ROOT
+BIN = os.environ.get("TONY_BIN", os.path.join(ROOT, "build", "bin"))
+SUBMIT = os.path.join(BIN, "tony-submit")
+ENV_CHECK = os.path.join(ROOT, "tests", "integration", "env_check", "job.toml")
+HDFS_JOB = os.path.join(HERE, "hdfs_job.toml")
+APP_RE = re.compile(r"application_\d+_\d+")
+
+
+def with_ca(env):
+    """The cluster's HTTPS endpoints are signed by its test CA."""
+    env = dict(env)
+    env["TONY_CA_FILE"] = env["TONY_TEST_CA_FILE"]
+    return env
+
+
+def submit(args, env, timeout=300):
+    proc = subprocess.run([SUBMIT, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=timeout, env=env)
+    return proc.returncode, proc.stdout
+
+
+def app_id_of(output):
+    m = APP_RE.search(output)
+    assert m, "no application id in:\n" + output
+    return m.group(0)
+
+
+def final_state(app, env):
+    out = securelib.yarn_sh("application", "-status", app, env=env).stdout
+    m = re.search(r"Final-State\s*:\s*(\w+)", out)
+    assert m, out
+    return m.group(1)
+
+
+def dfs(*args, env, data=None):
+    proc = subprocess.run([securelib.YARN_SH, "dfs", *args], input=data, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    return proc.stdout
+
+
+def hdfs_job_args(env, work, extra=""):
+    """--set flags running hdfs_task.py on `work`/input.txt."""
+    host = env["TONY_YARN_HOST"]
+    return ["--set", f'code.command="python3 hdfs_task.py {work}/input.txt {work} {extra}"',
+            "--set", f'env.TONY_TEST_ROOT="{ROOT}"',
+            "--set", f'env.TONY_SECURE_YARN_DIR="{env["TONY_YARN_DIR"]}"',
+            "--set", f'env.TONY_TEST_CA_FILE="{env["TONY_TEST_CA_FILE"]}"',
+            "--set", f'env.TONY_TEST_WEBHDFS="https://{host}:9871"',
+            HDFS_JOB]
+
+
+def user_input(env):
+    """A directory of the user's on HDFS with input.txt in it."""
+    work = f"/user/{os.environ.get('USER', 'root')}/secure-{uuid.uuid4().hex[:8]}"
+    dfs("-mkdir", "-p", work, env=env)
+    dfs("-put", "-", work + "/input.txt", env=env, data=b"written by the user\n")
+    return work
+
+
+def assert_task_wrote(work, env):
+    for name in ("by-jars.txt", "by-webhdfs.txt"):
+        assert dfs("-cat", f"{work}/{name}", env=env) == b"WRITTEN BY THE USER\n", name
+
+
+def test_env_check_job_succeeds_from_the_ticket_cache():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env)
+    assert code == 0, out
+    assert final_state(app_id_of(out), env) == "SUCCEEDED"
+    # No keytab: the user is told until when the job can run.
+    assert "delegation tokens" in out and "keytab" in out, out
+
+
+def test_a_task_reads_and_writes_hdfs_with_the_job_tokens_only():
+    env = with_ca(securelib.client_env())
+    work = user_input(env)
+    code, out = submit(["--backend", "yarn", *hdfs_job_args(env, work)], env)
+    assert code == 0, out
+    assert_task_wrote(work, env)
+
+
+def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    work = user_input(with_ca(securelib.client_env()))
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"], *hdfs_job_args(env, work)], env)
+    assert code == 0, out
+    assert_task_wrote(work, securelib.client_env())
+    assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
+
+
+def test_a_failing_worker_fails_the_job_with_its_exit_code():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn",
+                        "--set", 'code.command="sleep 60"',
+                        "--set", 'tasks.worker.command="if [ $TASK_INDEX = 1 ]; then '
+                                 'echo dying >&2; exit 3; fi; sleep 60"', ENV_CHECK], env)
+    assert code == 1, out
+    assert "worker:1" in out, out
+    assert final_state(app_id_of(out), env) == "FAILED"
+
+
+def test_no_ticket_is_refused_before_anything_is_submitted(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "no Kerberos credentials" in out and "kinit" in out, out
+    assert not APP_RE.search(out), out
+
+
+def test_a_simple_client_is_told_the_cluster_wants_kerberos(tmp_path):
+    env = with_ca(securelib.client_env())
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    for name in os.listdir(env["HADOOP_CONF_DIR"]):
+        src = os.path.join(env["HADOOP_CONF_DIR"], name)
+        if os.path.isfile(src):
+            text = open(src, errors="replace").read()
+            if name == "core-site.xml":
+                text = re.sub(r"(<name>hadoop.security.authentication</name>\s*<value>)"
+                              r"kerberos", r"\1simple", text)
+            (conf / name).write_text(text)
+    env["HADOOP_CONF_DIR"] = str(conf)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "requires Kerberos" in out and "hadoop.security.authentication" in out, out
+
+
+def test_a_corrupt_token_file_is_named(tmp_path):
+    env = with_ca(securelib.client_env())
+    bad = tmp_path / "tokens"
+    bad.write_bytes(b"HDTS\0\x05garbage")
+    env["HADOOP_TOKEN_FILE_LOCATION"] = str(bad)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert str(bad) in out and "HADOOP_TOKEN_FILE_LOCATION" in out, out
+    assert not APP_RE.search(out), out
+
+
+def test_an_expired_ticket_is_refused_with_what_to_do(tmp_path):
+    env = with_ca(securelib.client_env())
+    cache = str(tmp_path / "short.ccache")
+    subprocess.run(["kinit", "-l", "5s", "-kt", env["TONY_TEST_KEYTAB"], "-c", cache,
+                    env["TONY_TEST_PRINCIPAL"]], env=env, check=True, timeout=60)
+    env["KRB5CCNAME"] = cache
+    time.sleep(7)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "expired" in out and "kinit" in out, out
+
+
+def test_an_unreachable_kdc_is_named(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    conf = open(env["KRB5_CONFIG"]).read().replace(env["TONY_TEST_KDC"],
+                                                   env["TONY_YARN_HOST"] + ":9")
+    krb5 = tmp_path / "krb5.conf"
+    krb5.write_text(conf)
+    env["KRB5_CONFIG"] = str(krb5)
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"], ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "cannot reach a KDC" in out, out
