@@ -177,3 +177,67 @@ def test_an_unreachable_kdc_is_named(tmp_path):
                         "--keytab", env["TONY_TEST_KEYTAB"], ENV_CHECK], env, timeout=120)
     assert code == 3, out
     assert "cannot reach a KDC" in out, out
+
+
+def test_a_keytab_job_outlives_the_token_max_lifetime(tmp_path):
+    """The fixture's tokens die 180 s after issue (renewed every 90 s at
+    most): the AM gets new ones with the shipped keytab and hands them to
+    the running task, which still reads and writes HDFS at its end."""
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    work = user_input(with_ca(securelib.client_env()))
+    lifetime = int(env["TONY_TEST_TOKEN_MAX_LIFETIME"])
+    rounds = 5
+    every = lifetime / (rounds - 2)  # the last read is well past the max lifetime
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"],
+                        *hdfs_job_args(env, work, f"--repeat {rounds} --every {every}")],
+                       env, timeout=lifetime * 3)
+    assert code == 0, out
+    assert "gets new ones with the keytab" in out, out
+    assert_task_wrote(work, securelib.client_env())
+    logs = securelib.yarn_sh("logs", "-applicationId", app_id_of(out), env=securelib.client_env())
+    assert "new HDFS delegation tokens (round 2)" in logs.stdout, logs.stdout[-3000:]
+    assert "tokens of generation 2 written" in logs.stdout, logs.stdout[-3000:]
+
+
+def curl(url, env, negotiate=True):
+    """(HTTP status, body) of a GET, with SPNEGO from env's ticket cache."""
+    args = ["curl", "-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "30", url]
+    if negotiate:
+        args[1:1] = ["--negotiate", "-u", ":"]
+    proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, text=True, timeout=60)
+    body, _, status = proc.stdout.rpartition("\n")
+    return int(status or 0), body
+
+
+def test_detach_status_logs_tracking_url_and_kill_on_the_secure_cluster():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn", "--detach",
+                        "--set", 'code.command="echo hello-$TASK_INDEX; sleep 300"', ENV_CHECK],
+                       env)
+    assert code == 0, out
+    app = app_id_of(out)
+    try:
+        deadline = time.monotonic() + 120
+        status = ""
+        while time.monotonic() < deadline and "worker:1" not in status:
+            code, status = submit(["--status", app], env, timeout=60)
+            assert code == 0, status
+            time.sleep(2)
+        assert "state:" in status and "RUNNING" in status, status
+        # The tracking URL through the RM's web proxy, which wants SPNEGO.
+        proxy = f"http://{env['TONY_YARN_HOST']}:8088/proxy/{app}/"
+        assert curl(proxy, env, negotiate=False)[0] == 401
+        code, page = curl(proxy, env)
+        assert code == 200 and app in page, (code, page[:2000])
+        # --logs reads the NodeManager's web services with SPNEGO.
+        deadline = time.monotonic() + 60
+        logs = ""
+        while time.monotonic() < deadline and "hello-1" not in logs:
+            code, logs = submit(["--logs", app, "--task", "worker:1"], env, timeout=60)
+            time.sleep(2)
+        assert "hello-1" in logs, logs
+    finally:
+        code, killed = submit(["--kill", app], env, timeout=60)
+    assert code == 0, killed
+    assert final_state(app, env) == "KILLED"
