@@ -22,7 +22,7 @@ sys.path.insert(0, str(HERE.parent / "web"))
 import hostile  # noqa: E402
 from test_hostile_local import (GROWTH_KB_FIXED, GROWTH_KB_PER_THOUSAND,  # noqa: E402
                                 HEARTBEAT_TIMEOUT, PEAK_GROWTH_KB, WAITER, hostile_job)
-from weblib import (BIN, Job, am_log_line, environment, get, task_states,  # noqa: E402
+from weblib import (BIN, Job, am_log_line, api_job, environment, get, task_states,  # noqa: E402
                     wait_for, yarn_am)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
@@ -45,10 +45,10 @@ def test_hostile_peers_cannot_hurt_a_running_job_on_yarn():
         proxy = f"{web_base}/proxy/{app}/"
 
         def all_running():
-            status, _, body = get(proxy + "api/job", timeout=20)
-            if status != 200:
+            st = api_job(proxy, timeout=20)
+            if st is None:
                 return None
-            states = task_states(json.loads(body))
+            states = task_states(st)
             return len(states) == 3 and set(states.values()) == {"RUNNING"}
         wait_for(all_running, 300, "three RUNNING workers through the RM's proxy", job, step=1)
         pid, log_dir = yarn_am(app)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from weblib import (SUMMARY_WRITER, VENV, Job, am_log_line, get, history, replay_prefixes,
+from weblib import (SUMMARY_WRITER, VENV, Job, am_log_line, api_job, get, history, replay_prefixes,
                     table_of, task_states, wait_for, yarn_am)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
@@ -99,10 +99,9 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
         assert "<h1 id=\"job-name\">web-yarn-tensorboard</h1>" in page
 
         def running():
-            status, _, body = get(proxy + "api/job", timeout=20)
-            if status != 200:
+            st = api_job(proxy, timeout=20)
+            if st is None:
                 return None
-            st = json.loads(body)
             states = task_states(st)
             ok = states.get("worker:0") == "RUNNING" and states.get("tensorboard:0") == "RUNNING"
             return st if ok else None
@@ -199,11 +198,8 @@ def test_a_direct_request_is_redirected_to_the_rm_proxy(rm_web):
         proxy = f"{rm_web}/proxy/{app}/"
 
         def running():
-            status, _, body = get(proxy + "api/job", timeout=20)
-            if status != 200:
-                return None
-            st = json.loads(body)
-            return st if task_states(st).get("worker:0") == "RUNNING" else None
+            st = api_job(proxy, timeout=20)
+            return st if st and task_states(st).get("worker:0") == "RUNNING" else None
         st = wait_for(running, 240, "worker:0 RUNNING on api/job through the proxy", job,
                       step=1)
         assert st["app_id"] == app

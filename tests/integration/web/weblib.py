@@ -153,11 +153,17 @@ def get(url, timeout=10, data=None):
         return 0, {}, str(e)
 
 
-def api_job(base):
-    status, _, body = get(base + "api/job")
+def api_job(base, timeout=10):
+    """The job's JSON from base + "api/job", or None while it is not there:
+    an error status, or (through the RM's web proxy, before the AM runs) the
+    RM's own HTML page instead of the AM's JSON."""
+    status, _, body = get(base + "api/job", timeout=timeout)
     if status != 200:
         return None
-    return json.loads(body)
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return None
 
 
 def task_states(status):
