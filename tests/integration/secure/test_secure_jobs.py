@@ -237,7 +237,62 @@ def test_detach_status_logs_tracking_url_and_kill_on_the_secure_cluster():
             code, logs = submit(["--logs", app, "--task", "worker:1"], env, timeout=60)
             time.sleep(2)
         assert "hello-1" in logs, logs
+        assert_no_token_leaks(app, env, out + status + logs)
     finally:
         code, killed = submit(["--kill", app], env, timeout=60)
     assert code == 0, killed
     assert final_state(app, env) == "KILLED"
+
+
+def hdfs_token_secrets(path):
+    """(URL string, password) of the HDFS token in a Writable token file."""
+    sys.path.insert(0, HERE)
+    import hdfs_task
+    data = open(path, "rb").read()
+    url = hdfs_task.hdfs_token_url_string(path)
+    count, at = hdfs_task.vint(data, 5)
+    for _ in range(count):
+        _, at = hdfs_task.text(data, at)
+        _, at = hdfs_task.text(data, at)
+        password, at = hdfs_task.text(data, at)
+        kind, at = hdfs_task.text(data, at)
+        _, at = hdfs_task.text(data, at)
+        if kind == b"HDFS_DELEGATION_TOKEN":
+            return url, password
+    raise AssertionError("no HDFS token in " + path)
+
+
+def assert_no_token_leaks(app, env, client_output):
+    """The job's HDFS token is in each task's 0600 token file and nowhere
+    a person or another user reads: not in tony-submit's output, the launch
+    scripts, the containers' logs, command lines or environments."""
+    app_dir = os.path.join(env["TONY_YARN_DIR"], "nm-local", "usercache")
+    found = {}
+    for d, _, names in os.walk(app_dir):
+        if app in d:
+            for name in names:
+                found.setdefault(name, []).append(os.path.join(d, name))
+    token_files = found.get(".tony-tokens", [])
+    assert len(token_files) == 4, found.keys()
+    url, password = hdfs_token_secrets(token_files[0])
+    for path in token_files:
+        assert os.stat(path).st_mode & 0o777 == 0o600, path
+    assert url not in client_output and password.hex() not in client_output
+    logs_dir = os.path.join(env["TONY_YARN_DIR"], "nm-logs", app)
+    readable = found.get("launch_container.sh", [])
+    for d, _, names in os.walk(logs_dir):
+        readable += [os.path.join(d, n) for n in names]
+    assert len(readable) >= 10, readable
+    for path in readable:
+        data = open(path, "rb").read()
+        assert url.encode() not in data and password not in data, path
+    stem = "container_" + app[len("application_"):]
+    for pid in os.listdir("/proc"):
+        try:
+            environ = open(f"/proc/{pid}/environ", "rb").read()
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if stem.encode() in environ:
+            for data in (environ, cmdline):
+                assert url.encode() not in data and password not in data, pid
