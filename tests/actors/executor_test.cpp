@@ -388,7 +388,7 @@ CAF_TEST(tokens in the registration ack become the task token file written priva
   CAF_CHECK_EQUAL(files->count("/c/.tony-tokens"), 0u); // never a plain write
 }
 
-CAF_TEST(newer tokens rewrite the token file and older or foreign ones do not ) {
+CAF_TEST(newer tokens rewrite the token file and older or foreign ones are ignored) {
   cfg.token_file = "/c/.tony-tokens";
   run_command();
   auto send = [&](int32_t generation, const std::string& secret,
