@@ -106,6 +106,16 @@ def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
     assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
 
 
+def test_the_pytorch_example_trains_from_a_keytab_login(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"],
+                        os.path.join(ROOT, "examples", "pytorch", "job.toml")], env,
+                       timeout=280)
+    assert code == 0, out
+    assert final_state(app_id_of(out), securelib.client_env()) == "SUCCEEDED"
+
+
 def test_a_failing_worker_fails_the_job_with_its_exit_code():
     env = with_ca(securelib.client_env())
     code, out = submit(["--backend", "yarn",
