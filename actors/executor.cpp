@@ -114,11 +114,20 @@ void take_tokens(executor_pointer self, const job_tokens& x) {
                st.cfg.token_file);
 }
 
+// Every heartbeat carries what the command's process tree uses now (an
+// empty sample before it runs): the AM's metrics (doc/tracking.md).
 void beat(executor_pointer self) {
   auto& st = self->state;
   if (st.am_lost)
     return;
-  self->send(st.registry, heartbeat_atom_v, st.cfg.task, st.cfg.attempt);
+  task_sample sample;
+  if (st.command_alive) {
+    using namespace std::chrono;
+    sample = st.runner->sample(
+        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
+  }
+  self->send(st.registry, heartbeat_atom_v, st.cfg.task, st.cfg.attempt,
+             std::move(sample));
   self->delayed_send(self, std::chrono::milliseconds(st.heartbeat_ms), tick_atom_v);
 }
 

@@ -273,10 +273,14 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         [=](barrier_atom, int32_t attempt) {
           feed(self, core::barrier_released{attempt});
         },
-        [=](heartbeat_atom, const task_id& task, int32_t attempt) {
-          // Heartbeats change nothing anyone sees: no event sink call.
+        [=](heartbeat_atom, const task_id& task, int32_t attempt,
+            const task_sample& sample) {
+          // Heartbeats change nothing of the status: no event sink call;
+          // their samples go to the metrics.
           run(self,
               self->state.core->handle(core::heartbeat{task, attempt}, now_ms(self)));
+          if (sample.time_ms > 0 && self->state.cfg.on_sample)
+            self->state.cfg.on_sample(task, attempt, sample);
         },
         [=](exit_atom, const task_exit& x) {
           feed(self, core::exited{x});

@@ -59,6 +59,9 @@ struct monitor_config {
   /// (runtime/history/event_log.hpp). Runs in the monitor's context: it must
   /// be quick and must not wait for actors.
   std::function<void(const job_status&)> on_change;
+  /// Optional: gets every sample of a task's resource use that heartbeats
+  /// carry (the AM's metrics, runtime/history/job_record.hpp). Same rules.
+  std::function<void(const task_id&, int32_t attempt, const task_sample&)> on_sample;
 };
 
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,

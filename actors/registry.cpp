@@ -164,8 +164,9 @@ registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
         [=](register_atom, executor_hello& hello, executor_actor& exec) {
           return on_register(self, hello, exec);
         },
-        [=](heartbeat_atom, const task_id& task, int32_t attempt) {
-          self->send(self->state.supervisor, heartbeat_atom_v, task, attempt);
+        [=](heartbeat_atom, const task_id& task, int32_t attempt,
+            const task_sample& sample) {
+          self->send(self->state.supervisor, heartbeat_atom_v, task, attempt, sample);
         },
         [=](exit_atom, const task_exit& x) -> caf::result<bool> {
           return self->delegate(self->state.supervisor, exit_atom_v, x);

@@ -38,7 +38,7 @@ namespace tony {
 using registry_supervisor_actor =
     caf::typed_actor<caf::reacts_to<registered_atom, executor_hello, executor_actor>,
                      caf::reacts_to<barrier_atom, int32_t>,
-                     caf::reacts_to<heartbeat_atom, task_id, int32_t>,
+                     caf::reacts_to<heartbeat_atom, task_id, int32_t, task_sample>,
                      caf::replies_to<exit_atom, task_exit>::with<bool>,
                      caf::replies_to<status_atom>::with<job_status>,
                      caf::replies_to<wait_atom>::with<job_status>,
@@ -47,7 +47,7 @@ using registry_supervisor_actor =
 using registry_actor =
     caf::typed_actor<caf::replies_to<register_atom, executor_hello,
                                      executor_actor>::with<registration_ack>,
-                     caf::reacts_to<heartbeat_atom, task_id, int32_t>,
+                     caf::reacts_to<heartbeat_atom, task_id, int32_t, task_sample>,
                      caf::replies_to<exit_atom, task_exit>::with<bool>,
                      caf::replies_to<status_atom>::with<job_status>,
                      caf::replies_to<wait_atom>::with<job_status>,

@@ -19,6 +19,7 @@
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
+#include "runtime/history/job_record.hpp"
 #include "runtime/http/http_server.hpp"
 #include "runtime/http/tracking_routes.hpp"
 #include "runtime/process/process.hpp"
@@ -69,14 +70,18 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
             {"job_file", job.job_file}};
   for (auto& t : job.tasks)
     e.task_counts[t.name] = t.instances;
+  // The resolved job, for tony-history's page (and its TensorBoard log dir).
+  e.config_json = to_json(job);
   return e;
 }
 
-// The tracking page's view of the job: the facade, bounded.
+// The tracking page's view of the job: the facade, bounded, and the
+// recorder's timeline and metrics.
 class am_job_source : public http::job_source {
 public:
-  explicit am_job_source(application_master& am)
-      : am_(am) {
+  am_job_source(application_master& am, std::shared_ptr<history::job_recorder> recorder)
+      : am_(am)
+      , recorder_(std::move(recorder)) {
     // nop
   }
 
@@ -84,13 +89,20 @@ public:
 
   bool live() const override { return true; }
 
+  bool read_record(const std::function<void(const history::job_record&)>& f) override {
+    recorder_->read(f);
+    return true;
+  }
+
 private:
   application_master& am_;
+  std::shared_ptr<history::job_recorder> recorder_;
 };
 
 // The tracking page on `server` (bound already), served from the facade.
-void serve_tracking_page(http::http_server& server, application_master& am) {
-  auto source = std::make_shared<am_job_source>(am);
+void serve_tracking_page(http::http_server& server, application_master& am,
+                         std::shared_ptr<history::job_recorder> recorder) {
+  auto source = std::make_shared<am_job_source>(am, std::move(recorder));
   http::route_options routes;
   if (auto base = std::getenv("APPLICATION_WEB_PROXY_BASE"))
     routes.public_base = base;
@@ -190,13 +202,19 @@ int run_am(const am_options& opts) {
   mcfg.racks = backend->racks;
   mcfg.log_dir_of = backend->log_dir_of;
   std::shared_ptr<history::event_log_writer> events;
-  if (auto w = history::event_log_writer::open(backend->event_log)) {
+  if (auto w = history::event_log_writer::open(backend->event_log))
     events = std::move(*w);
-    events->write(submitted_event(opts, job, tracking_url));
-    mcfg.on_change = [events](const job_status& st) { events->observe(st); };
-  } else {
+  else
     spdlog::warn("tony-am: no event log: {}", describe(w.error()));
-  }
+  // The recorder writes the event log and keeps the timeline and metrics
+  // the tracking page draws (runtime/history/job_record.hpp).
+  auto recorder =
+      std::make_shared<history::job_recorder>(events, static_cast<size_t>(job.total_tasks()));
+  recorder->submitted(submitted_event(opts, job, tracking_url));
+  mcfg.on_change = [recorder](const job_status& st) { recorder->observe(st); };
+  mcfg.on_sample = [recorder](const task_id& task, int32_t attempt, const task_sample& s) {
+    recorder->sample(task, attempt, s);
+  };
   registry_config rcfg{opts.app_id, secret,
                        static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
   auto port = am.open(mcfg, rcfg, backend->bind_address);
@@ -214,7 +232,7 @@ int run_am(const am_options& opts) {
     backend->start_token_renewal(
         [&am](const std::string& credentials) { am.publish_tokens(credentials); });
   if (!tracking_url.empty()) {
-    serve_tracking_page(web, am);
+    serve_tracking_page(web, am, recorder);
     spdlog::info("tony-am: tracking URL {}", tracking_url);
   }
   backend->announce(

@@ -9,18 +9,30 @@
 
 #include "am/backend.hpp"
 #include "runtime/local/local_adapters.hpp"
+#include "runtime/metrics/nvml.hpp"
 #include "runtime/process/process.hpp"
 
 namespace tony {
 
 namespace {
 
+// The GPUs of the pool: [cluster.local] gpus, else the ones this machine
+// has (NVML's count, else /proc/driver/nvidia/gpus), numbered from 0 as
+// NVML numbers them.
+std::vector<int> local_gpus(const job_spec& job) {
+  auto n = job.cluster.local.gpus >= 0 ? job.cluster.local.gpus : metrics::count_gpus();
+  std::vector<int> ids;
+  for (int i = 0; i < n; ++i)
+    ids.push_back(i);
+  return ids;
+}
+
 // The local pool: [cluster.local] or this machine.
 resource local_capacity(const job_spec& job) {
   resource cap;
   cap.memory_mb = job.cluster.local.memory_mb;
   cap.vcores = job.cluster.local.vcores;
-  cap.gpus = job.cluster.local.gpus;
+  cap.gpus = 0; // the pool's GPUs are counted by local_cluster
   if (cap.memory_mb <= 0) {
     struct sysinfo info;
     if (::sysinfo(&info) == 0)
@@ -96,6 +108,7 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
   cfg.app_id = opts.app_id;
   cfg.job_dir = opts.work_dir;
   cfg.capacity = local_capacity(job);
+  cfg.gpus = local_gpus(job);
   cfg.base_env = local_base_env();
   cfg.stop_grace_ms = job.policy.stop_grace_ms;
   auto cluster = std::make_shared<local::local_cluster>(cfg);

@@ -2,17 +2,23 @@
 //
 //   tony-history list
 //   tony-history show APP_ID [--json]
-//   tony-history serve [--port N] [--bind ADDR]
+//   tony-history serve [--port N] [--bind ADDR] [--retention 30d]
+//                      [--tensorboard PROGRAM] [--tensorboard-idle 10m]
+//   tony-history clean --retention 30d
 
 #include <atomic>
+#include <chrono>
+#include <tuple>
 #include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "config/units.hpp"
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/history_commands.hpp"
+#include "runtime/history/history_server.hpp"
 #include "runtime/process/signal_watcher.hpp"
 
 int main(int argc, char** argv) {
@@ -42,10 +48,21 @@ int main(int argc, char** argv) {
   show->add_option("app_id", app_id, "the application id")->required();
   show->add_flag("--json", as_json, "print the replayed status as /api/job does");
   auto serve = app.add_subcommand("serve", "serve the jobs' pages from their event logs");
-  int port = 0;
-  std::string bind = "127.0.0.1";
-  serve->add_option("--port", port, "port to listen on (default: any free one)");
-  serve->add_option("--bind", bind, "address to listen on (default: 127.0.0.1)");
+  tony::history::serve_options so;
+  std::string retention, idle;
+  serve->add_option("--port", so.port, "port to listen on (default: any free one)");
+  serve->add_option("--bind", so.bind, "address to listen on (default: 127.0.0.1)");
+  serve->add_option("--retention", retention,
+                    "delete jobs that ended longer ago than this (30d, 12h; at start and "
+                    "every hour; default: keep every job)");
+  serve->add_option("--tensorboard", so.tensorboard,
+                    "the TensorBoard program started for a finished job's log dir "
+                    "(default: tensorboard on PATH)");
+  serve->add_option("--tensorboard-idle", idle,
+                    "stop a TensorBoard nobody asked for this long (default 10m)");
+  auto clean = app.add_subcommand("clean", "delete the jobs that ended before the retention");
+  clean->add_option("--retention", retention, "how long jobs are kept after their end (30d)")
+      ->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,7 +73,29 @@ int main(int argc, char** argv) {
     return tony::history::list_jobs(opts, std::cout, std::cerr);
   if (show->parsed())
     return tony::history::show_job(opts, app_id, as_json, std::cout, std::cerr);
+  for (auto [text, flag, out] : {std::tuple{&retention, "--retention", &so.retention_ms},
+                                 std::tuple{&idle, "--tensorboard-idle",
+                                            &so.tensorboard_idle_ms}}) {
+    if (text->empty())
+      continue;
+    auto ms = tony::parse_duration_ms(*text);
+    if (!ms || *ms <= 0) {
+      std::cerr << "tony-history: " << flag << " \"" << *text << "\" "
+                << (ms ? std::string{"must be positive"} : ms.error())
+                << " (e.g. 30d, 12h, 90m)\n";
+      return 2;
+    }
+    *out = *ms;
+  }
+  if (clean->parsed()) {
+    using namespace std::chrono;
+    auto now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    auto n = tony::history::apply_retention(opts, so.retention_ms, now, std::cout, std::cerr);
+    std::cout << "tony-history: " << n << (n == 1 ? " job" : " jobs") << " removed"
+              << std::endl;
+    return 0;
+  }
   std::atomic<bool> stop{false};
   signals.start([&stop](int) { stop = true; });
-  return tony::history::serve_history(opts, bind, port, stop, std::cout, std::cerr);
+  return tony::history::serve_history(opts, so, stop, std::cout, std::cerr);
 }

@@ -134,6 +134,12 @@ int main(int argc, char** argv) {
                  "(overrides [security] keytab)");
   app.add_flag("--detach", opts.detach, "submit and return without following the job");
   app.add_flag("-q,--quiet", opts.quiet, "print only the outcome");
+  app.add_option("--follow", opts.follow,
+                 "stream this task's stdout and stderr while the job runs, e.g. worker:1 "
+                 "(default on a terminal: the chief, or worker:0)");
+  app.add_flag_callback(
+      "--no-follow", [&opts] { opts.follow = "none"; },
+      "do not stream any task's output");
   app.add_flag("--print-toml", req.print_toml,
                "print the job as job.toml (e.g. what a TonY command line amounts to) "
                "and exit");

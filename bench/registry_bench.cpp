@@ -617,7 +617,7 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) 
         }
         return rp;
       },
-      [](heartbeat_atom, const task_id&, int32_t) {},
+      [](heartbeat_atom, const task_id&, int32_t, const task_sample&) {},
   };
 }
 
@@ -638,7 +638,7 @@ caf::behavior fake_monitor(caf::event_based_actor* self, int executors,
         self->monitor(exec);
       },
       [=](barrier_atom, int32_t) { done->set_value(now_ns()); },
-      [](heartbeat_atom, const task_id&, int32_t) {},
+      [](heartbeat_atom, const task_id&, int32_t, const task_sample&) {},
   };
 }
 

@@ -431,7 +431,7 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
         r.read_int(*l, "cluster.local", "memory_mb", s.cluster.local.memory_mb, 0,
                    int64_max);
         r.read_int(*l, "cluster.local", "vcores", s.cluster.local.vcores, 0, INT32_MAX);
-        r.read_int(*l, "cluster.local", "gpus", s.cluster.local.gpus, 0, INT32_MAX);
+        r.read_int(*l, "cluster.local", "gpus", s.cluster.local.gpus, -1, INT32_MAX);
       }
     }
     if (auto* am = r.member(doc, "", "am")) {

@@ -87,7 +87,7 @@ struct tensorboard_spec {
 struct local_pool_spec {
   int64_t memory_mb = 0; // 0: this machine's physical memory
   int32_t vcores = 0;    // 0: 4 x this machine's cores (see doc/job-toml.md)
-  int32_t gpus = 0;
+  int32_t gpus = -1;      // -1: the GPUs this machine has (NVML, /proc)
 };
 
 struct cluster_settings {

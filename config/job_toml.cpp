@@ -189,7 +189,7 @@ void write_cluster(toml_writer& w, const job_spec& job) {
     w.string("memory", format_memory(c.local.memory_mb));
   if (c.local.vcores != 0)
     w.integer("vcores", c.local.vcores);
-  if (c.local.gpus != 0)
+  if (c.local.gpus >= 0)
     w.integer("gpus", c.local.gpus);
 }
 

@@ -59,6 +59,23 @@ std::string plural(int64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
+// A capability as a refusal names it: with its GPUs whenever the request has
+// any, so a cluster without GPUs says "0 GPUs" instead of nothing.
+std::string capability_text(const resource& x, bool with_gpus) {
+  auto text = to_string(x);
+  if (with_gpus && x.gpus == 0)
+    text += ", 0 GPUs";
+  return text;
+}
+
+// What to do when GPUs are what does not fit.
+std::string gpu_hint(const resource& asked, const resource& available) {
+  if (asked.gpus <= available.gpus)
+    return {};
+  return " (GPUs: the local backend's pool is [cluster.local] gpus, by default the "
+         "GPUs this machine has; on YARN the NodeManagers' yarn.io/gpu resource)";
+}
+
 // A restart's wait: the backoff doubles with every restart, at most 10 min.
 int64_t backoff_of(int64_t base_ms, int32_t restart) {
   constexpr int64_t cap = 10 * 60 * 1000;
@@ -224,11 +241,13 @@ void lifecycle::on(const rm_registered& e) {
         auto who = type.index_capability.count(i) != 0
                        ? "task " + type.name + ":" + std::to_string(i)
                        : "tasks." + type.name;
+        bool gpus = capability.gpus > 0;
         finish(job_state::failed,
-               who + " asks for " + to_string(capability) +
+               who + " asks for " + capability_text(capability, gpus) +
                    " per task, but the largest container this cluster grants is " +
-                   to_string(e.reg.max_capability) +
-                   "; lower the request in job.toml or use a larger queue/cluster");
+                   capability_text(e.reg.max_capability, gpus) +
+                   "; lower the request in job.toml or use a larger queue/cluster" +
+                   gpu_hint(capability, e.reg.max_capability));
         return;
       }
       total.memory_mb += capability.memory_mb;
@@ -237,9 +256,11 @@ void lifecycle::on(const rm_registered& e) {
     }
   auto cap = e.reg.cluster_capacity;
   if (cap.memory_mb > 0 && !fits(total, cap)) {
-    finish(job_state::failed, "the job needs " + to_string(total) +
-                                  " in all, but the cluster has only " + to_string(cap) +
-                                  "; it can never be scheduled");
+    bool gpus = total.gpus > 0;
+    finish(job_state::failed, "the job needs " + capability_text(total, gpus) +
+                                  " in all, but the cluster has only " +
+                                  capability_text(cap, gpus) +
+                                  "; it can never be scheduled" + gpu_hint(total, cap));
     return;
   }
   start_attempt();
@@ -290,8 +311,10 @@ void lifecycle::on(const completed& e) {
     if (t == nullptr)
       continue; // released, discarded, or of an earlier attempt
     t->container_done = true;
-    if (is_final(t->state))
+    if (is_final(t->state)) {
+      add_container_reason(*t, cc);
       continue;
+    }
     if (end_ != end_phase::none) {
       mark_finished(*t, task_state::killed, ending_reason());
       continue;
@@ -306,6 +329,8 @@ void lifecycle::on(const completed& e) {
   }
   if (end_ != end_phase::none)
     maybe_stop_containers();
+  if (end_ == end_phase::awaiting_reasons && !reasons_pending())
+    unregister_now();
 }
 
 // -- events from the container launcher ------------------------------------------------
@@ -417,6 +442,7 @@ void lifecycle::on(const exited& e) {
     check_success();
     return;
   }
+  t->awaiting_reason = x.signal != 0; // a NodeManager's kill says why later
   task_failed(*t, task_state::failed, exit_diagnostics(x));
 }
 
@@ -432,6 +458,7 @@ void lifecycle::on(const executor_lost& e) {
     maybe_stop_containers();
     return;
   }
+  t->awaiting_reason = true; // its container may have been killed under it
   task_failed(*t, task_state::lost,
               to_string(t->id) + " lost: its executor's connection dropped (" + e.reason +
                   "; container " + t->c.id + " on " + t->c.host + ")");
@@ -461,6 +488,10 @@ void lifecycle::on(const timer_fired& e) {
                       "did not stop within the grace period; killed");
     stop_containers_now();
     return;
+  case timer_kind::container_reasons:
+    if (end_ == end_phase::awaiting_reasons)
+      unregister_now();
+    return;
   case timer_kind::heartbeat_check:
     check_heartbeats();
     if (end_ == end_phase::none)
@@ -483,11 +514,53 @@ void lifecycle::on(const kill_job& e) {
   finish(job_state::killed, e.reason.empty() ? "killed on request" : e.reason);
 }
 
+// A container the NodeManager kills (over its memory limit, preempted, its
+// node lost) ends its task by a signal first: the executor reports that, or
+// dies before it can, and the RM's reason comes with the container's
+// completion an allocate or two later. A failed job waits for those
+// reasons, at most container_reason_wait_ms, so its final status says why.
 void lifecycle::on(const containers_stopped&) {
   if (end_ != end_phase::stopping_containers)
     return;
+  if (state_ == job_state::failed && reasons_pending() &&
+      cfg_.container_reason_wait_ms > 0) {
+    end_ = end_phase::awaiting_reasons;
+    arm(timer_kind::container_reasons, cfg_.container_reason_wait_ms);
+    return;
+  }
+  unregister_now();
+}
+
+void lifecycle::unregister_now() {
   end_ = end_phase::unregistering;
   emit(unregister{final_report{to_string(state_), diagnostics_, cfg_.tracking_url}});
+}
+
+bool lifecycle::reasons_pending() const {
+  return std::any_of(tasks_.begin(), tasks_.end(),
+                     [](auto& t) { return t.awaiting_reason && !t.container_done; });
+}
+
+// Adds the RM's reason for a container's end to the task a signal ended (or
+// whose executor vanished), and to the job's diagnostics that name it:
+// "worker:1 was killed by signal 15 (Terminated): its container was killed
+// for exceeding its memory limit (exit status -104); ... (Container [pid=..."
+// Statuses above -100 are the command's own exit; -105 is the AM's own stop.
+void lifecycle::add_container_reason(task_record& t, const container_completion& cc) {
+  if (!t.awaiting_reason)
+    return;
+  t.awaiting_reason = false;
+  if (cc.exit_status > -100 || cc.exit_status == -105)
+    return;
+  auto head = t.diagnostics.substr(0, t.diagnostics.find('\n'));
+  auto told = head + ": " + describe_container_exit(cc.exit_status);
+  auto nm_said = cc.diagnostics.substr(0, cc.diagnostics.find('\n'));
+  if (!nm_said.empty())
+    told += " (" + nm_said + ")";
+  t.diagnostics.replace(0, head.size(), told);
+  t.exit_code = cc.exit_status;
+  if (auto at = diagnostics_.find(head); !head.empty() && at != std::string::npos)
+    diagnostics_.replace(at, head.size(), told);
 }
 
 void lifecycle::on(const unregistered&) {
@@ -833,6 +906,7 @@ void lifecycle::check_heartbeats() {
     auto t = find(id);
     if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
       break;
+    t->awaiting_reason = true;
     task_failed(*t, task_state::lost,
                 to_string(t->id) + " lost: no heartbeat from its executor for " +
                     std::to_string(limit / 1000) + " s (container " + t->c.id + " on " +

@@ -255,6 +255,11 @@ struct lifecycle_config {
   std::vector<std::string> racks;
   /// Where a container's logs are, for the status (a pure function).
   std::function<std::string(const container&)> log_dir_of;
+  /// A failed job waits at most this long before its final status for the
+  /// resource manager's reason of a container whose task a signal ended or
+  /// whose executor vanished (a NodeManager kills a container over its
+  /// memory limit before the RM reports why).
+  int64_t container_reason_wait_ms = 3000;
 };
 
 class lifecycle {
@@ -290,6 +295,7 @@ private:
     none,
     stopping_tasks,
     stopping_containers,
+    awaiting_reasons, // a failed job waits for its containers' exit statuses
     unregistering,
     done
   };
@@ -302,7 +308,8 @@ private:
     heartbeat_check,  // periodic: look for silent executors
     restart_backoff,  // a failed task waits before its new container
     task_allocation,  // a restarted task's container was not granted
-    task_registration // a restarted task's executor did not register
+    task_registration, // a restarted task's executor did not register
+    container_reasons  // the wait for the RM's reasons is over
   };
 
   struct timer_purpose {
@@ -328,6 +335,9 @@ private:
     int64_t finished_ms = 0;
     int32_t restarts = 0;
     bool tolerated = false; // failed, and the job goes on without it
+    /// A signal ended it or its executor vanished: its container's
+    /// completion may still say why (add_container_reason).
+    bool awaiting_reason = false;
 
     bool has_executor() const {
       return state == task_state::registered || state == task_state::running;
@@ -369,6 +379,9 @@ private:
   void finish(job_state outcome, std::string diag);
   void maybe_stop_containers();
   void stop_containers_now();
+  bool reasons_pending() const;
+  void add_container_reason(task_record& t, const container_completion& cc);
+  void unregister_now();
   void on_attempt_deadline(timer_kind kind);
   void on_task_deadline(const timer_purpose& p);
   void check_heartbeats();

@@ -28,6 +28,8 @@ CAF_ADD_TYPE_ID(tony, (tony::cluster_spec))
 CAF_ADD_TYPE_ID(tony, (tony::task_exit))
 CAF_ADD_TYPE_ID(tony, (tony::task_status))
 CAF_ADD_TYPE_ID(tony, (tony::job_status))
+CAF_ADD_TYPE_ID(tony, (tony::gpu_sample))
+CAF_ADD_TYPE_ID(tony, (tony::task_sample))
 CAF_ADD_TYPE_ID(tony, (tony::job_tokens))
 
 CAF_END_TYPE_ID_BLOCK(tony)

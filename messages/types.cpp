@@ -10,7 +10,7 @@ std::string to_string(const resource& x) {
   auto result =
       std::to_string(x.memory_mb) + " MiB, " + std::to_string(x.vcores) + " vcores";
   if (x.gpus > 0)
-    result += ", " + std::to_string(x.gpus) + " GPUs";
+    result += ", " + std::to_string(x.gpus) + (x.gpus == 1 ? " GPU" : " GPUs");
   return result;
 }
 

@@ -317,6 +317,41 @@ typename Inspector::result_type inspect(Inspector& f, task_exit& x) {
            x.stderr_tail, x.container_id);
 }
 
+/// One GPU as a task's sample sees it (NVML): the device's utilisation and
+/// the memory the task's processes hold on it.
+struct gpu_sample {
+  int32_t index = 0;       // NVML's device index on the node
+  float util_pct = 0;      // the device's busy time over NVML's last period
+  int64_t used_bytes = 0;  // held by the task's processes (the device's use
+                           // when the driver cannot say per process)
+  int64_t total_bytes = 0; // the device's memory
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, gpu_sample& x) {
+  return f(caf::meta::type_name("gpu_sample"), x.index, x.util_pct, x.used_bytes,
+           x.total_bytes);
+}
+
+/// What an executor measured of its task's process tree, sent with every
+/// heartbeat while the command runs (time_ms 0: no sample, e.g. before the
+/// command started). rss_bytes is the tree's resident memory as YARN's
+/// physical-memory check counts it; cpu_cores the CPU time the tree used
+/// per wall-clock time since the previous sample (1.0: one core busy).
+struct task_sample {
+  int64_t time_ms = 0;
+  int64_t rss_bytes = 0;
+  float cpu_cores = 0;
+  int32_t processes = 0;
+  std::vector<gpu_sample> gpus = {};
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_sample& x) {
+  return f(caf::meta::type_name("task_sample"), x.time_ms, x.rss_bytes, x.cpu_cores,
+           x.processes, x.gpus);
+}
+
 // -- job status (clients, tracking page) --------------------------------------
 
 struct task_status {

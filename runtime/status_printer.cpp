@@ -56,7 +56,50 @@ int64_t wall_ms() {
 
 // -- status_printer -----------------------------------------------------------------
 
-std::vector<std::string> status_printer::update(const job_status& st) {
+std::string status_printer::progress(const job_status& st) {
+  int64_t n = static_cast<int64_t>(st.tasks.size());
+  int64_t allocated = 0, registered = 0, running = 0, succeeded = 0, failed = 0;
+  for (auto& t : st.tasks) {
+    auto& s = t.state;
+    if (s != "REQUESTED" && s != "RESTARTING" && s != "NEW")
+      ++allocated;
+    if (s == "REGISTERED" || s == "RUNNING" || (final_state(s) && t.started_ms > 0))
+      ++registered;
+    if (s == "RUNNING")
+      ++running;
+    if (s == "SUCCEEDED")
+      ++succeeded;
+    if (s == "FAILED" || s == "LOST")
+      ++failed;
+  }
+  auto of = [n](const char* what, int64_t k) {
+    return std::string{what} + " " + std::to_string(k) + "/" + std::to_string(n);
+  };
+  auto line = of("allocated", allocated) + ", " + of("registered", registered) + ", " +
+              of("running", running);
+  if (succeeded > 0)
+    line += ", " + of("succeeded", succeeded);
+  if (failed > 0)
+    line += ", failed " + std::to_string(failed);
+  return line;
+}
+
+void status_printer::task_lines(const job_status& st, bool per_task,
+                                std::vector<std::string>& lines) {
+  for (auto& t : st.tasks) {
+    auto key = to_string(t.task);
+    auto& known = task_states_[key];
+    if (known == t.state)
+      continue;
+    known = t.state;
+    // A big job names only the tasks that need a look.
+    if (per_task || t.state == "FAILED" || t.state == "LOST" || t.state == "RESTARTING")
+      lines.push_back(task_line(t));
+  }
+}
+
+std::vector<std::string> status_printer::update(const job_status& st, int64_t now_ms,
+                                                size_t max_task_lines) {
   std::vector<std::string> lines;
   if (st.attempt > attempt_) {
     // A new attempt restarts every task: say why, then list them afresh.
@@ -65,19 +108,27 @@ std::vector<std::string> status_printer::update(const job_status& st) {
                       (st.diagnostics.empty() ? "" : " (" + st.diagnostics + ")"));
     attempt_ = st.attempt;
     task_states_.clear();
+    last_progress_.clear();
   }
-  if (st.state != job_state_) {
-    job_state_ = st.state;
+  bool changed = st.state != job_state_;
+  bool final = is_final(st);
+  // The job's end comes after its tasks' last lines; any other state before.
+  if (changed && !final)
     lines.push_back("job " + st.app_id + " " + st.state);
-  }
-  for (auto& t : st.tasks) {
-    auto key = to_string(t.task);
-    auto& known = task_states_[key];
-    if (known != t.state) {
-      known = t.state;
-      lines.push_back(task_line(t));
+  bool per_task = st.tasks.size() <= max_task_lines;
+  task_lines(st, per_task, lines);
+  if (!per_task) {
+    auto p = progress(st);
+    bool due = now_ms == 0 || changed || final || now_ms - last_progress_ms_ >= 2000;
+    if (p != last_progress_ && due) {
+      lines.push_back(p);
+      last_progress_ = p;
+      last_progress_ms_ = now_ms;
     }
   }
+  if (changed && final)
+    lines.push_back("job " + st.app_id + " " + st.state);
+  job_state_ = st.state;
   return lines;
 }
 
@@ -112,6 +163,8 @@ std::vector<std::string> status_printer::table(const job_status& st, int64_t now
     head += " attempt " + std::to_string(st.attempt);
   if (st.started_ms > 0)
     head += "  " + seconds(end - st.started_ms);
+  if (st.tasks.size() > max_rows)
+    head += "  " + progress(st);
   lines.push_back(head);
   if (st.tasks.empty())
     return lines;
@@ -213,11 +266,31 @@ void status_view::tracking_url(const std::string& url) {
   if (url_shown_ || url.empty())
     return;
   url_shown_ = true;
+  url_ = url;
   note("tracking URL: " + url);
+}
+
+void status_view::tensorboard_probe(std::function<std::string(const job_status&)> probe) {
+  tensorboard_probe_ = std::move(probe);
+}
+
+void status_view::output(const std::string& line) {
+  if (live_)
+    erase_table(); // the next show() draws it again below
+  out_ << line << "\n";
+  out_.flush();
 }
 
 void status_view::show(const job_status& st) {
   tracking_url(st.tracking_url);
+  if (tensorboard_probe_ && !tensorboard_shown_ && !is_final(st) &&
+      !tensorboard_probe_(st).empty()) {
+    tensorboard_shown_ = true;
+    auto base = url_.empty() ? st.tracking_url : url_;
+    if (!base.empty() && base.back() != '/')
+      base += '/';
+    note("TensorBoard: " + base + "tensorboard/");
+  }
   if (quiet_)
     return;
   if (live_) {
@@ -225,7 +298,7 @@ void status_view::show(const job_status& st) {
     draw_table(st);
     return;
   }
-  for (auto& line : printer_.update(st))
+  for (auto& line : printer_.update(st, wall_ms()))
     out_ << "tony: " << line << "\n";
   out_.flush();
 }

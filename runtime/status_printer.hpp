@@ -8,6 +8,7 @@
 // a job.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -19,8 +20,17 @@ namespace tony {
 
 class status_printer {
 public:
-  /// Lines for what changed since the previous snapshot.
-  std::vector<std::string> update(const job_status& st);
+  /// Lines for what changed since the previous snapshot (at `now_ms`, wall
+  /// clock; 0: no clock). A job of more than `max_task_lines` tasks gets
+  /// progress lines ("allocated 1000/1000, registered 812/1000") at most
+  /// every 2 s instead of a line per task, and a line for each task that
+  /// fails. The job's final state comes after its tasks' last lines.
+  std::vector<std::string> update(const job_status& st, int64_t now_ms = 0,
+                                  size_t max_task_lines = 16);
+
+  /// Where a job's tasks are: "allocated 1000/1000, registered 812/1000,
+  /// running 0/1000" (and succeeded / failed once some ended).
+  static std::string progress(const job_status& st);
 
   /// The closing lines: outcome, diagnostics, where the logs are (the job's
   /// and those of every task that did not succeed).
@@ -32,9 +42,13 @@ public:
                                         size_t max_rows = 16);
 
 private:
+  void task_lines(const job_status& st, bool per_task, std::vector<std::string>& lines);
+
   std::string job_state_;
   int32_t attempt_ = 0;
   std::map<std::string, std::string> task_states_; // "worker:0" -> state
+  std::string last_progress_;
+  int64_t last_progress_ms_ = 0;
 };
 
 class status_view {
@@ -50,6 +64,14 @@ public:
 
   /// Prints the tracking URL once (the first non-empty one given).
   void tracking_url(const std::string& url);
+
+  /// How show() tells that the job's TensorBoard is up: its address from a
+  /// status (http::tensorboard_address), empty while it is not. Once it is,
+  /// "TensorBoard: <tracking URL>tensorboard/" is printed, once.
+  void tensorboard_probe(std::function<std::string(const job_status&)> probe);
+
+  /// A line of a task's output (--follow), printed as it is above the table.
+  void output(const std::string& line);
 
   /// The final table (on a terminal) or the last changes; the table then
   /// stays on the screen and later lines go below it.
@@ -71,6 +93,9 @@ private:
   status_printer printer_;
   size_t drawn_ = 0; // table lines currently on the screen
   bool url_shown_ = false;
+  std::string url_;
+  std::function<std::string(const job_status&)> tensorboard_probe_;
+  bool tensorboard_shown_ = false;
 };
 
 } // namespace tony

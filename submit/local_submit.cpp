@@ -22,6 +22,7 @@
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/gate/job_secret.hpp"
+#include "runtime/http/job_page.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/status_printer.hpp"
@@ -111,6 +112,52 @@ std::string first_remote_source(const job_spec& job) {
   return {};
 }
 
+// Copies the directory `from` to `to` (created), files read-only, symbolic
+// links as links, leaving out `skip` (the jobs dir, when it lies inside the
+// code: the copy would otherwise contain itself).
+std::error_code copy_read_only(const fs::path& from, const fs::path& to,
+                               const fs::path& skip) {
+  std::error_code ec;
+  fs::create_directory(to, ec);
+  if (ec)
+    return ec;
+  for (auto i = fs::directory_iterator(from, ec); !ec && i != fs::directory_iterator();
+       i.increment(ec)) {
+    auto target = to / i->path().filename();
+    if (std::error_code same; fs::equivalent(i->path(), skip, same))
+      continue;
+    auto status = i->symlink_status(ec);
+    if (ec)
+      return ec;
+    if (fs::is_directory(status)) {
+      ec = copy_read_only(i->path(), target, skip);
+    } else {
+      fs::copy(i->path(), target, fs::copy_options::copy_symlinks, ec);
+      if (!ec && fs::is_regular_file(status))
+        fs::permissions(target,
+                        fs::perms::owner_write | fs::perms::group_write |
+                            fs::perms::others_write,
+                        fs::perm_options::remove, ec);
+    }
+    if (ec)
+      return ec;
+  }
+  return ec;
+}
+
+// The job's source dir as a NodeManager's localized copy of the staged
+// archive is: taken at submission, read-only, shared by the tasks (linked
+// into each working directory), which write elsewhere.
+caf::expected<void> snapshot_code(const std::string& from, const std::string& to,
+                                  const std::string& jobs_dir) {
+  if (auto ec = copy_read_only(from, to, jobs_dir))
+    return make_error(errc::infrastructure,
+                      "cannot copy the job's code " + from + " to " + to + ": " +
+                          ec.message() +
+                          " ([code] src_dir must be a readable directory)");
+  return caf::unit;
+}
+
 } // namespace
 
 int submit_local(const job_spec& job, const submit_options& opts) {
@@ -136,9 +183,19 @@ int submit_local(const job_spec& job, const submit_options& opts) {
              " (set [cluster] jobs_dir to a writable place)");
     return exit_infra;
   }
+  // The code as YARN ships it: a snapshot taken at submission, read-only,
+  // linked into every task's own writable working directory.
+  job_spec to_run = job;
+  if (!job.src_dir.empty()) {
+    if (auto snap = snapshot_code(job.src_dir, job_dir + "/src", jobs_dir); !snap) {
+      complain(describe(snap.error()));
+      return exit_infra;
+    }
+    to_run.src_dir = job_dir + "/src";
+  }
   {
     std::ofstream out(job_dir + "/job.json");
-    out << to_json(job);
+    out << to_json(to_run);
     if (!out) {
       complain("cannot write " + job_dir + "/job.json");
       return exit_infra;
@@ -180,7 +237,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   pid_t am_pid = child->pid;
   if (!opts.quiet)
     say("submitted " + app_id + " (" + job.name + ", " +
-        std::to_string(job.total_tasks()) + " tasks) on the local backend; job dir " +
+        http::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
         job_dir);
   if (opts.events)
     opts.events->submitted(app_id, "local", job.name, job.total_tasks(),
@@ -196,6 +253,8 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   caf::actor_system sys{cfg};
   status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
                    opts.quiet};
+  view.tensorboard_probe(&http::tensorboard_address);
+  auto follower = make_follower(opts, local_log_reader());
   std::optional<process::exit_info> am_exit;
   am_watcher watcher{sys, secret};
   bool refusal_said = false;
@@ -259,6 +318,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     }
     if (auto st = watcher.poll(std::chrono::seconds(2))) {
       view.show(*st);
+      if (follower)
+        for (auto& line : follower->poll(*st))
+          view.output(line);
       if (opts.events)
         opts.events->show(*st);
       hook.on_status(*st);
@@ -293,6 +355,9 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     return exit_infra;
   }
   gate::forget_secret(app_id);
+  if (follower) // the last lines the task wrote before it ended
+    for (auto& line : follower->drain(*final_status))
+      view.output(line);
   view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
@@ -304,6 +369,18 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     opts.events->finished(*final_status, code);
   }
   return code;
+}
+
+std::unique_ptr<log_follower> make_follower(const submit_options& opts,
+                                            log_follower::reader read) {
+  if (opts.follow == "none")
+    return nullptr;
+  // Not asked for: the chief's output on a terminal, nothing in a pipe (or
+  // with --output json, whose stdout is for programs).
+  if (opts.follow.empty() &&
+      (opts.quiet || opts.events != nullptr || !status_view::stdout_is_terminal()))
+    return nullptr;
+  return std::make_unique<log_follower>(opts.follow, std::move(read));
 }
 
 } // namespace tony

@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "config/job_spec.hpp"
 #include "submit/client_task.hpp"
+#include "submit/log_follower.hpp"
 
 namespace tony {
 
@@ -44,7 +46,14 @@ struct submit_options {
   std::string jobs_dir;
   /// ytf-submit --client: the local client:0 (submit/client_task.hpp).
   client_task* client = nullptr;
+  /// --follow TASK: stream that task's stdout and stderr (submit/log_follower);
+  /// "none" (--no-follow) never; empty: the chief when stdout is a terminal.
+  std::string follow;
 };
+
+/// The follower --follow asks for (reading with `read`), or nullptr.
+std::unique_ptr<log_follower> make_follower(const submit_options& opts,
+                                            log_follower::reader read);
 
 /// What --logs prints.
 struct logs_request {

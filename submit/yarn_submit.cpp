@@ -25,6 +25,7 @@
 #include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/http/job_page.hpp"
 #include "runtime/http/proxy_filter.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/staging/webhdfs.hpp"
@@ -258,10 +259,42 @@ job_status final_view(const std::string& app, const job_spec* job,
   return st;
 }
 
+// A task's file through its NodeManager's web service (its log_dir is the
+// NM's containerlogs page, http://<nm>/node/containerlogs/<container>/<user>).
+// The service serves whole files: each poll reads the file and keeps what
+// lies past `offset` (logs of a few MiB; doc/operations.md).
+// A NodeManager's web services take SPNEGO on a secure cluster (`auth`).
+std::optional<std::string> node_manager_file(const task_status& task,
+                                             const std::string& file,
+                                             const webhdfs::http_auth& auth) {
+  auto at = task.log_dir.find("/node/containerlogs/");
+  if (at == std::string::npos || task.container_id.empty())
+    return std::nullopt;
+  auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
+             task.container_id + "/" + file;
+  auto got = webhdfs::call("GET", url, auth, {}, true);
+  if (!got || got->status != 200)
+    return std::nullopt;
+  return std::move(got->body);
+}
+
+log_follower::reader node_manager_log_reader(webhdfs::http_auth auth) {
+  return [auth](const task_status& task, const std::string& file, int64_t offset,
+                size_t max_bytes) -> std::optional<std::string> {
+    auto got = node_manager_file(task, file, auth);
+    if (!got)
+      return std::nullopt;
+    auto body = node_manager_log_contents(*got);
+    if (static_cast<int64_t>(body.size()) <= offset)
+      return std::string{};
+    return body.substr(static_cast<size_t>(offset), max_bytes);
+  };
+}
+
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
            const job_spec* job, const submit_options& opts, const std::string& secret,
-           const std::string& history_uri = {}) {
+           const std::string& history_uri = {}, const webhdfs::http_auth& auth = {}) {
   auto quiet = opts.quiet;
   auto interrupted = [&opts] {
     return opts.interrupted && opts.interrupted->load() != 0;
@@ -271,6 +304,8 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   am_watcher watcher{sys, secret};
   bool refusal_said = false;
   status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
+  view.tensorboard_probe(&http::tensorboard_address);
+  auto follower = make_follower(opts, node_manager_log_reader(auth));
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
   bool kill_sent = false;
@@ -327,12 +362,18 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
       last_status = *st;
       view.show(*st);
+      if (follower)
+        for (auto& line : follower->poll(*st))
+          view.output(line);
       if (opts.events)
         opts.events->show(*st);
       hook.on_status(*st);
     }
     if (yarn::is_terminal(report->state)) {
       gate::forget_secret(app);
+      if (follower && last_status)
+        for (auto& line : follower->drain(*last_status))
+          view.output(line);
       if (last_status)
         view.leave(*last_status);
       auto final = yarn::to_string(report->final);
@@ -651,8 +692,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     complain("--status will not show the tasks of " + app + ": " +
              describe(kept.error()));
   if (!opts.quiet)
-    say("submitted " + app + " (" + job.name + ", " + std::to_string(job.total_tasks()) +
-        " tasks) to YARN queue " + job.queue + "; staged in " + staging_uri);
+    say("submitted " + app + " (" + job.name + ", " +
+        http::plural(job.total_tasks(), "task") + ") to YARN queue " + job.queue +
+        "; staged in " + staging_uri);
   if (opts.events)
     opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
                            {{"queue", job.queue}, {"staging", staging_uri}});
@@ -660,7 +702,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts, secret, history_uri);
+  return follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
 }
 
 namespace {
@@ -878,20 +920,8 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
   // service serves each file as plain text while the NM keeps the logs.
   return print_task_logs(*st, req,
-                         [&t](const task_status& task,
-                              const std::string& file) -> std::optional<std::string> {
-                           auto at = task.log_dir.find("/node/containerlogs/");
-                           if (at == std::string::npos || task.container_id.empty())
-                             return std::nullopt;
-                           auto url = task.log_dir.substr(0, at) +
-                                      "/ws/v1/node/containerlogs/" + task.container_id +
-                                      "/" + file;
-                           // A NodeManager's web services take SPNEGO on a secure
-                           // cluster.
-                           auto got = webhdfs::call("GET", url, t.auth, {}, true);
-                           if (!got || got->status != 200)
-                             return std::nullopt;
-                           return got->body;
+                         [&t](const task_status& task, const std::string& file) {
+                           return node_manager_file(task, file, t.auth);
                          });
 }
 

@@ -72,6 +72,12 @@ job_event job_event_of(const char* kind, const job_status& st, int64_t now) {
 
 } // namespace
 
+const std::vector<std::string>& metric_fields() {
+  static const std::vector<std::string> fields{"rss_bytes", "cpu_cores", "gpu_util_pct",
+                                               "gpu_used_bytes"};
+  return fields;
+}
+
 std::string task_event_kind(const std::string& state) {
   if (state == "REQUESTED")
     return "task_requested";
@@ -123,6 +129,21 @@ std::vector<job_event> diff(const job_status* before, const job_status& after,
 
 std::string to_json_line(const job_event& e) {
   json j = {{"time_ms", e.time_ms}, {"event", e.kind}};
+  if (e.kind == "metrics") {
+    j["step_ms"] = e.step_ms;
+    j["fields"] = metric_fields();
+    json tasks = json::object();
+    for (auto& [name, values] : e.metrics) {
+      json row = json::array();
+      for (auto v : values) // whole bytes as integers, the rest rounded
+        row.push_back(v == static_cast<double>(static_cast<int64_t>(v))
+                          ? json(static_cast<int64_t>(v))
+                          : json(static_cast<double>(static_cast<int64_t>(v * 100)) / 100));
+      tasks[name] = std::move(row);
+    }
+    j["tasks"] = std::move(tasks);
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
   if (e.kind.rfind("task_", 0) == 0) {
     j["task"] = task_json(e.task);
   } else {
@@ -135,6 +156,11 @@ std::string to_json_line(const job_event& e) {
     if (!e.task_counts.empty())
       s["tasks"] = e.task_counts;
     j["submitted"] = s;
+  }
+  if (!e.config_json.empty()) {
+    auto config = json::parse(e.config_json, nullptr, false);
+    if (config.is_object())
+      j["config"] = std::move(config);
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -150,6 +176,21 @@ caf::expected<job_event> event_from_json(const std::string& line) {
   e.kind = kind->get<std::string>();
   if (auto t = j.find("time_ms"); t != j.end() && t->is_number())
     e.time_ms = t->get<int64_t>();
+  if (e.kind == "metrics") {
+    if (auto s = j.find("step_ms"); s != j.end() && s->is_number())
+      e.step_ms = s->get<int64_t>();
+    if (auto t = j.find("tasks"); t != j.end() && t->is_object())
+      for (auto& [name, row] : t->items()) {
+        if (!row.is_array())
+          continue;
+        auto& values = e.metrics[name];
+        for (auto& v : row)
+          values.push_back(v.is_number() ? v.get<double>() : 0.0);
+      }
+    return e;
+  }
+  if (auto c = j.find("config"); c != j.end() && c->is_object())
+    e.config_json = c->dump();
   if (auto t = j.find("task"); t != j.end() && t->is_object()) {
     auto task = task_from(*t);
     if (!task)
@@ -202,6 +243,8 @@ caf::expected<std::vector<job_event>> parse_event_log(const std::string& text) {
 }
 
 void apply(job_status& st, const job_event& e) {
+  if (e.kind == "metrics")
+    return; // resource use: the status does not change
   if (e.kind.rfind("task_", 0) == 0) {
     auto& t = e.task;
     // A task of a newer attempt replaces the older attempt's table.

@@ -7,6 +7,8 @@
 //   job_state       the job's state, attempt or diagnostics changed
 //   task_requested  task_allocated  task_launched  task_registered
 //   task_started    task_finished   task_updated   a task changed
+//   metrics         every task's resource use over the last interval
+//                   (coarser than the AM's own series; runtime/metrics)
 //   job_finished    the job ended (last)
 //
 // The AM does not decide events one by one: the lifecycle monitor hands every
@@ -41,7 +43,17 @@ struct job_event {
   std::map<std::string, std::string> info;
   /// job_submitted: instances per task type.
   std::map<std::string, int32_t> task_counts;
+  /// job_submitted: the resolved job (job.json's object), when logged.
+  std::string config_json;
+  /// metrics: the interval the line covers, and per task ("worker:0") its
+  /// values in metric_fields order over the interval (peak memory, mean
+  /// CPU, mean GPU use, peak GPU memory).
+  int64_t step_ms = 0;
+  std::map<std::string, std::vector<double>> metrics;
 };
+
+/// The names of a metrics line's values, in order.
+const std::vector<std::string>& metric_fields();
 
 /// The task event for a task now in `state` ("RUNNING" -> "task_started").
 std::string task_event_kind(const std::string& state);

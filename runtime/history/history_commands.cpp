@@ -11,6 +11,7 @@
 
 #include "messages/error.hpp"
 #include "runtime/history/history_store.hpp"
+#include "runtime/history/job_record.hpp"
 #include "runtime/http/http_server.hpp"
 #include "runtime/http/job_page.hpp"
 #include "runtime/http/tracking_routes.hpp"
@@ -28,13 +29,16 @@ std::string home_dir() {
   return home ? home : "/tmp";
 }
 
-struct opened {
-  std::unique_ptr<history_dir> dir;
-  bool optional = false; // a default dir that may not exist
-};
+std::string pad(std::string s, size_t width) {
+  if (s.size() < width)
+    s.append(width - s.size(), ' ');
+  return s;
+}
 
-std::vector<opened> open_dirs(const history_options& opts, std::ostream& err) {
-  std::vector<opened> result;
+} // namespace
+
+std::vector<opened_dir> open_dirs(const history_options& opts, std::ostream& err) {
+  std::vector<opened_dir> result;
   auto add = [&](const std::string& uri, bool optional) {
     auto d = open_history(uri, opts.webhdfs, opts.user);
     if (!d) {
@@ -52,8 +56,7 @@ std::vector<opened> open_dirs(const history_options& opts, std::ostream& err) {
   return result;
 }
 
-// Every log in every dir; an app id found twice is taken from the first dir.
-std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened>& dirs,
+std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened_dir>& dirs,
                                                           std::ostream& err) {
   std::vector<std::pair<stored_log, history_dir*>> result;
   for (auto& d : dirs) {
@@ -77,7 +80,7 @@ std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened>& d
   return result;
 }
 
-caf::expected<std::vector<job_event>> load(history_dir& dir, const stored_log& log) {
+caf::expected<std::vector<job_event>> load_events(history_dir& dir, const stored_log& log) {
   auto text = dir.read(log);
   if (!text)
     return text.error();
@@ -87,28 +90,6 @@ caf::expected<std::vector<job_event>> load(history_dir& dir, const stored_log& l
                                           " is damaged: " + describe(events.error()));
   return events;
 }
-
-std::string pad(std::string s, size_t width) {
-  if (s.size() < width)
-    s.append(width - s.size(), ' ');
-  return s;
-}
-
-// The replayed job as the page shows it: the event log's own view.
-class replay_source : public http::job_source {
-public:
-  explicit replay_source(caf::expected<job_status> st)
-      : st_(std::move(st)) {
-    // nop
-  }
-  caf::expected<job_status> status() override { return st_; }
-  bool live() const override { return false; }
-
-private:
-  caf::expected<job_status> st_;
-};
-
-} // namespace
 
 caf::expected<found_job> find_job(const history_options& opts,
                                   const std::string& app_id) {
@@ -123,7 +104,7 @@ caf::expected<found_job> find_job(const history_options& opts,
     for (auto& l : *logs) {
       if (l.app_id != app_id)
         continue;
-      auto events = load(*d.dir, l);
+      auto events = load_events(*d.dir, l);
       if (!events)
         return events.error();
       return found_job{l.app_id, l.location, std::move(*events)};
@@ -191,7 +172,7 @@ int list_jobs(const history_options& opts, std::ostream& out, std::ostream& err)
   out << pad("APPLICATION", 32) << pad("NAME", 20) << pad("STATE", 11)
       << pad("STARTED", 25) << "DURATION\n";
   for (auto& [log, dir] : logs) {
-    auto events = load(*dir, log);
+    auto events = load_events(*dir, log);
     if (!events) {
       out << pad(log.app_id, 32) << "(" << describe(events.error()) << ")\n";
       continue;
@@ -222,7 +203,8 @@ int show_job(const history_options& opts, const std::string& app_id, bool as_jso
   int64_t t0 = job->events.empty() ? 0 : job->events.front().time_ms;
   out << "timeline (from " << http::format_time(t0) << "):\n";
   for (auto& e : job->events)
-    out << "  " << timeline_line(e, t0) << "\n";
+    if (e.kind != "metrics") // resource use: summed up below the table
+      out << "  " << timeline_line(e, t0) << "\n";
   out << "\n";
   int64_t end = st.finished_ms > 0
                     ? st.finished_ms
@@ -231,76 +213,17 @@ int show_job(const history_options& opts, const std::string& app_id, bool as_jso
     out << line << "\n";
   if (!st.diagnostics.empty())
     out << "diagnostics: " << st.diagnostics << "\n";
-  return 0;
-}
-
-int serve_history(const history_options& opts, const std::string& bind, int port,
-                  const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
-  http::http_server server;
-  auto bound = server.bind(bind, port);
-  if (!bound) {
-    err << "tony-history: " << describe(bound.error()) << "\n";
-    return 3;
+  auto rec = build_record(job->events);
+  std::string peaks;
+  for (auto& id : rec.metrics.tasks()) {
+    task_sample latest;
+    int64_t peak = 0;
+    int32_t gpus = 0;
+    if (rec.metrics.summary(id, latest, peak, gpus) && peak > 0)
+      peaks += (peaks.empty() ? "" : ", ") + to_string(id) + " " + http::format_bytes(peak);
   }
-  server.start([opts](const httplib::Request& req, const std::string& body,
-                      httplib::Response& res) {
-    const std::string& path = req.path;
-    if (path == "/" || path == "/index.html") {
-      std::ostringstream quiet;
-      auto dirs = open_dirs(opts, quiet);
-      std::vector<http::job_summary> rows;
-      for (auto& [log, dir] : all_logs(dirs, quiet)) {
-        http::job_summary row;
-        row.app_id = log.app_id;
-        row.source = log.location;
-        if (auto events = load(*dir, log)) {
-          auto st = replay(*events);
-          row.name = st.name;
-          row.state = st.state;
-          row.started_ms = st.started_ms;
-          row.finished_ms = st.finished_ms;
-        } else {
-          row.state = "UNREADABLE";
-        }
-        rows.push_back(std::move(row));
-      }
-      res.set_header("Cache-Control", "no-store");
-      res.set_content(http::render_index_page(rows), "text/html; charset=utf-8");
-      return;
-    }
-    if (path.rfind("/jobs/", 0) == 0) {
-      auto rest = path.substr(6);
-      auto slash = rest.find('/');
-      auto app_id = rest.substr(0, slash);
-      if (slash == std::string::npos) { // the page's relative links need the slash
-        res.set_redirect(app_id + "/", 302);
-        return;
-      }
-      auto job = find_job(opts, app_id);
-      caf::expected<job_status> st = job ? caf::expected<job_status>{replay(job->events)}
-                                         : caf::expected<job_status>{job.error()};
-      if (!job) {
-        res.status = 404;
-        res.set_content("tony-history: " + describe(job.error()) + "\n",
-                        "text/plain; charset=utf-8");
-        return;
-      }
-      replay_source src{std::move(st)};
-      http::route_options ro;
-      ro.mount = "/jobs/" + app_id;
-      ro.note = "from the event log " + job->location;
-      http::handle_job_request(src, rest.substr(slash), req, body, res, ro);
-      return;
-    }
-    res.status = 404;
-    res.set_content("tony-history: nothing here; the job list is at /\n",
-                    "text/plain; charset=utf-8");
-  });
-  out << "tony-history: serving at http://" << (bind == "0.0.0.0" ? "127.0.0.1" : bind)
-      << ":" << *bound << "/ (Ctrl-C stops)" << std::endl;
-  while (!stop.load())
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  server.stop();
+  if (!peaks.empty())
+    out << "peak memory: " << peaks << "\n";
   return 0;
 }
 

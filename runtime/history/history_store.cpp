@@ -1,5 +1,7 @@
 #include "runtime/history/history_store.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -70,11 +72,12 @@ public:
       if (entry.is_directory(ec) && is_app_id(name)) {
         auto log = entry.path() / "events.jsonl";
         if (fs::exists(log, ec))
-          result.push_back({name, log.string()});
+          result.push_back(stamped({name, log.string()}));
       } else if (entry.is_regular_file(ec) && name.size() > 6 &&
                  name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
                  is_app_id(name.substr(0, name.size() - 6))) {
-        result.push_back({name.substr(0, name.size() - 6), entry.path().string()});
+        result.push_back(
+            stamped({name.substr(0, name.size() - 6), entry.path().string()}));
       }
     }
     if (ec)
@@ -92,9 +95,32 @@ public:
     return ss.str();
   }
 
+  caf::expected<void> remove(const stored_log& log) override {
+    std::error_code ec;
+    fs::path path{log.location};
+    // <jobs_dir>/<app-id>/events.jsonl: the job's whole directory goes.
+    if (path.filename() == "events.jsonl" && path.parent_path().filename() == log.app_id)
+      fs::remove_all(path.parent_path(), ec);
+    else
+      fs::remove(path, ec);
+    if (ec)
+      return fail("cannot delete " + log.location + ": " + ec.message());
+    return caf::unit;
+  }
+
   std::string uri() const override { return dir_; }
 
 private:
+  static stored_log stamped(stored_log log) {
+    struct stat st;
+    if (::stat(log.location.c_str(), &st) == 0) {
+      log.size = static_cast<int64_t>(st.st_size);
+      log.modified_ms =
+          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+    }
+    return log;
+  }
+
   std::string dir_;
 };
 
@@ -127,7 +153,9 @@ public:
       if (type == "FILE" && name.size() > 6 &&
           name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
           is_app_id(name.substr(0, name.size() - 6)))
-        result.push_back({name.substr(0, name.size() - 6), dir_ + "/" + name});
+        result.push_back({name.substr(0, name.size() - 6), dir_ + "/" + name,
+                          f.value("length", int64_t{-1}),
+                          f.value("modificationTime", int64_t{0})});
       else if (type == "DIRECTORY" && is_app_id(name))
         result.push_back({name, dir_ + "/" + name + "/events.jsonl"});
     }
@@ -144,6 +172,23 @@ public:
                   std::to_string(res->status) +
                   "): " + webhdfs::remote_message(res->body));
     return std::move(res->body);
+  }
+
+  caf::expected<void> remove(const stored_log& log) override {
+    auto path = log.location;
+    auto suffix = std::string{"/"} + log.app_id + "/events.jsonl";
+    if (path.size() > suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      path.resize(path.size() - std::string{"/events.jsonl"}.size());
+    auto res = webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true",
+                             nn_.auth, {}, true);
+    if (!res)
+      return res.error();
+    if (res->status != 200)
+      return fail("WebHDFS DELETE " + fs_uri_ + path + " failed (HTTP " +
+                  std::to_string(res->status) +
+                  "): " + webhdfs::remote_message(res->body));
+    return caf::unit;
   }
 
   std::string uri() const override { return fs_uri_ + dir_; }

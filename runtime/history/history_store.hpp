@@ -13,6 +13,7 @@
 // A history dir is a local directory (path or file://) or an HDFS directory
 // read through WebHDFS; both layouts above are recognised in either.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ std::string history_location(const std::string& configured, const std::string& d
 struct stored_log {
   std::string app_id;
   std::string location; // path or URI of its event log
+  /// The log's size and last change, when the directory says (a reader
+  /// keeps what it parsed while they stay the same); -1 and 0 when not.
+  int64_t size = -1;
+  int64_t modified_ms = 0;
 };
 
 class history_dir {
@@ -42,6 +47,11 @@ public:
 
   /// The text of one event log.
   virtual caf::expected<std::string> read(const stored_log& log) = 0;
+
+  /// Deletes a job's event log, and with the local backend's layout
+  /// (<jobs_dir>/<app-id>/events.jsonl) the whole job directory: its
+  /// containers' logs too (retention, doc/tracking.md).
+  virtual caf::expected<void> remove(const stored_log& log) = 0;
 
   virtual std::string uri() const = 0;
 };

@@ -11,10 +11,15 @@
 // /jobs/<app-id>/.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "messages/types.hpp"
+
+namespace tony::history {
+struct job_record;
+} // namespace tony::history
 
 namespace tony::http {
 
@@ -25,11 +30,33 @@ struct page_options {
   int refresh_s = 2;
   /// One line shown under the title ("from the event log ...").
   std::string note;
+  /// What the page shows (its query): one task (?task=worker:0), the tasks
+  /// of one type (?type=worker, with ?state=FAILED and ?page=N, 100 a
+  /// page), or the job (neither).
+  std::string task;
+  std::string type;
+  std::string state;
+  int page = 0;
+  /// Beyond this many tasks the job's page groups them by type.
+  size_t group_above = 40;
+  /// tony-history: "open TensorBoard" starts one on the job's log dir, and
+  /// the resolved job is at "config".
+  bool tensorboard_on_demand = false;
+  bool config_link = false;
 };
 
-/// The job page at `now_ms` (wall clock, for the elapsed time of a running job).
+/// The query of a page request as page_options (task, type, state, page).
+void read_page_query(const std::multimap<std::string, std::string>& params,
+                     page_options& opts);
+
+/// The job page at `now_ms` (wall clock, for the elapsed time of a running
+/// job). With `rec` (its timeline and metrics) it draws them too.
 std::string render_job_page(const job_status& st, int64_t now_ms,
-                            const page_options& opts = {});
+                            const page_options& opts = {},
+                            const history::job_record* rec = nullptr);
+
+/// Tasks per page of a type's list.
+constexpr size_t tasks_per_page = 100;
 
 /// One row of tony-history's index page.
 struct job_summary {
@@ -39,10 +66,36 @@ struct job_summary {
   int64_t started_ms = 0;
   int64_t finished_ms = 0;
   std::string source; // where its event log is
+  std::string user = {};
+  std::string queue = {};
+  std::string backend = {};
 };
 
-/// tony-history's index: every job, linking to "jobs/<app-id>/".
-std::string render_index_page(const std::vector<job_summary>& jobs);
+/// The index's filters (its query: user, queue, state, name; name matches
+/// a part, case-insensitive; the rest exactly).
+struct index_filter {
+  std::string user;
+  std::string queue;
+  std::string state;
+  std::string name;
+
+  bool matches(const job_summary& j) const;
+  bool empty() const { return user.empty() && queue.empty() && state.empty() && name.empty(); }
+};
+
+/// tony-history's index: every job, linking to "jobs/<app-id>/"; with a
+/// filter, the jobs it matches and a form to change it. `total` is the
+/// number of jobs before filtering (0: jobs.size()); `retention` a line
+/// saying how long jobs are kept (empty: forever).
+std::string render_index_page(const std::vector<job_summary>& jobs,
+                              const index_filter& filter = {}, size_t total = 0,
+                              const std::string& retention = {});
+
+/// "1 task", "3 tasks".
+std::string plural(int64_t n, const std::string& word);
+
+/// "700 MiB", "1.5 GiB" for a byte count.
+std::string format_bytes(int64_t bytes);
 
 /// `text` with &, <, >, " and ' escaped for HTML text and attribute values.
 std::string html_escape(const std::string& text);

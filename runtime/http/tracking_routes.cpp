@@ -3,7 +3,10 @@
 #include <chrono>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "messages/error.hpp"
+#include "runtime/history/job_record.hpp"
 #include "runtime/http/job_page.hpp"
 #include "runtime/http/reverse_proxy.hpp"
 #include "runtime/status_json.hpp"
@@ -76,10 +79,101 @@ void serve_log(const job_status& st, const std::string& rest, httplib::Response&
   res.set_content(body, text_plain);
 }
 
+using nlohmann::json;
+
+json sample_json(const task_sample& x) {
+  json gpus = json::array();
+  for (auto& g : x.gpus)
+    gpus.push_back({{"index", g.index},
+                    {"util_pct", g.util_pct},
+                    {"used_bytes", g.used_bytes},
+                    {"total_bytes", g.total_bytes}});
+  return {{"time_ms", x.time_ms},
+          {"rss_bytes", x.rss_bytes},
+          {"cpu_cores", x.cpu_cores},
+          {"processes", x.processes},
+          {"gpus", std::move(gpus)}};
+}
+
+// One task's resource use for /api/job?metrics=...: the latest sample, the
+// peak, and (`series`) every point the AM keeps.
+json task_metrics_json(const metrics::task_series& x, bool series) {
+  json j = {{"latest", sample_json(x.latest)},
+            {"peak_rss_bytes", x.peak_rss_bytes},
+            {"step_ms", x.step_ms},
+            {"points", x.time_ms.size()}};
+  if (series)
+    j["series"] = {{"time_ms", x.time_ms},
+                   {"rss_bytes", x.rss_bytes},
+                   {"cpu_cores", x.cpu_cores},
+                   {"gpu_util_pct", x.gpu_util},
+                   {"gpu_used_bytes", x.gpu_used_bytes}};
+  return j;
+}
+
+json runs_json(const history::task_runs& t) {
+  json runs = json::array();
+  for (auto& r : t.runs)
+    runs.push_back({{"attempt", r.attempt},
+                    {"restart", r.restart},
+                    {"container_id", r.container_id},
+                    {"requested_ms", r.requested_ms},
+                    {"allocated_ms", r.allocated_ms},
+                    {"launched_ms", r.launched_ms},
+                    {"registered_ms", r.registered_ms},
+                    {"running_ms", r.running_ms},
+                    {"finished_ms", r.finished_ms},
+                    {"state", r.state},
+                    {"exit_code", r.exit_code}});
+  return runs;
+}
+
+std::string param(const httplib::Request& req, const char* key) {
+  auto i = req.params.find(key);
+  return i == req.params.end() ? std::string{} : i->second;
+}
+
+// /api/job: the status (as status.json); ?metrics=latest|1 and ?timeline=1
+// add the record's parts, ?task=worker:0 narrows them to one task.
+void serve_api_job(job_source& src, const job_status& st, const httplib::Request& req,
+                   httplib::Response& res) {
+  auto metrics = param(req, "metrics");
+  auto timeline = param(req, "timeline");
+  auto only = param(req, "task");
+  res.set_header("Cache-Control", "no-store");
+  if ((metrics.empty() || metrics == "0") && (timeline.empty() || timeline == "0")) {
+    res.set_content(to_json(st, 2) + "\n", "application/json");
+    return;
+  }
+  auto doc = json::parse(to_json(st));
+  src.read_record([&](const history::job_record& rec) {
+    if (!metrics.empty() && metrics != "0") {
+      json tasks = json::object();
+      for (auto& id : rec.metrics.tasks())
+        if (only.empty() || to_string(id) == only)
+          tasks[to_string(id)] = task_metrics_json(rec.metrics.series(id), metrics != "latest");
+      doc["metrics"] = {{"capacity_points", rec.metrics.capacity()}, {"tasks", tasks}};
+    }
+    if (!timeline.empty() && timeline != "0") {
+      json tasks = json::object();
+      for (auto& t : rec.runs.tasks())
+        if (only.empty() || to_string(t.task) == only)
+          tasks[to_string(t.task)] = runs_json(t);
+      doc["timeline"] = std::move(tasks);
+    }
+  });
+  res.set_content(doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
+                  "application/json");
+}
+
 } // namespace
 
 job_source::~job_source() {
   // nop
+}
+
+bool job_source::read_record(const std::function<void(const history::job_record&)>&) {
+  return false;
 }
 
 std::string target_after(const std::string& target, const std::string& mount) {
@@ -119,15 +213,20 @@ void handle_job_request(job_source& src, const std::string& path,
     page_options po;
     po.live = src.live();
     po.note = opts.note;
+    po.tensorboard_on_demand = opts.tensorboard_on_demand;
+    po.config_link = opts.config_link;
+    read_page_query(req.params, po);
+    std::string html;
+    if (!src.read_record([&](const history::job_record& rec) {
+          html = render_job_page(*st, wall_ms(), po, &rec);
+        }))
+      html = render_job_page(*st, wall_ms(), po);
     res.set_header("Cache-Control", "no-store");
-    res.set_content(render_job_page(*st, wall_ms(), po), "text/html; charset=utf-8");
+    res.set_content(html, "text/html; charset=utf-8");
     return;
   }
-  if (path == "/api/job" || path == "/api/job/") {
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(to_json(*st, 2) + "\n", "application/json");
-    return;
-  }
+  if (path == "/api/job" || path == "/api/job/")
+    return serve_api_job(src, *st, req, res);
   if (path.rfind("/logs/", 0) == 0)
     return serve_log(*st, path.substr(6), res);
   if (tensorboard) {

@@ -3,8 +3,11 @@
 // The routes behind a job's tracking URL, relative to where the job is
 // mounted (doc/tracking.md):
 //
-//   ""  or "/"                 the job page (HTML, reloads itself while live)
-//   "/api/job"                 the job status as JSON (runtime/status_json)
+//   ""  or "/"                 the job page (HTML, reloads itself while live);
+//                              ?task=worker:0 one task, ?type=worker one type
+//   "/api/job"                 the job status as JSON (runtime/status_json);
+//                              ?metrics=1 adds the tasks' resource use,
+//                              ?timeline=1 their runs
 //   "/logs/<container>/<file>" stdout, stderr or executor.log of a task whose
 //                              logs are on this machine (local backend)
 //   "/tensorboard/..."         the job's TensorBoard, reverse-proxied
@@ -13,12 +16,17 @@
 // reach the job only through a job_source: in the AM a facade that asks the
 // actors (actors/tensorboard_proxy.hpp), in tony-history a replayed event log.
 
+#include <functional>
 #include <string>
 
 #include <caf/expected.hpp>
 #include <httplib.h>
 
 #include "messages/types.hpp"
+
+namespace tony::history {
+struct job_record;
+} // namespace tony::history
 
 namespace tony::http {
 
@@ -32,6 +40,10 @@ public:
 
   /// A live job's page refreshes itself and proxies its TensorBoard.
   virtual bool live() const = 0;
+
+  /// Runs `f` on the job's record (timeline, metrics, what was submitted)
+  /// and returns true, or returns false when the source keeps none.
+  virtual bool read_record(const std::function<void(const history::job_record&)>& f);
 };
 
 struct route_options {
@@ -42,6 +54,10 @@ struct route_options {
   std::string public_base;
   /// A line under the page title.
   std::string note;
+  /// tony-history: the page offers to start TensorBoard on the job's log dir,
+  /// and links the resolved job at "config".
+  bool tensorboard_on_demand = false;
+  bool config_link = false;
 };
 
 /// Answers the request for `path` (relative to the mount point, starting

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "messages/error.hpp"
+#include "runtime/metrics/proc_tree.hpp"
 #include "runtime/process/process.hpp"
 
 namespace fs = std::filesystem;
@@ -65,10 +66,21 @@ std::string make_container_id(const std::string& app_id, int32_t attempt,
 local_cluster::local_cluster(local_cluster_config cfg)
     : cfg_(std::move(cfg))
     , free_(cfg_.capacity) {
-  // nop
+  free_gpus_ = cfg_.gpus;
+  free_.gpus = static_cast<int32_t>(cfg_.gpus.size());
+  cfg_.capacity.gpus = free_.gpus;
+  if (cfg_.memory_check_ms > 0)
+    monitor_ = std::thread{[this] { memory_loop(); }};
 }
 
 local_cluster::~local_cluster() {
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+  if (monitor_.joinable())
+    monitor_.join();
   stop_all();
   std::vector<std::thread> reapers;
   {
@@ -128,6 +140,11 @@ allocate_response local_cluster::allocate(const allocate_request& req) {
         --ask.count;
         auto rec = std::make_unique<container_rec>();
         rec->c = c;
+        // The lowest free GPUs: disjoint from every running container's.
+        std::sort(free_gpus_.begin(), free_gpus_.end());
+        auto n = static_cast<size_t>(std::max(ask.capability.gpus, 0));
+        rec->gpu_ids.assign(free_gpus_.begin(), free_gpus_.begin() + std::min(n, free_gpus_.size()));
+        free_gpus_.erase(free_gpus_.begin(), free_gpus_.begin() + std::min(n, free_gpus_.size()));
         containers_.emplace(c.id, std::move(rec));
         result.allocated.push_back(std::move(c));
       }
@@ -154,6 +171,7 @@ void local_cluster::finish_locked(container_rec& rec, int32_t status, std::strin
   free_.memory_mb += rec.c.capability.memory_mb;
   free_.vcores += rec.c.capability.vcores;
   free_.gpus += rec.c.capability.gpus;
+  free_gpus_.insert(free_gpus_.end(), rec.gpu_ids.begin(), rec.gpu_ids.end());
   completed_.push_back({rec.c.id, status, std::move(diag)});
   ended_cv_.notify_all();
 }
@@ -247,6 +265,10 @@ caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
   env["LOG_DIRS"] = dir;
   env["LOCAL_DIRS"] = cfg_.job_dir;
   env["PWD"] = dir;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    gpu_env(*containers_.at(id), env);
+  }
   std::string command;
   for (auto& part : spec.command) {
     if (!command.empty())
@@ -273,12 +295,31 @@ caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
   return id;
 }
 
+void local_cluster::gpu_env(const container_rec& rec,
+                            std::map<std::string, std::string>& env) const {
+  if (cfg_.gpus.empty())
+    return; // no GPUs here: the task's environment is left as it is
+  std::string ids;
+  for (auto i : rec.gpu_ids)
+    ids += (ids.empty() ? "" : ",") + std::to_string(i);
+  env["CUDA_VISIBLE_DEVICES"] = ids;
+  env["NVIDIA_VISIBLE_DEVICES"] = ids.empty() ? "void" : ids;
+  env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
+}
+
 void local_cluster::reap(std::string id, pid_t pid) {
   auto exit = process::wait(pid);
   // Whatever the container left behind goes with it, as on a node manager.
   process::kill_session(pid, SIGKILL);
   std::lock_guard<std::mutex> guard{mtx_};
   auto& rec = *containers_.at(id);
+  if (!rec.memory_diag.empty()) {
+    auto code = std::to_string(exit.exit_code);
+    finish_locked(rec, exit_killed_exceeded_pmem,
+                  rec.memory_diag + "\nContainer killed on request. Exit code is " + code +
+                      "\nContainer exited with a non-zero exit code " + code + ". ");
+    return;
+  }
   if (rec.stop_requested)
     finish_locked(rec, exit_killed_by_am, "Container killed by the ApplicationMaster.");
   else
@@ -330,6 +371,73 @@ void local_cluster::stop_all() {
     workers.emplace_back([this, id] { stop(id); });
   for (auto& w : workers)
     w.join();
+}
+
+// -- the physical-memory check ----------------------------------------------------------
+
+void local_cluster::memory_loop() {
+  std::unique_lock<std::mutex> guard{mtx_};
+  while (!stopping_) {
+    stop_cv_.wait_for(guard, std::chrono::milliseconds(cfg_.memory_check_ms));
+    if (stopping_)
+      break;
+    guard.unlock();
+    check_memory();
+    guard.lock();
+  }
+}
+
+// One round of YARN's check: a tree over twice its limit, or over it with
+// processes the previous round saw already, is killed with YARN's words.
+void local_cluster::check_memory() {
+  struct watched {
+    std::string id;
+    pid_t pid;
+    int64_t limit;
+    std::vector<pid_t> seen;
+  };
+  std::vector<watched> live;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto& [id, rec] : containers_)
+      if (rec->started && !rec->ended && rec->pid > 0 && rec->memory_diag.empty() &&
+          !rec->stop_requested && rec->c.capability.memory_mb > 0)
+        live.push_back({id, rec->pid, rec->c.capability.memory_mb * 1024 * 1024, rec->seen});
+  }
+  if (live.empty())
+    return;
+  auto all = metrics::read_processes();
+  std::vector<pid_t> to_kill;
+  for (auto& w : live) {
+    auto pids = metrics::tree_of(all, w.pid);
+    for (auto& [pid, p] : all) // the session too: a daemonised child stays counted
+      if (p.session == w.pid && std::find(pids.begin(), pids.end(), pid) == pids.end())
+        pids.push_back(pid);
+    auto now = metrics::usage_of(all, pids);
+    std::vector<pid_t> aged_pids;
+    for (auto pid : pids)
+      if (std::find(w.seen.begin(), w.seen.end(), pid) != w.seen.end())
+        aged_pids.push_back(pid);
+    auto aged = metrics::usage_of(all, aged_pids);
+    bool over = now.rss_bytes > 2 * w.limit || aged.rss_bytes > w.limit;
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto& rec = *containers_.at(w.id);
+    rec.seen = pids;
+    if (!over || rec.ended || rec.stop_requested)
+      continue;
+    rec.memory_diag = metrics::physical_memory_diagnostic(
+        w.pid, w.id, now, w.limit, cfg_.vmem_ratio, metrics::process_tree_dump(all, pids));
+    spdlog::warn("local: {}", rec.memory_diag.substr(0, rec.memory_diag.find('\n')));
+    to_kill.push_back(w.pid);
+  }
+  if (to_kill.empty())
+    return;
+  // As a NodeManager's container clean-up: TERM, a moment, KILL.
+  for (auto pid : to_kill)
+    process::kill_session(pid, SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(cfg_.kill_delay_ms));
+  for (auto pid : to_kill)
+    process::kill_session(pid, SIGKILL);
 }
 
 } // namespace tony::local

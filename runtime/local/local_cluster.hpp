@@ -13,7 +13,23 @@
 //                   per job); the command runs under /bin/sh -c
 //   stop         -> SIGTERM to the container's session, SIGKILL after grace
 //
-// Thread-safe: the rm and nm adapter actors and the reaper threads share it.
+// As a NodeManager with GPU scheduling and its physical-memory check:
+//
+//   GPUs         a container asking for N GPUs gets N of the pool's that no
+//                other running container has, in CUDA_VISIBLE_DEVICES and
+//                NVIDIA_VISIBLE_DEVICES (and CUDA_DEVICE_ORDER=PCI_BUS_ID, so
+//                CUDA numbers them as NVML does); one asking for none gets
+//                none ("" and "void") when the pool has any
+//   memory       every memory_check_ms each container's process tree (its
+//                session and every descendant) is measured as YARN's
+//                ContainersMonitor does (resident pages of /proc/<pid>/stat);
+//                a tree over its container's memory — twice it at once, or
+//                once it counting only processes seen the time before — is
+//                killed (TERM, KILL after kill_delay_ms) and completes with
+//                exit status -104 and YARN's diagnostic
+//
+// Thread-safe: the rm and nm adapter actors, the reaper threads and the
+// memory check share it.
 
 #include <sys/types.h>
 
@@ -39,10 +55,20 @@ struct local_cluster_config {
   /// Environment every container starts from (YARN's whitelist analogue).
   std::map<std::string, std::string> base_env;
   int64_t stop_grace_ms = 3000;
+  /// The GPUs containers get (NVML's indices); capacity.gpus is their count.
+  std::vector<int> gpus;
+  /// YARN's physical-memory check (yarn.nodemanager.container-monitor
+  /// .interval-ms, 3 s); 0 turns it off.
+  int64_t memory_check_ms = 3000;
+  /// yarn.nodemanager.vmem-pmem-ratio: the virtual limit in the diagnostic.
+  double vmem_ratio = 2.1;
+  /// yarn.nodemanager.sleep-delay-before-sigkill.ms: TERM, then KILL.
+  int64_t kill_delay_ms = 250;
 };
 
 /// Statuses YARN uses and the local backend reproduces.
 constexpr int32_t exit_killed_by_am = -105;
+constexpr int32_t exit_killed_exceeded_pmem = -104;
 
 class local_cluster {
 public:
@@ -83,12 +109,20 @@ private:
     bool ended = false;
     bool stop_requested = false;
     std::thread reaper;
+    std::vector<int> gpu_ids;
+    /// The memory check killed it: its completion is -104 with this text.
+    std::string memory_diag;
+    /// Processes of its tree the previous check saw (YARN's "aged" ones).
+    std::vector<pid_t> seen;
   };
 
   caf::expected<void> localize(const launch_spec& spec, const std::string& dir);
   std::string unpack_once(const local_resource& res);
   void reap(std::string id, pid_t pid);
   void finish_locked(container_rec& rec, int32_t status, std::string diag);
+  void gpu_env(const container_rec& rec, std::map<std::string, std::string>& env) const;
+  void check_memory();
+  void memory_loop();
 
   local_cluster_config cfg_;
   mutable std::mutex mtx_;
@@ -100,6 +134,10 @@ private:
   std::vector<container_completion> completed_;
   std::map<std::string, std::string> unpacked_; // url -> dir
   std::vector<std::thread> background_;         // stops of released containers
+  std::vector<int> free_gpus_;                  // of cfg_.gpus, not in use
+  bool stopping_ = false;                       // the memory check ends
+  std::condition_variable stop_cv_;
+  std::thread monitor_;
 };
 
 /// "container_<ts>_<nnnn>_01_<nnnnnn>" for an application id and number.

@@ -13,12 +13,17 @@
 #include <thread>
 
 #include "messages/error.hpp"
+#include "runtime/metrics/task_sampler.hpp"
 #include "runtime/process/process.hpp"
 
 namespace tony {
 
 command_runner::~command_runner() {
   // nop
+}
+
+task_sample command_runner::sample(int64_t) {
+  return {};
 }
 
 file_writer::~file_writer() {
@@ -60,6 +65,8 @@ public:
     if (!child)
       return child.error();
     child_ = *child;
+    if (auto i = env.find("CUDA_VISIBLE_DEVICES"); i != env.end())
+      sampler_ = metrics::task_sampler{metrics::parse_device_list(i->second)};
     waiter_ = std::thread{[this, on_exit = std::move(on_exit)] {
       auto exit = process::wait(child_.pid);
       // The task ends with its main process; whatever it left behind in its
@@ -81,6 +88,12 @@ public:
     return process::tail_file(stderr_path_, max_bytes);
   }
 
+  task_sample sample(int64_t now_ms) override {
+    if (child_.pid <= 0 || ended_)
+      return {};
+    return sampler_.sample(child_.pid, child_.pgid, now_ms);
+  }
+
 private:
   std::string stdout_path_;
   std::string stderr_path_;
@@ -88,6 +101,7 @@ private:
   process::child child_;
   std::atomic<bool> ended_{false};
   std::thread waiter_;
+  metrics::task_sampler sampler_;
 };
 
 class disk_writer : public file_writer {

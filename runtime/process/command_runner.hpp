@@ -15,6 +15,8 @@
 
 #include <caf/expected.hpp>
 
+#include "messages/types.hpp"
+
 namespace tony {
 
 /// Runs the task's command.
@@ -40,6 +42,11 @@ public:
 
   /// The last bytes of the command's stderr.
   virtual std::string stderr_tail(size_t max_bytes) = 0;
+
+  /// What the command's process tree uses now (runtime/metrics), stamped
+  /// `now_ms`; an empty sample (time_ms 0) when it does not run or the
+  /// runner cannot measure.
+  virtual task_sample sample(int64_t now_ms);
 };
 
 /// The process-based runner: stdout/stderr to files, own process group, a

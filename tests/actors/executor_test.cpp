@@ -26,6 +26,8 @@ struct runner_script {
   std::vector<int> signals;
   std::function<void(command_runner::exit_status)> on_exit;
   std::string stderr_text = "Traceback: boom\n";
+  /// What sample() answers while the command runs.
+  task_sample usage;
 
   void finish(int32_t code, int32_t sig = 0) {
     auto f = std::move(on_exit);
@@ -57,6 +59,12 @@ public:
   void signal(int sig) override { script_->signals.push_back(sig); }
 
   std::string stderr_tail(size_t) override { return script_->stderr_text; }
+
+  task_sample sample(int64_t now_ms) override {
+    auto x = script_->usage;
+    x.time_ms = now_ms;
+    return x;
+  }
 
 private:
   std::shared_ptr<runner_script> script_;
@@ -94,6 +102,7 @@ struct fake_registry_state {
   std::vector<executor_hello> hellos;
   std::vector<task_exit> exits;
   int heartbeats = 0;
+  std::vector<task_sample> samples;
 
   static inline const char* name = "fake_registry";
 };
@@ -109,7 +118,10 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
           return make_error(errc::bad_secret, "wrong job secret");
         return registration_ack{"application_1_0001", 1000, self->state.ack_tokens};
       },
-      [=](heartbeat_atom, const task_id&, int32_t) { ++self->state.heartbeats; },
+      [=](heartbeat_atom, const task_id&, int32_t, const task_sample& sample) {
+        ++self->state.heartbeats;
+        self->state.samples.push_back(sample);
+      },
       [=](exit_atom, const task_exit& x) {
         self->state.exits.push_back(x);
         return true;
@@ -216,7 +228,8 @@ CAF_TEST(an executor registers and heartbeats but starts only with the spec) {
   CAF_CHECK_EQUAL(reg().hellos.at(0).container_id, cfg.container_id);
   CAF_CHECK_EQUAL(reg().hellos.at(0).port, 2001);
   expect((registration_ack), from(registry).to(exec).with(_));
-  expect((heartbeat_atom, task_id, int32_t), from(exec).to(registry).with(_, _, 1));
+  expect((heartbeat_atom, task_id, int32_t, task_sample),
+         from(exec).to(registry).with(_, _, 1, _));
   CAF_CHECK(runner->commands.empty());
   CAF_CHECK(!port_released);
   give_spec(two_workers);
@@ -233,6 +246,30 @@ CAF_TEST(an executor registers and heartbeats but starts only with the spec) {
                   cluster_spec_json(two_workers));
   advance(milliseconds(2100));
   CAF_CHECK_GREATER_OR_EQUAL(reg().heartbeats, 3);
+}
+
+CAF_TEST(heartbeats carry the commands resource use once it runs) {
+  runner->usage.rss_bytes = 700 << 20;
+  runner->usage.cpu_cores = 1.5f;
+  runner->usage.processes = 3;
+  runner->usage.gpus = {gpu_sample{1, 87.5f, int64_t{3} << 30, int64_t{16} << 30}};
+  spawn();
+  sched.run();
+  advance(milliseconds(1100)); // heartbeats before the spec carry no sample
+  CAF_REQUIRE(!reg().samples.empty());
+  CAF_CHECK_EQUAL(reg().samples.back().time_ms, 0);
+  give_spec(two_workers);
+  reg().samples.clear();
+  advance(milliseconds(2100));
+  CAF_REQUIRE_GREATER_OR_EQUAL(reg().samples.size(), 2u);
+  auto& s = reg().samples.back();
+  CAF_CHECK_GREATER(s.time_ms, 0);
+  CAF_CHECK_EQUAL(s.rss_bytes, 700 << 20);
+  CAF_CHECK_EQUAL(s.cpu_cores, 1.5f);
+  CAF_CHECK_EQUAL(s.processes, 3);
+  CAF_REQUIRE_EQUAL(s.gpus.size(), 1u);
+  CAF_CHECK_EQUAL(s.gpus[0].index, 1);
+  CAF_CHECK_EQUAL(s.gpus[0].used_bytes, int64_t{3} << 30);
 }
 
 CAF_TEST(the command exit is reported with its stderr and ends the executor) {
@@ -291,7 +328,8 @@ CAF_TEST(a refused registration ends the executor with 2) {
          from(exec).to(registry).with(_, _, _));
   sched.run();
   CAF_CHECK_EQUAL(exit_code, 2);
-  disallow((heartbeat_atom, task_id, int32_t), from(exec).to(registry).with(_, _, _));
+  disallow((heartbeat_atom, task_id, int32_t, task_sample),
+           from(exec).to(registry).with(_, _, _, _));
   CAF_CHECK(runner->commands.empty());
 }
 

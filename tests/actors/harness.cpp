@@ -184,7 +184,7 @@ void harness::exit_task(const task_id& t, int32_t code, std::string stderr_tail,
 }
 
 void harness::heartbeat(const task_id& t, int32_t attempt) {
-  self->send(registry, heartbeat_atom_v, t, attempt);
+  self->send(registry, heartbeat_atom_v, t, attempt, task_sample{});
   sched.run();
 }
 

@@ -165,6 +165,78 @@ CAF_TEST(a container over its memory limit is named in plain words) {
   CAF_CHECK(contains(st.diagnostics, "ask for more memory"));
 }
 
+CAF_TEST(a task ended by a signal gets the reason YARN gives in the final status) {
+  // The NodeManager kills worker:1's container over its memory limit: the
+  // executor reports the signal first, the RM the reason a beat later.
+  start();
+  register_all();
+  exit_task(w1, 143, "", 1, 15);
+  CAF_CHECK_EQUAL(status().state, "FAILED");
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  CAF_CHECK(rm_state().finishes.empty()); // the final status waits for the reason
+  complete_container(container_of(w1).id, -104,
+                     "Container [pid=42,containerID=c] is running 400M beyond the "
+                     "'PHYSICAL' memory limit.\nDump of the process-tree");
+  advance(seconds(2));
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  auto& diag = rm_state().finishes[0].diagnostics;
+  CAF_CHECK(contains(diag, "worker:1 was killed by signal 15 (Terminated): its container "
+                           "was killed for exceeding its memory limit (exit status -104)"));
+  CAF_CHECK(contains(diag, "beyond the 'PHYSICAL' memory limit"));
+  CAF_CHECK(!contains(diag, "Dump of the process-tree"));
+  CAF_CHECK(contains(status().diagnostics, "exit status -104"));
+  for (auto& t : status().tasks)
+    if (t.task == w1) {
+      CAF_CHECK(contains(t.diagnostics, "exceeding its memory limit"));
+      CAF_CHECK_EQUAL(t.exit_code, -104);
+    }
+}
+
+CAF_TEST(a task whose executor vanished gets the reason YARN gives in the final status) {
+  // The NodeManager's SIGKILL can beat the executor's report.
+  start();
+  register_all();
+  kill_executor(w1);
+  CAF_CHECK_EQUAL(status().state, "FAILED");
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  CAF_CHECK(rm_state().finishes.empty());
+  complete_container(container_of(w1).id, -104, "Container [pid=42] is running beyond");
+  advance(seconds(2));
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  auto& diag = rm_state().finishes[0].diagnostics;
+  CAF_CHECK(contains(diag, "worker:1 lost: its executor's connection dropped"));
+  CAF_CHECK(contains(diag, "killed for exceeding its memory limit (exit status -104)"));
+}
+
+CAF_TEST(a task ended by a signal without a YARN reason ends the job after the wait) {
+  start();
+  register_all();
+  exit_task(w1, 137, "", 1, 9); // a kill -9 by hand: the AM's own stop follows
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  complete_container(container_of(w1).id, -105, "Container killed by the ApplicationMaster.");
+  advance(seconds(2));
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "killed by signal 9"));
+  CAF_CHECK(!contains(rm_state().finishes[0].diagnostics, "-105"));
+}
+
+CAF_TEST(a reason that never comes delays the final status by the bounded wait only) {
+  start();
+  register_all();
+  exit_task(w1, 143, "", 1, 15);
+  exit_task(w0, 143, "", 1, 15);
+  exit_task(ps0, 143, "", 1, 15);
+  advance(milliseconds(2500));
+  CAF_CHECK(rm_state().finishes.empty());
+  advance(seconds(1));
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(rm_state().finishes[0].final_status, "FAILED");
+  CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "killed by signal 15"));
+}
+
 CAF_TEST(nobody gets the cluster spec before every task registered) {
   start();
   CAF_REQUIRE(register_task(w0));

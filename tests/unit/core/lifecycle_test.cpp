@@ -576,6 +576,54 @@ const rule new_rules[] = {
        d.exit(w1, 3);
        EXPECT_EQ(d.state(w1), "REQUESTED");
      }},
+    {"a_failed_job_waits_for_the_reason_of_a_container_killed_under_its_task", nullptr,
+     [](driver& d) {
+       d.run_job();
+       d.exit(w1, 143, "", 15); // the NodeManager's TERM, before the RM says why
+       EXPECT_EQ(d.job_state(), "FAILED");
+       d.exit(w0, 143, "", 15);
+       d.exit(ps0, 143, "", 15);
+       d.send(core::containers_stopped{});
+       EXPECT_TRUE(d.ever<core::unregister>().empty());
+       d.complete(w1, -104,
+                  "Container [pid=7,containerID=c] is running 100B beyond the 'PHYSICAL' "
+                  "memory limit. Current usage: 356 MB of 256 MB physical memory used; "
+                  "1 GB of 537.6 MB virtual memory used. Killing container.\nDump of the "
+                  "process-tree for c :");
+       ASSERT_EQ(d.of<core::unregister>().size(), 1u);
+       auto diag = d.of<core::unregister>()[0].report.diagnostics; // of() is a copy
+       EXPECT_TRUE(contains(diag, "worker:1 was killed by signal 15 (Terminated): its "
+                                  "container was killed for exceeding its memory limit "
+                                  "(exit status -104)"))
+           << diag;
+       EXPECT_TRUE(contains(diag, "(Container [pid=7,containerID=c] is running 100B "
+                                  "beyond the 'PHYSICAL' memory limit."));
+       EXPECT_FALSE(contains(diag, "Dump of the process-tree"));
+       EXPECT_EQ(d.task(w1).exit_code, -104);
+     }},
+    {"the_wait_for_a_containers_reason_is_bounded", nullptr,
+     [](driver& d) {
+       d.run_job();
+       d.send(core::executor_lost{d.task(w1).container_id, "connection reset"});
+       d.exit(w0, 143, "", 15);
+       d.exit(ps0, 143, "", 15);
+       d.send(core::containers_stopped{});
+       d.advance(2900);
+       EXPECT_TRUE(d.ever<core::unregister>().empty());
+       d.advance(200);
+       ASSERT_EQ(d.ever<core::unregister>().size(), 1u);
+       EXPECT_TRUE(contains(d.ever<core::unregister>()[0].report.diagnostics,
+                            "worker:1 lost: its executor's connection dropped"));
+     }},
+    {"a_failed_job_whose_tasks_exited_by_themselves_does_not_wait", nullptr,
+     [](driver& d) {
+       d.run_job();
+       d.exit(w1, 3);
+       d.exit(w0, 143, "", 15);
+       d.exit(ps0, 143, "", 15);
+       d.send(core::containers_stopped{});
+       EXPECT_EQ(d.of<core::unregister>().size(), 1u);
+     }},
 };
 
 INSTANTIATE_TEST_SUITE_P(new_rules, lifecycle, ::testing::ValuesIn(new_rules),

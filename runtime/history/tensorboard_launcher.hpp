@@ -1,0 +1,93 @@
+#pragma once
+
+// TensorBoard for finished jobs, on demand (tony-history serve): the first
+// request for a job's tensorboard/ starts `tensorboard --logdir <its log
+// dir>` on a free loopback port; requests are proxied to it once it
+// answers; it is stopped when nobody asked for it for `idle_ms`, and the
+// least recently used one goes when `max_running` are up. Every TensorBoard
+// runs in a session of its own and is stopped (TERM, then KILL) with the
+// launcher.
+//
+//   get(app, dir) ─▶ starting ──port answers──▶ ready ──idle──▶ stopped
+//                        │ exits, or no answer within start_timeout
+//                        ▼
+//                      failed (the reason and its output's last lines)
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tony::history {
+
+class tensorboard_launcher {
+public:
+  struct options {
+    /// The program; found on PATH when it has no slash.
+    std::string program = "tensorboard";
+    int64_t idle_ms = 10 * 60 * 1000;
+    size_t max_running = 4;
+    int64_t start_timeout_ms = 120 * 1000;
+    /// Where each TensorBoard's output goes (<log_root>/<key>.log).
+    std::string log_root = "/tmp";
+  };
+
+  struct status {
+    enum state_t { ready, starting, failed } state = starting;
+    std::string address; // "127.0.0.1:<port>" when ready
+    std::string why;     // when failed
+  };
+
+  explicit tensorboard_launcher(options opts);
+  ~tensorboard_launcher();
+
+  tensorboard_launcher(const tensorboard_launcher&) = delete;
+  tensorboard_launcher& operator=(const tensorboard_launcher&) = delete;
+
+  /// The TensorBoard of `key` (an application id) on `log_dir`: started
+  /// when there is none, and marked used now. Thread-safe.
+  status get(const std::string& key, const std::string& log_dir);
+
+  /// Stops the TensorBoards idle for longer than idle_ms; calls `said` with
+  /// a line for each. Thread-safe.
+  void stop_idle(const std::function<void(const std::string&)>& said);
+
+  /// The keys of the TensorBoards up or starting.
+  std::vector<std::string> running() const;
+
+private:
+  struct instance {
+    pid_t pid = -1;
+    int port = 0;
+    std::string log_dir;
+    std::string output;
+    bool ready = false;
+    std::string failure;
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point used;
+  };
+
+  // REQUIRES: mtx_ is held.
+  status start(const std::string& key, const std::string& log_dir);
+  void check(const std::string& key, instance& x);
+  void stop(instance& x);
+  void make_room();
+
+  options opts_;
+  mutable std::mutex mtx_;
+  std::map<std::string, instance> up_;
+};
+
+/// A free TCP port on 127.0.0.1 (bound and released: another process may
+/// take it meanwhile); 0 when none.
+int free_loopback_port();
+
+/// True if something accepts TCP connections on 127.0.0.1:`port` now.
+bool port_answers(int port);
+
+} // namespace tony::history
