@@ -12,6 +12,7 @@
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/container_command.hpp"
+#include "runtime/gate/token_seal.hpp"
 
 namespace tony {
 
@@ -37,6 +38,7 @@ struct executor_state {
   bool command_alive = false; // started and not yet ended
   bool reporting = false;     // the exit report is out
   bool finished = false;
+  int32_t tokens_generation = 0; // of the task's token file
 
   static inline const char* name = "executor";
 };
@@ -90,6 +92,28 @@ void fail_start(executor_pointer self, const std::string& why) {
 }
 
 // -- handlers shared by several phases ------------------------------------------------
+
+// Newer tokens from the AM: the task's token file is replaced whole, so a
+// task reading it sees the old tokens or the new ones. Older or equal
+// generations (a late duplicate) are ignored.
+void take_tokens(executor_pointer self, const job_tokens& x) {
+  auto& st = self->state;
+  if (st.cfg.token_file.empty() || x.generation <= st.tokens_generation)
+    return;
+  auto creds = gate::open_tokens(st.cfg.secret, st.cfg.app_id, x.generation, x.sealed);
+  if (!creds) {
+    spdlog::error("executor: tokens of generation {} refused: {}", x.generation,
+                  describe(creds.error()));
+    return;
+  }
+  if (auto ok = st.files->write_private(st.cfg.token_file, *creds); !ok) {
+    spdlog::error("executor: cannot update the token file: {}", describe(ok.error()));
+    return;
+  }
+  st.tokens_generation = x.generation;
+  spdlog::info("executor: tokens of generation {} written to {}", x.generation,
+               st.cfg.token_file);
+}
 
 // Every heartbeat carries what the command's process tree uses now (an
 // empty sample before it runs): the AM's metrics (doc/tracking.md).
@@ -225,6 +249,7 @@ behavior registered(executor_pointer self) {
                      reason);
         done(self, 143);
       },
+      [=](tokens_atom, const job_tokens& x) { take_tokens(self, x); },
       [=](tick_atom) { beat(self); },
       [=](cmd_exited_atom, int32_t, int32_t) {},
       [=](escalate_atom) {},
@@ -235,6 +260,7 @@ behavior running(executor_pointer self) {
   return {
       [=](spec_atom, const cluster_spec& spec) { update_spec(self, spec); },
       [=](stop_atom, const std::string& reason) { begin_stopping(self, reason); },
+      [=](tokens_atom, const job_tokens& x) { take_tokens(self, x); },
       [=](tick_atom) { beat(self); },
       [=](cmd_exited_atom, int32_t code, int32_t sig) {
         on_command_exit(self, code, sig);
@@ -248,6 +274,7 @@ behavior stopping(executor_pointer self) {
   return {
       [=](spec_atom, const cluster_spec&) {},
       [=](stop_atom, const std::string&) {},
+      [=](tokens_atom, const job_tokens& x) { take_tokens(self, x); },
       [=](tick_atom) { beat(self); },
       [=](cmd_exited_atom, int32_t code, int32_t sig) {
         on_command_exit(self, code, sig);
@@ -259,11 +286,9 @@ behavior stopping(executor_pointer self) {
 // The exit report is out; its answer (or its timeout) ends the executor.
 behavior reporting(executor_pointer self) {
   return {
-      [=](spec_atom, const cluster_spec&) {},
-      [=](stop_atom, const std::string&) {},
-      [=](tick_atom) { beat(self); },
-      [=](cmd_exited_atom, int32_t, int32_t) {},
-      [=](escalate_atom) {},
+      [=](spec_atom, const cluster_spec&) {},    [=](stop_atom, const std::string&) {},
+      [=](tokens_atom, const job_tokens&) {},    [=](tick_atom) { beat(self); },
+      [=](cmd_exited_atom, int32_t, int32_t) {}, [=](escalate_atom) {},
   };
 }
 
@@ -271,6 +296,7 @@ behavior reporting(executor_pointer self) {
 behavior registering(executor_pointer self) {
   return {
       [=](spec_atom, const cluster_spec&) {},
+      [=](tokens_atom, const job_tokens&) {}, // the ack carries the newest
       [=](stop_atom, const std::string& reason) {
         spdlog::info("executor: stopping {}: {}", to_string(self->state.cfg.task),
                      reason);
@@ -306,6 +332,7 @@ void register_with_am(executor_pointer self) {
             st.heartbeat_ms = std::max(ack.heartbeat_interval_ms, 10);
             spdlog::info("executor: {} registered with {}", to_string(st.cfg.task),
                          ack.app_id);
+            take_tokens(self, ack.tokens);
             self->become(registered(self));
             beat(self);
           },

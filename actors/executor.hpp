@@ -38,9 +38,12 @@
 namespace tony {
 
 /// What the AM may send an executor: the cluster spec (the first starts the
-/// command, a later one is an update: a restarted task moved), and stop.
+/// command, a later one is an update: a restarted task moved), stop, and
+/// the job's newest delegation tokens (sealed; the executor rewrites the
+/// task's token file).
 using executor_actor = caf::typed_actor<caf::reacts_to<spec_atom, cluster_spec>,
-                                        caf::reacts_to<stop_atom, std::string>>;
+                                        caf::reacts_to<stop_atom, std::string>,
+                                        caf::reacts_to<tokens_atom, job_tokens>>;
 
 struct executor_config {
   task_id task;
@@ -65,6 +68,10 @@ struct executor_config {
   /// When set, the command cannot run (e.g. its interpreter is missing):
   /// instead of starting it the executor reports exit 127 with this text.
   std::string start_error;
+  /// The task's Hadoop token file (HADOOP_TOKEN_FILE_LOCATION in its
+  /// environment): rewritten, whole and 0600, when the AM sends newer
+  /// tokens. Empty: the job has no tokens (the local backend).
+  std::string token_file;
   /// Sent to the command's group when the cluster spec changes (0: none).
   int32_t spec_signal = 0;
   /// Elastic PyTorch: the command runs under torchrun's c10d rendezvous

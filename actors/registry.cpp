@@ -8,6 +8,7 @@
 
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/gate/token_seal.hpp"
 
 namespace tony {
 
@@ -30,6 +31,7 @@ struct registry_state {
   std::set<task_id> expected;
   std::map<task_id, std::pair<executor_hello, executor_actor>> registered;
   bool barrier_done = false;
+  job_tokens tokens; // the newest, sealed
 
   static inline const char* name = "registry";
 };
@@ -93,12 +95,42 @@ caf::result<registration_ack> on_register(registry_pointer self, executor_hello&
   self->send(st.supervisor, registered_atom_v, hello, exec);
   // Answer first, so the executor sees its acknowledgement before the spec.
   auto rp = self->make_response_promise<registration_ack>();
-  rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms});
+  rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens});
   if (st.barrier_done)
     send_spec(self); // a restarted task: everyone learns its new address
   else if (st.registered.size() == st.expected.size())
     release_barrier(self);
   return rp;
+}
+
+// New tokens from the AM's token renewer: sealed once, sent to every
+// registered executor; later registrations get them with their ack.
+void hand_out_tokens(registry_pointer self, const std::string& credentials) {
+  auto& st = self->state;
+  auto generation = st.tokens.generation + 1;
+  auto sealed = gate::seal_tokens(st.cfg.secret, st.cfg.app_id, generation, credentials);
+  if (sealed.empty()) {
+    spdlog::error("registry: cannot seal the tokens of generation {} (OpenSSL failed)",
+                  generation);
+    return;
+  }
+  st.tokens = job_tokens{generation, std::move(sealed)};
+  spdlog::info("registry: tokens of generation {} to {} executors", generation,
+               st.registered.size());
+  auto msg = caf::make_message(tokens_atom_v, st.tokens);
+  for (auto& [task, entry] : st.registered)
+    caf::actor_cast<caf::actor>(entry.second)
+        ->eq_impl(caf::make_message_id(), self->ctrl(), self->context(), msg);
+}
+
+// Remote peers (executors, clients) have other node ids; the AM's own
+// threads send from this node.
+bool from_this_process(registry_pointer self) {
+  auto sender = self->current_sender();
+  if (sender && sender->node() == self->node())
+    return true;
+  spdlog::warn("registry: ignored tokens from outside the AM");
+  return false;
 }
 
 bool from_supervisor(registry_pointer self) {
@@ -159,6 +191,10 @@ registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
           if (!from_supervisor(self) || attempt != self->state.attempt)
             return;
           self->state.registered.erase(task);
+        },
+        [=](tokens_atom, const std::string& credentials) {
+          if (from_this_process(self))
+            hand_out_tokens(self, credentials);
         },
     };
   };

@@ -14,7 +14,10 @@
 //   reopen(task) ─▶ register(task) ─────────▶ the new spec to all (the restarted
 //                                               task's new address included)
 //
-// Only the supervisor may send `expect` and `reopen`. Clients ask for the
+// Only the supervisor may send `expect` and `reopen`, and only the AM's own
+// process `tokens`: the job's new delegation tokens, which the registry
+// seals with the job secret and sends to every registered executor (and
+// with every later registration's acknowledgement). Clients ask for the
 // status, wait for the end, and say `bye` once they have the final status
 // (the AM waits for that before it exits; doc/architecture.md).
 
@@ -50,7 +53,8 @@ using registry_actor =
                      caf::replies_to<wait_atom>::with<job_status>,
                      caf::reacts_to<bye_atom>,
                      caf::reacts_to<expect_atom, std::vector<task_id>, int32_t>,
-                     caf::reacts_to<reopen_atom, task_id, int32_t>>;
+                     caf::reacts_to<reopen_atom, task_id, int32_t>,
+                     caf::reacts_to<tokens_atom, std::string>>;
 
 struct registry_config {
   std::string app_id;

@@ -265,6 +265,9 @@ int run_am(const am_options& opts) {
             backend->nm,
             backend->launcher(endpoint),
             {host, static_cast<int32_t>(*port), tracking_url}});
+  if (backend->start_token_renewal)
+    backend->start_token_renewal(
+        [&am](const std::string& credentials) { am.publish_tokens(credentials); });
   if (!tracking_url.empty()) {
     serve_tracking_page(web, am, recorder);
     spdlog::info("tony-am: tracking URL {}", tracking_url);

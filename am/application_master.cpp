@@ -90,6 +90,13 @@ void application_master::kill(std::string reason) {
   caf::anon_send(actors_.monitor, kill_atom_v, std::move(reason));
 }
 
+void application_master::publish_tokens(std::string credentials) {
+  // From an actor of this process: the registry takes tokens from nobody
+  // else (a remote peer's message is dropped).
+  caf::scoped_actor self{*sys_};
+  self->send(actors_.registry, tokens_atom_v, std::move(credentials));
+}
+
 job_status application_master::wait() {
   job_status result;
   caf::scoped_actor self{*sys_};

@@ -8,7 +8,7 @@
 //
 //   open(): monitor + registry spawned, registry published
 //   start(): heartbeater + launcher spawned, the job begins
-//   status() / kill() / wait() / linger()    from any thread
+//   status() / kill() / wait() / linger() / publish_tokens()   from any thread
 //   ~application_master(): actors stopped, actor system ended
 
 #include <chrono>
@@ -56,6 +56,11 @@ public:
 
   /// Kills the job with `reason` (any thread, also a signal watcher's).
   void kill(std::string reason);
+
+  /// Hands the job's new delegation tokens (serialized Hadoop credentials)
+  /// to the registry, which seals them for every executor (any thread).
+  /// Requires open().
+  void publish_tokens(std::string credentials);
 
   /// Blocks until the job's end is reported; its final status.
   job_status wait();

@@ -57,6 +57,10 @@ struct am_backend {
   std::function<void(http::http_server&)> guard_page;
   /// Runs once the job's end is recorded (status and event log written).
   std::function<void(const job_status&)> on_end;
+  /// Starts getting new delegation tokens for a long job (YARN with a
+  /// keytab; am/token_renewer.hpp), handing each lot to the function given;
+  /// empty when the backend does not renew.
+  std::function<void(std::function<void(const std::string&)>)> start_token_renewal;
   /// Keeps backend state (the local pool, RPC clients) alive as long as the AM.
   std::shared_ptr<void> keep_alive;
 };

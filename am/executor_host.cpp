@@ -28,6 +28,7 @@
 #include "runtime/container_command.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/job_secret.hpp"
+#include "runtime/hadoop/credentials.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
@@ -156,6 +157,38 @@ std::string yarn_docker_problem(const std::map<std::string, std::string>& env,
          "docker_image)";
 }
 
+// The task's own token file: the container's tokens (from the NodeManager's
+// file) without the job secret, 0600 in its working directory. The
+// executor rewrites it when the AM sends newer tokens, and the task's
+// HADOOP_TOKEN_FILE_LOCATION names it (doc/task-environment.md).
+void prepare_token_file(const std::string& here, executor_config& cfg) {
+  auto given = cfg.base_env.find("HADOOP_TOKEN_FILE_LOCATION");
+  if (given == cfg.base_env.end() || given->second.empty())
+    return;
+  auto creds = hadoop::read_credentials_file(given->second);
+  if (!creds) {
+    spdlog::warn("tony-executor: the task keeps {}: {}", given->second,
+                 creds.error().message());
+    return;
+  }
+  hadoop::credentials task_creds;
+  for (auto& [alias, tok] : creds->tokens())
+    task_creds.add_token(alias, tok);
+  for (auto& [alias, bytes] : creds->secrets())
+    if (alias != gate::secret_alias)
+      task_creds.add_secret(alias, bytes);
+  auto path = here + "/" + task_token_file;
+  if (auto ok = make_file_writer()->write_private(
+          path, hadoop::serialize_credentials(task_creds));
+      !ok) {
+    spdlog::warn("tony-executor: the task keeps {}: {}", given->second,
+                 describe(ok.error()));
+    return;
+  }
+  cfg.token_file = path;
+  given->second = path;
+}
+
 // The executor's configuration: the contract the AM wrote into the
 // container's environment, and what this container is.
 executor_config executor_config_from(const executor_contract& contract,
@@ -198,6 +231,7 @@ executor_config executor_config_from(const executor_contract& contract,
     else
       cfg.start_error = describe(runtime.error());
   }
+  prepare_token_file(here, cfg);
   return cfg;
 }
 

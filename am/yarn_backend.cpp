@@ -1,16 +1,20 @@
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
 #include "am/backend.hpp"
+#include "am/token_renewer.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/endpoint.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/user.hpp"
+#include "runtime/hdfs/delegation_token.hpp"
+#include "runtime/hdfs/token_plan.hpp"
 #include "runtime/http/proxy_filter.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/staging/stager.hpp"
@@ -41,16 +45,45 @@ std::string event_log_path(const env_map& env, const std::string& work_dir) {
   return dirs.substr(0, dirs.find(',')) + "/events.jsonl";
 }
 
+// How the AM's WebHDFS calls at `webhdfs` (TONY_WEBHDFS or
+// TONY_HISTORY_WEBHDFS) authenticate: with the job's HDFS delegation token
+// for that NameNode when it has one (a Kerberos cluster: the AM has no
+// ticket), else SIMPLE as `user`; HTTPS against the shipped CA.
+webhdfs::namenode_http namenode_of(const env_map& env, const std::string& uri,
+                                   const std::string& webhdfs, const std::string& user,
+                                   const token_box& tokens) {
+  webhdfs::namenode_http nn;
+  nn.base = webhdfs;
+  nn.auth.user = user;
+  if (auto ca = get(env, yarn_env::ca_file); !ca.empty())
+    nn.auth.ca_file = std::filesystem::absolute(ca).string();
+  if (uri.rfind("hdfs://", 0) != 0)
+    return nn;
+  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  auto address = hadoop::parse_endpoint(authority, 8020);
+  if (!address)
+    return nn;
+  auto service = hdfs::token_service(*address);
+  if (!service)
+    return nn;
+  auto current = tokens.current(); // find() points into it
+  if (auto* tok = current.find(hdfs::delegation_token_kind, *service))
+    nn.auth.delegation = hdfs::to_url_string(*tok);
+  return nn;
+}
+
 // Copies the event log into the history dir tony-submit named.
 void keep_history(const env_map& env, const std::string& log_path,
-                  const std::string& app_id, const std::string& user) {
+                  const std::string& app_id, const std::string& user,
+                  const token_box& tokens) {
   auto uri = get(env, yarn_env::history_uri);
   if (uri.empty()) {
     spdlog::warn("tony-am: {} is not set; the event log stays in {} only",
                  yarn_env::history_uri, log_path);
     return;
   }
-  auto stager = staging::make_stager(uri, get(env, yarn_env::history_webhdfs), user);
+  auto stager = staging::make_stager(
+      uri, namenode_of(env, uri, get(env, yarn_env::history_webhdfs), user, tokens));
   if (!stager) {
     spdlog::warn("tony-am: cannot keep the event log in {}: {}", uri,
                  describe(stager.error()));
@@ -63,16 +96,47 @@ void keep_history(const env_map& env, const std::string& log_path,
     spdlog::info("tony-am: event log kept as {}/{}.jsonl", uri, app_id);
 }
 
-void remove_staging(const env_map& env, const std::string& user) {
+void remove_staging(const env_map& env, const std::string& user,
+                    const token_box& tokens) {
   auto staging_uri = get(env, yarn_env::staging_uri);
   if (staging_uri.empty())
     return;
-  auto stager =
-      staging::make_stager(staging_uri, get(env, yarn_env::webhdfs_address), user);
+  auto stager = staging::make_stager(
+      staging_uri,
+      namenode_of(env, staging_uri, get(env, yarn_env::webhdfs_address), user, tokens));
   if (stager)
     if (auto ok = (*stager)->remove_all(); !ok)
       spdlog::warn("tony-am: could not remove the staging dir {}: {}", staging_uri,
                    describe(ok.error()));
+}
+
+// The job's tokens in the AM's container: everything but the AMRMToken,
+// which is the AM's own (and the job secret, which travels apart).
+hadoop::credentials job_tokens_of(const hadoop::credentials& container) {
+  hadoop::credentials result;
+  for (auto& [alias, tok] : container.tokens())
+    if (tok.kind != hadoop::amrm_token_kind)
+      result.add_token(alias, tok);
+  for (auto& [alias, bytes] : container.secrets())
+    if (alias != gate::secret_alias)
+      result.add_secret(alias, bytes);
+  return result;
+}
+
+// The renewer of a job submitted with a keytab (TONY_TOKEN_RENEWAL), or
+// null; a malformed plan is logged and the job runs on its first tokens.
+std::shared_ptr<token_renewer> renewer_of(const env_map& env, const std::string& work_dir,
+                                          std::shared_ptr<token_box> box) {
+  auto text = get(env, yarn_env::token_renewal);
+  if (text.empty())
+    return nullptr;
+  auto plan = hdfs::renewal_plan_from_json(text);
+  if (!plan) {
+    spdlog::error("tony-am: {}: {}; the job keeps the tokens it started with",
+                  yarn_env::token_renewal, plan.error().message());
+    return nullptr;
+  }
+  return std::make_shared<token_renewer>(std::move(*plan), work_dir, std::move(box));
 }
 
 using type_resource_map = std::map<std::string, std::vector<local_resource>>;
@@ -80,13 +144,15 @@ using type_resource_map = std::map<std::string, std::vector<local_resource>>;
 launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
                              std::vector<local_resource> resources,
                              type_resource_map by_type, std::string executor,
-                             std::vector<std::string> hadoop_mounts) {
-  return [job, am, resources, by_type, executor, hadoop_mounts](
+                             std::vector<std::string> hadoop_mounts,
+                             std::shared_ptr<token_box> tokens) {
+  return [job, am, resources, by_type, executor, hadoop_mounts, tokens](
              const task_id& task, int32_t attempt, int32_t restart, const container& c) {
     launch_spec spec;
     spec.target = c;
     // The job secret travels in the container's tokens, not in its launch
-    // script (runtime/gate/job_secret.hpp).
+    // script (runtime/gate/job_secret.hpp), beside the job's current
+    // delegation tokens (HADOOP_TOKEN_FILE_LOCATION in the container).
     auto without_secret = am;
     without_secret.secret.clear();
     auto env = executor_env(job, task, attempt, restart, without_secret);
@@ -95,7 +161,9 @@ launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
     for (auto& [k, v] : yarn_docker_env(docker_of(job, task.type, hadoop_mounts)))
       env[k] = v;
     spec.env = escape_env(env);
-    spec.tokens = gate::credentials_with_secret(am.secret);
+    auto creds = tokens->current();
+    creds.add_secret(gate::secret_alias, am.secret);
+    spec.tokens = hadoop::serialize_credentials(creds);
     spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
     spec.resources = resources;
     if (auto own = by_type.find(task.type); own != by_type.end())
@@ -129,9 +197,11 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   if (!type_resources)
     return type_resources.error();
   auto ipc = std::make_shared<hadoop::ipc_client>();
-  auto tokens = std::make_shared<yarn::nm_token_cache>();
-  auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, tokens);
-  auto nm = std::make_shared<yarn::nm_client>(ipc, tokens);
+  auto nm_tokens = std::make_shared<yarn::nm_token_cache>();
+  auto amrm = std::make_shared<yarn::amrm_client>(ipc, *scheduler, *token, nm_tokens);
+  auto nm = std::make_shared<yarn::nm_client>(ipc, nm_tokens);
+  auto job_tokens = std::make_shared<token_box>(job_tokens_of(*creds));
+  auto renewer = renewer_of(env, opts.work_dir, job_tokens);
   std::chrono::milliseconds call_timeout{8000};
   am_backend result;
   result.rm = yarn::spawn_yarn_rm(sys, amrm, call_timeout);
@@ -154,8 +224,9 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
     if (auto dir = get(env, name); !dir.empty() && dir[0] == '/')
       hadoop_mounts.push_back(dir);
   result.launcher = [job, executor_resources, by_type = *type_resources, executor,
-                     hadoop_mounts](const am_endpoint& am) {
-    return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts);
+                     hadoop_mounts, job_tokens](const am_endpoint& am) {
+    return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts,
+                         job_tokens);
   };
   auto user = get(env, "USER");
   result.log_dir_of = [user](const container& c) {
@@ -174,12 +245,23 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   result.announce = [](const am_address&) {}; // the RM's report carries it
   auto log_path = result.event_log;
   auto app_id = opts.app_id;
-  result.on_end = [env, log_path, app_id](const job_status&) {
+  result.on_end = [env, log_path, app_id, job_tokens, renewer](const job_status&) {
+    if (renewer)
+      renewer->stop(); // the newest tokens stay in the box for the calls below
     auto user = hadoop::current_user();
-    keep_history(env, log_path, app_id, user);
-    remove_staging(env, user);
+    keep_history(env, log_path, app_id, user, *job_tokens);
+    remove_staging(env, user, *job_tokens);
   };
-  result.keep_alive = ipc;
+  if (renewer)
+    result.start_token_renewal =
+        [renewer](std::function<void(const std::string&)> publish) {
+          renewer->start(std::move(publish));
+        };
+  struct kept {
+    std::shared_ptr<hadoop::ipc_client> ipc;
+    std::shared_ptr<token_renewer> renewer;
+  };
+  result.keep_alive = std::make_shared<kept>(kept{ipc, renewer});
   return result;
 }
 

@@ -170,6 +170,7 @@ executor_actor::behavior_type dummy_executor(int) {
   return {
       [](spec_atom, const cluster_spec&) {},
       [](stop_atom, const std::string&) {},
+      [](tokens_atom, const job_tokens&) {},
   };
 }
 
@@ -592,7 +593,7 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) 
         registered->emplace(hello.task, entry{hello, caf::actor_cast<caf::actor>(exec)});
         self->send(*monitor, registered_atom_v, hello, exec);
         auto rp = self->make_response_promise<registration_ack>();
-        rp.deliver(registration_ack{"application_1700000000000_0001", 1000});
+        rp.deliver(registration_ack{"application_1700000000000_0001", 1000, {}});
         if (registered->size() == expected->size()) {
           std::vector<executor_hello> hellos;
           hellos.reserve(registered->size());

@@ -1234,7 +1234,7 @@ private:
   }
 
   void read_security(const toml::table& t) {
-    check_keys(t, "[security]", {"principal", "keytab", "file_systems"});
+    check_keys(t, "[security]", {"principal", "keytab", "file_systems", "ca_file"});
     auto& s = spec_.security;
     if (auto principal = read_string(t, "principal")) {
       if (!is_kerberos_principal(*principal))
@@ -1263,6 +1263,21 @@ private:
                                     abs + " lists them)");
       else
         s.keytab = abs;
+    }
+    if (auto ca = read_string(t, "ca_file")) {
+      auto abs = ca->empty() ? std::string{} : absolute_path(*ca, base_dir_);
+      std::error_code ec;
+      if (ca->empty())
+        error(*t.get("ca_file"), "'ca_file' must not be empty; leave it out to trust the "
+                                 "system's CA bundle");
+      else if (!fs::is_regular_file(abs, ec))
+        error(*t.get("ca_file"), "'ca_file' " + quote_text(*ca) +
+                                     " is not a file (resolved to " + abs + ")");
+      else if (::access(abs.c_str(), R_OK) != 0)
+        error(*t.get("ca_file"),
+              "'ca_file' " + abs + " cannot be read: " + std::strerror(errno));
+      else
+        s.ca_file = abs;
     }
     if (auto fss = read_strings(t, "file_systems")) {
       auto& node = *t.get("file_systems");

@@ -108,13 +108,17 @@ struct cluster_settings {
 };
 
 /// [security]: how tony-submit authenticates on a Kerberos cluster
-/// (doc/job-toml.md). Read by tony-submit only; not sent to the AM.
+/// (doc/job-toml.md). Read by tony-submit only; not sent to the AM in
+/// job.json (the keytab and the CA travel as the AM's local resources).
 struct security_spec {
   std::string principal; // e.g. alice@EXAMPLE.COM; empty: the ticket cache's
   std::string keytab;    // absolute path; empty: the ticket cache (kinit)
   /// Extra HDFS namenodes the job reads or writes ("hdfs://host:port"),
   /// for which delegation tokens are obtained.
   std::vector<std::string> file_systems;
+  /// PEM file of the CAs the cluster's HTTPS endpoints are checked
+  /// against (absolute); empty: TONY_CA_FILE, else the system's bundle.
+  std::string ca_file;
 };
 
 /// [am]: the ApplicationMaster's own container.

@@ -19,6 +19,7 @@ TONY_ATOM(exit_atom, "task_exit")
 TONY_ATOM(spec_atom, "clusterspc")
 TONY_ATOM(status_atom, "status")
 TONY_ATOM(bye_atom, "bye")
+TONY_ATOM(tokens_atom, "jobtokens")
 
 // lifecycle
 TONY_ATOM(stop_atom, "stop")

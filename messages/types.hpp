@@ -249,15 +249,33 @@ typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
            x.host, x.port, x.secret, x.pid, x.tensorboard_port);
 }
 
-/// The registry's answer to an accepted registration.
+/// The job's Hadoop delegation tokens as the AM hands them to executors
+/// after it got new ones (a keytab's owner, doc/operations.md "Secure
+/// clusters"): Hadoop credentials sealed with the job secret
+/// (runtime/gate/token_seal.hpp), since BASP travels in the clear.
+/// Generation 0: none since the containers started.
+struct job_tokens {
+  int32_t generation = 0;
+  std::string sealed;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_tokens& x) {
+  return f(caf::meta::type_name("job_tokens"), x.generation, x.sealed);
+}
+
+/// The registry's answer to an accepted registration, with the newest
+/// tokens when the AM got any after the executor's container was made.
 struct registration_ack {
   std::string app_id;
   int32_t heartbeat_interval_ms = 1000;
+  job_tokens tokens;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, registration_ack& x) {
-  return f(caf::meta::type_name("registration_ack"), x.app_id, x.heartbeat_interval_ms);
+  return f(caf::meta::type_name("registration_ack"), x.app_id, x.heartbeat_interval_ms,
+           x.tokens);
 }
 
 /// Task type -> "host:port" per index, in index order.

@@ -26,6 +26,11 @@ std::vector<shipped_file> shipped_files_of(const job_spec& job, const std::strin
 /// names.
 std::vector<std::string> split_shipped_names(const std::string& value);
 
+/// The task's Hadoop token file, in its working directory: the container's
+/// tokens without the job secret, rewritten whole when the AM gets newer
+/// ones; the task's HADOOP_TOKEN_FILE_LOCATION names it (YARN only).
+constexpr const char* task_token_file = ".tony-tokens";
+
 struct am_endpoint {
   std::string app_id;
   std::string host; // where executors reach the registry

@@ -79,19 +79,19 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
 std::string webhdfs_address_of(const std::string& authority,
                                const hadoop::configuration& conf) {
   auto host = authority.substr(0, authority.find(':'));
-  if (authority.empty() || authority == default_hdfs_authority(conf)) {
-    auto address = conf.get_or("dfs.namenode.http-address", host + ":9870");
-    if (address.rfind("0.0.0.0:", 0) == 0)
-      address = host + address.substr(7);
-    return address;
-  }
-  return host + ":9870";
+  if (authority.empty() || authority == default_hdfs_authority(conf))
+    return webhdfs::namenode_address(conf, host);
+  // Another cluster's NameNode: its default port, under this cluster's
+  // HTTP policy.
+  hadoop::configuration defaults;
+  defaults.set("dfs.http.policy", conf.get_or("dfs.http.policy", "HTTP_ONLY"));
+  return webhdfs::namenode_address(defaults, host);
 }
 
 caf::expected<local_resource> remote_resource(const std::string& uri,
                                               const std::string& name, bool archive,
                                               const hadoop::configuration& conf,
-                                              const std::string& user) {
+                                              const webhdfs::http_auth& auth) {
   auto target = uri;
   if (uri.rfind("viewfs://", 0) == 0) {
     auto resolved = resolve_viewfs(uri, conf);
@@ -113,9 +113,9 @@ caf::expected<local_resource> remote_resource(const std::string& uri,
                       uri + " names no NameNode and fs.defaultFS is not HDFS; write "
                             "hdfs://<namenode>/path");
   auto path = fs::path{parts->path};
-  auto stager = staging::make_webhdfs_stager(webhdfs_address_of(authority, conf),
-                                             "hdfs://" + authority,
-                                             path.parent_path().string(), user);
+  auto stager =
+      staging::make_webhdfs_stager({webhdfs_address_of(authority, conf), auth},
+                                   "hdfs://" + authority, path.parent_path().string());
   auto res = stager->stat(path.filename().string(), archive);
   if (!res)
     return res.error();
@@ -130,11 +130,11 @@ namespace {
 class shipper {
 public:
   shipper(staging::stager& stager, std::string scratch, const hadoop::configuration& conf,
-          std::string user)
+          webhdfs::http_auth auth)
       : stager_(stager)
       , scratch_(std::move(scratch))
       , conf_(conf)
-      , user_(std::move(user)) {
+      , auth_(std::move(auth)) {
     // nop
   }
 
@@ -143,7 +143,7 @@ public:
                                      const stage_fn& stage = nullptr) {
     std::error_code ec;
     auto res = source.find("://") != std::string::npos
-                   ? remote_resource(source, name, archive, conf_, user_)
+                   ? remote_resource(source, name, archive, conf_, auth_)
                : stage && fs::is_regular_file(source, ec)
                    ? stage(source, fs::path{source}.filename().string(), archive)
                    : stage_local(source, archive);
@@ -180,7 +180,7 @@ private:
   staging::stager& stager_;
   std::string scratch_;
   const hadoop::configuration& conf_;
-  std::string user_;
+  webhdfs::http_auth auth_;
   int count_ = 0;
 };
 
@@ -189,8 +189,8 @@ private:
 caf::expected<shipped_resources>
 ship_job_files(const job_spec& job, staging::stager& stager,
                const std::string& scratch_dir, const hadoop::configuration& conf,
-               const std::string& user, const stage_fn& stage_env) {
-  shipper s{stager, scratch_dir, conf, user};
+               const webhdfs::http_auth& auth, const stage_fn& stage_env) {
+  shipper s{stager, scratch_dir, conf, auth};
   shipped_resources out;
   if (!job.src_dir.empty()) {
     auto src = s.ship(job.src_dir, "src", true, "[code] src_dir");

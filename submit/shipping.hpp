@@ -27,18 +27,20 @@ namespace tony {
 caf::expected<std::string> resolve_viewfs(const std::string& uri,
                                           const hadoop::configuration& conf);
 
-/// The WebHDFS address ("host:port") of the NameNode at `authority`
-/// ("host:port" of an hdfs:// URI): dfs.namenode.http-address for the
-/// default filesystem's NameNode, else port 9870 of its host.
+/// The WebHDFS address of the NameNode at `authority` ("host:port" of an
+/// hdfs:// URI): webhdfs::namenode_address for the default filesystem's
+/// NameNode, else the default port of its host ("host:9870", or
+/// "https://host:9871" under dfs.http.policy HTTPS_ONLY).
 std::string webhdfs_address_of(const std::string& authority,
                                const hadoop::configuration& conf);
 
 /// The local resource of a file already on HDFS (hdfs:// or viewfs://),
-/// linked as `name`. errc::unsatisfiable when it does not exist.
+/// linked as `name`, looked up through WebHDFS as `auth` says.
+/// errc::unsatisfiable when it does not exist.
 caf::expected<local_resource> remote_resource(const std::string& uri,
                                               const std::string& name, bool archive,
                                               const hadoop::configuration& conf,
-                                              const std::string& user);
+                                              const webhdfs::http_auth& auth);
 
 /// Everything `job` ships: `common` for every executor, `by_type` for the
 /// tasks of one type. Errors say which job.toml key and entry failed;
@@ -59,6 +61,6 @@ using stage_fn = std::function<caf::expected<local_resource>(const std::string&,
 caf::expected<shipped_resources>
 ship_job_files(const job_spec& job, staging::stager& stager,
                const std::string& scratch_dir, const hadoop::configuration& conf,
-               const std::string& user, const stage_fn& stage_env = nullptr);
+               const webhdfs::http_auth& auth, const stage_fn& stage_env = nullptr);
 
 } // namespace tony

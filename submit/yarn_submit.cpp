@@ -19,6 +19,7 @@
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/hadoop/client_security.hpp"
 #include "runtime/hadoop/configuration.hpp"
+#include "runtime/hadoop/credentials.hpp"
 #include "runtime/hadoop/ipc_client.hpp"
 #include "runtime/hadoop/kerberos.hpp"
 #include "runtime/hadoop/user.hpp"
@@ -37,6 +38,7 @@
 #include "submit/am_watcher.hpp"
 #include "submit/event_output.hpp"
 #include "submit/job_control.hpp"
+#include "submit/job_tokens.hpp"
 #include "submit/shipping.hpp"
 #include "submit/submit.hpp"
 
@@ -106,6 +108,10 @@ std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
 struct rm_connection {
   yarn::application_client rm;
   std::string user; // the short user name: staging dirs, HADOOP_USER_NAME
+  std::shared_ptr<hadoop::ipc_client> ipc;
+  /// The Kerberos login on a secure cluster, else null.
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  std::string keytab; // the keytab it came from, if any
 };
 
 std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
@@ -144,7 +150,27 @@ std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
     complain(rm.error().message());
     return exit_usage;
   }
-  return rm_connection{std::move(*rm), user};
+  return rm_connection{std::move(*rm), user, ipc, kerberos,
+                       kerberos && kerberos->from_keytab() ? keytab : std::string{}};
+}
+
+// The CA file HTTPS endpoints are checked against: [security] ca_file,
+// else TONY_CA_FILE, else (empty) the system's bundle.
+std::string ca_file_of(const security_spec& security) {
+  if (!security.ca_file.empty())
+    return security.ca_file;
+  auto env = std::getenv(yarn_env::ca_file);
+  return env != nullptr ? env : "";
+}
+
+// How tony-submit's own HTTP calls (WebHDFS, NodeManagers' web services)
+// authenticate: SPNEGO with its Kerberos login, else SIMPLE as the user.
+webhdfs::http_auth http_auth_of(const rm_connection& c, const security_spec& security) {
+  webhdfs::http_auth auth;
+  auth.user = c.user;
+  auth.kerberos = c.kerberos;
+  auth.ca_file = ca_file_of(security);
+  return auth;
 }
 
 // The message for a ResourceManager that did not answer a first call.
@@ -175,11 +201,7 @@ std::string webhdfs_for(const std::string& uri, const hadoop::configuration& con
   if (uri.rfind("hdfs://", 0) != 0)
     return {};
   auto authority = uri.substr(7, uri.find('/', 7) - 7);
-  auto nn_host = authority.substr(0, authority.find(':'));
-  auto webhdfs = conf.get_or("dfs.namenode.http-address", nn_host + ":9870");
-  if (webhdfs.rfind("0.0.0.0:", 0) == 0)
-    webhdfs = nn_host + webhdfs.substr(7);
-  return webhdfs;
+  return webhdfs::namenode_address(conf, authority.substr(0, authority.find(':')));
 }
 
 // Where a job's files go, derived here once: the AM gets them in its
@@ -245,23 +267,25 @@ job_status final_view(const std::string& app, const job_spec* job,
 // NM's containerlogs page, http://<nm>/node/containerlogs/<container>/<user>).
 // The service serves whole files: each poll reads the file and keeps what
 // lies past `offset` (logs of a few MiB; doc/operations.md).
+// A NodeManager's web services take SPNEGO on a secure cluster (`auth`).
 std::optional<std::string> node_manager_file(const task_status& task,
-                                             const std::string& file) {
+                                             const std::string& file,
+                                             const webhdfs::http_auth& auth) {
   auto at = task.log_dir.find("/node/containerlogs/");
   if (at == std::string::npos || task.container_id.empty())
     return std::nullopt;
   auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
              task.container_id + "/" + file;
-  auto got = webhdfs::call("GET", url, {}, true);
+  auto got = webhdfs::call("GET", url, auth, {}, true);
   if (!got || got->status != 200)
     return std::nullopt;
   return std::move(got->body);
 }
 
-log_follower::reader node_manager_log_reader() {
-  return [](const task_status& task, const std::string& file, int64_t offset,
-            size_t max_bytes) -> std::optional<std::string> {
-    auto got = node_manager_file(task, file);
+log_follower::reader node_manager_log_reader(webhdfs::http_auth auth) {
+  return [auth](const task_status& task, const std::string& file, int64_t offset,
+                size_t max_bytes) -> std::optional<std::string> {
+    auto got = node_manager_file(task, file, auth);
     if (!got)
       return std::nullopt;
     auto body = node_manager_log_contents(*got);
@@ -274,7 +298,7 @@ log_follower::reader node_manager_log_reader() {
 // Follows the application to its end; returns tony-submit's exit code.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
            const job_spec* job, const submit_options& opts, const std::string& secret,
-           const std::string& history_uri = {}) {
+           const std::string& history_uri = {}, const webhdfs::http_auth& auth = {}) {
   auto quiet = opts.quiet;
   auto interrupted = [&opts] {
     return opts.interrupted && opts.interrupted->load() != 0;
@@ -285,7 +309,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   bool refusal_said = false;
   status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
   view.tensorboard_probe(&http::tensorboard_address);
-  auto follower = make_follower(opts, node_manager_log_reader());
+  auto follower = make_follower(opts, node_manager_log_reader(auth));
   auto app = yarn::to_string(id);
   std::string last_yarn_state;
   bool kill_sent = false;
@@ -403,12 +427,11 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
 // temporary name and renamed, so a copy is whole or absent).
 caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
                                          const std::string& name, bool archive,
-                                         const std::string& webhdfs,
-                                         const std::string& user) {
+                                         const webhdfs::namenode_http& nn) {
   auto hash = staging::content_hash(path);
   if (hash.empty())
     return make_error(errc::infrastructure, "cannot read " + path);
-  auto cache = staging::make_stager(dir + "/" + hash, webhdfs, user);
+  auto cache = staging::make_stager(dir + "/" + hash, nn);
   if (!cache)
     return cache.error();
   std::error_code ec;
@@ -426,8 +449,7 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
 caf::expected<local_resource> stage_node_bundle(const std::string& dir,
                                                 const std::string& bin_dir,
                                                 const std::string& scratch,
-                                                const std::string& webhdfs,
-                                                const std::string& user) {
+                                                const webhdfs::namenode_http& nn) {
   auto bundle = staging::collect_node_bundle(bin_dir);
   if (!bundle)
     return bundle.error();
@@ -435,7 +457,7 @@ caf::expected<local_resource> stage_node_bundle(const std::string& dir,
     complain("warning: no libraries to ship beside " + bin_dir +
              " (../lib/tony, made by the build's tony-bundle target); the nodes "
              "need tony's shared libraries installed");
-  auto cache = staging::make_stager(dir + "/" + bundle->hash, webhdfs, user);
+  auto cache = staging::make_stager(dir + "/" + bundle->hash, nn);
   if (!cache)
     return cache.error();
   const std::string file = "tony.tgz";
@@ -464,6 +486,86 @@ std::string write_temp(const std::string& dir, const std::string& name,
 
 } // namespace
 
+namespace {
+
+// Asks the cluster can never grant fail here, before anything is submitted:
+// the message, or empty.
+std::string unfit_ask(const job_spec& job, const resource& max) {
+  for (auto& type : job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i)
+      if (!fits(type.capability_of(i), max))
+        return (type.index_capability.count(i) != 0
+                    ? "task " + type.name + ":" + std::to_string(i)
+                    : "tasks." + type.name) +
+               " asks for " + to_string(type.capability_of(i)) +
+               " per task, but the largest container this cluster grants is " +
+               to_string(max) + "; lower the request or use a larger queue/cluster";
+  if (!fits(job.am.capability, max))
+    return "[am] asks for " + to_string(job.am.capability) +
+           ", but the largest container this cluster grants is " + to_string(max);
+  return {};
+}
+
+// The tokens the AM gets, and what the user is told about them; or the
+// exit code.
+std::variant<job_credentials, int> credentials_for(const rm_connection& c,
+                                                   const hadoop_setup& setup,
+                                                   const job_spec& job, bool quiet) {
+  auto creds = gather_job_credentials(setup.conf, job.security, c.ipc, c.kerberos);
+  if (!creds) {
+    complain(describe(creds.error()));
+    return creds.error().code() == static_cast<uint8_t>(errc::invalid_config)
+               ? exit_usage
+               : exit_infra;
+  }
+  auto note = token_lifetime_note(creds->hdfs, !c.keytab.empty(),
+                                  std::chrono::system_clock::now());
+  if (!quiet && !note.empty())
+    say(note);
+  return std::move(*creds);
+}
+
+// What the AM needs on a secure cluster: the CA its HTTPS calls check, and
+// with a keytab login the keytab (staged readable by the user only) and
+// the plan to get new tokens with it.
+caf::expected<void> stage_security(const rm_connection& c, const job_credentials& creds,
+                                   const webhdfs::http_auth& auth,
+                                   staging::stager& stager, yarn::container_launch& am) {
+  if (!auth.ca_file.empty()) {
+    auto ca = stager.put(auth.ca_file, yarn_env::ca_resource, false);
+    if (!ca)
+      return ca.error();
+    am.resources.push_back(*ca);
+    am.env[yarn_env::ca_file] = yarn_env::ca_resource;
+  }
+  if (c.keytab.empty() || creds.plan.namenodes.empty())
+    return caf::unit;
+  auto keytab = stager.put_private(c.keytab, yarn_env::keytab_resource);
+  if (!keytab)
+    return keytab.error();
+  am.resources.push_back(*keytab);
+  hdfs::renewal_plan plan{creds.plan, c.kerberos->principal(), yarn_env::keytab_resource};
+  am.env[yarn_env::token_renewal] = hdfs::to_json(plan);
+  return caf::unit;
+}
+
+// The RUNNING nodes as TONY_NODES' value, or empty.
+std::string node_places(yarn::application_client& rm) {
+  auto nodes = rm.get_cluster_nodes(hadoop::deadline_after(seconds(10)));
+  if (!nodes)
+    return {};
+  std::string places;
+  size_t running = 0;
+  for (auto& node : *nodes)
+    if (node.state == "RUNNING") {
+      places += (places.empty() ? "" : ",") + node.host + "=" + node.rack;
+      ++running;
+    }
+  return running <= yarn_env::nodes_in_asks_limit ? places : std::string{};
+}
+
+} // namespace
+
 int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto setup = load_hadoop(opts.hadoop_conf, job.cluster.hadoop_conf);
   if (auto code = std::get_if<int>(&setup))
@@ -472,40 +574,32 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
   if (auto code = std::get_if<int>(&connection))
     return *code;
-  auto& user = std::get<rm_connection>(connection).user;
-  auto* rm = &std::get<rm_connection>(connection).rm;
+  auto& client = std::get<rm_connection>(connection);
+  auto& user = client.user;
+  auto* rm = &client.rm;
   auto fresh = rm->get_new_application(hadoop::deadline_after(seconds(20)));
   if (!fresh) {
     complain(rm_failure(fresh.error(), conf_dir));
     return exit_infra;
   }
   auto app = yarn::to_string(fresh->id);
-  // Asks the cluster can never grant fail here, before anything is submitted.
-  auto max = fresh->max_capability;
-  for (auto& type : job.tasks) {
-    for (int32_t i = 0; i < type.instances; ++i) {
-      if (fits(type.capability_of(i), max))
-        continue;
-      complain((type.index_capability.count(i) != 0
-                    ? "task " + type.name + ":" + std::to_string(i)
-                    : "tasks." + type.name) +
-               " asks for " + to_string(type.capability_of(i)) +
-               " per task, but the largest container this cluster grants is " +
-               to_string(max) + "; lower the request or use a larger queue/cluster");
-      return exit_usage;
-    }
-  }
-  if (!fits(job.am.capability, max)) {
-    complain("[am] asks for " + to_string(job.am.capability) +
-             ", but the largest container this cluster grants is " + to_string(max));
+  if (auto unfit = unfit_ask(job, fresh->max_capability); !unfit.empty()) {
+    complain(unfit);
     return exit_usage;
   }
+  // Tokens before staging: a cluster that refuses them costs no upload.
+  auto got_creds =
+      credentials_for(client, std::get<hadoop_setup>(setup), job, opts.quiet);
+  if (auto code = std::get_if<int>(&got_creds))
+    return *code;
+  auto& creds = std::get<job_credentials>(got_creds);
+  auto auth = http_auth_of(client, job.security);
 
   // Stage what the job ships.
   auto where = locate_job(job, conf, app, user);
   auto& staging_uri = where.staging_uri;
-  auto& webhdfs = where.staging_webhdfs;
-  auto stager = staging::make_stager(staging_uri, webhdfs, user);
+  webhdfs::namenode_http webhdfs{where.staging_webhdfs, auth};
+  auto stager = staging::make_stager(staging_uri, webhdfs);
   if (!stager) {
     complain(describe(stager.error()));
     return exit_usage;
@@ -538,7 +632,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (install_dir.empty()) {
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
     auto res =
-        stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs, user);
+        stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs);
     if (!res)
       return fail_staging(res.error());
     am_resources.push_back(*res);
@@ -557,9 +651,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   // uploaded again.
   auto root = staging_uri.substr(0, staging_uri.rfind('/'));
   auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
-    return stage_once(root + "/envs", path, name, archive, webhdfs, user);
+    return stage_once(root + "/envs", path, name, archive, webhdfs);
   };
-  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, user, stage_env);
+  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, auth, stage_env);
   if (!shipped) {
     if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
       return fail_staging(shipped.error());
@@ -583,6 +677,8 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.tags = job.tags;
   ctx.node_label = job.node_label;
   ctx.am_launch.resources = am_resources;
+  if (auto ok = stage_security(client, creds, auth, **stager, ctx.am_launch); !ok)
+    return fail_staging(ok.error());
   auto scheduler = yarn::rm_peers(conf, "yarn.resourcemanager.scheduler.address", 8030);
   if (!scheduler) {
     complain(scheduler.error().message());
@@ -595,19 +691,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     ctx.am_launch.env[yarn_env::type_resources] =
         type_resources_to_json(shipped->by_type);
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
-  if (auto nodes = rm->get_cluster_nodes(hadoop::deadline_after(seconds(10)))) {
-    std::string places;
-    size_t running = 0;
-    for (auto& node : *nodes)
-      if (node.state == "RUNNING") {
-        places += (places.empty() ? "" : ",") + node.host + "=" + node.rack;
-        ++running;
-      }
-    if (running > 0 && running <= yarn_env::nodes_in_asks_limit)
-      ctx.am_launch.env[yarn_env::nodes] = places;
-  }
-  if (!webhdfs.empty())
-    ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs;
+  if (auto places = node_places(*rm); !places.empty())
+    ctx.am_launch.env[yarn_env::nodes] = places;
+  if (!webhdfs.base.empty())
+    ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs.base;
   if (!install_dir.empty())
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
@@ -617,14 +704,19 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     proxies += (proxies.empty() ? "" : ",") + p;
   ctx.am_launch.env[http::web_proxies_env] = proxies;
   // The job secret: a Credentials secret in the AM's tokens, which the
-  // NodeManager writes to the container's token file (runtime/gate/job_secret).
+  // NodeManager writes to the container's token file (runtime/gate/job_secret),
+  // beside the job's delegation tokens; the RM renews those it can and
+  // cancels them at the end (cancel_tokens_when_complete).
   auto secret = gate::make_job_secret();
   if (secret.empty()) {
     complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
     (*stager)->remove_all();
     return exit_infra;
   }
-  ctx.am_launch.tokens = gate::credentials_with_secret(secret);
+  auto am_tokens = creds.tokens;
+  am_tokens.add_secret(gate::secret_alias, secret);
+  ctx.am_launch.tokens = hadoop::serialize_credentials(am_tokens);
+  ctx.cancel_tokens_when_complete = true;
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
   auto history_uri = where.history_uri;
   ctx.am_launch.env[yarn_env::history_uri] = history_uri;
@@ -654,7 +746,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts, secret, history_uri);
+  return follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
 }
 
 namespace {
@@ -666,6 +758,7 @@ struct rm_target {
   yarn::application_id id;
   yarn::application_client rm;
   hadoop::configuration conf;
+  webhdfs::http_auth auth; // tony-submit's own HTTP calls
 };
 
 std::variant<rm_target, int> rm_for_application(const std::string& app_id,
@@ -682,7 +775,9 @@ std::variant<rm_target, int> rm_for_application(const std::string& app_id,
   auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
   if (auto code = std::get_if<int>(&connection))
     return *code;
-  return rm_target{*id, std::move(std::get<rm_connection>(connection).rm), conf};
+  auto& c = std::get<rm_connection>(connection);
+  auto auth = http_auth_of(c, security_spec{});
+  return rm_target{*id, std::move(c.rm), conf, std::move(auth)};
 }
 
 // The report of an application, or the exit code: 2 when the RM does not
@@ -707,6 +802,7 @@ std::variant<yarn::application_report, int> report_of(rm_target& target,
 std::optional<job_status> tasks_of(const yarn::application_report& report,
                                    const std::string& app_id,
                                    const hadoop::configuration& conf,
+                                   const webhdfs::http_auth& auth,
                                    std::string* why_not = nullptr) {
   if (report.state == yarn::application_state::running && report.rpc_port > 0 &&
       !report.host.empty() && report.host != "N/A") {
@@ -735,8 +831,10 @@ std::optional<job_status> tasks_of(const yarn::application_report& report,
   auto default_fs = conf.get_or("fs.defaultFS", "file:///");
   auto user = report.user.empty() ? hadoop::current_user() : report.user;
   auto uri = history::history_location({}, default_fs, user);
-  auto dir =
-      history::open_history(uri, conf.get_or("dfs.namenode.http-address", ""), user);
+  webhdfs::namenode_http nn{webhdfs_for(uri, conf), auth};
+  if (!nn.auth.kerberos)
+    nn.auth.user = user; // SIMPLE: read as the application's user
+  auto dir = history::open_history(uri, std::move(nn));
   if (!dir)
     return std::nullopt;
   // The AM copies its event log there as it ends, and the RM may report the
@@ -770,7 +868,7 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
   auto target = rm_for_application(app_id, opts);
   if (auto code = std::get_if<int>(&target))
     return *code;
-  auto& [id, rm, conf] = std::get<rm_target>(target);
+  auto& [id, rm, conf, auth] = std::get<rm_target>(target);
   auto deadline = clock_type::now() + seconds(30);
   for (;;) {
     auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
@@ -804,7 +902,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     return *code;
   auto& report = std::get<yarn::application_report>(got);
   std::string why_no_tasks;
-  auto tasks = tasks_of(report, app_id, t.conf, &why_no_tasks);
+  auto tasks = tasks_of(report, app_id, t.conf, t.auth, &why_no_tasks);
   if (yarn::is_terminal(report.state))
     gate::forget_secret(app_id);
   if (json) {
@@ -854,7 +952,7 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   if (auto code = std::get_if<int>(&got))
     return *code;
   auto& report = std::get<yarn::application_report>(got);
-  auto st = tasks_of(report, app_id, t.conf);
+  auto st = tasks_of(report, app_id, t.conf, t.auth);
   if (!st) {
     complain("cannot tell the tasks of " + app_id + " (" + yarn::to_string(report.state) +
              "): its ApplicationMaster does not answer and its event log is not in the "
@@ -865,9 +963,10 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   // A task's log_dir is its NodeManager's containerlogs page
   // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
   // service serves each file as plain text while the NM keeps the logs.
-  return print_task_logs(*st, req, [](const task_status& task, const std::string& file) {
-    return node_manager_file(task, file);
-  });
+  return print_task_logs(*st, req,
+                         [&t](const task_status& task, const std::string& file) {
+                           return node_manager_file(task, file, t.auth);
+                         });
 }
 
 } // namespace tony

@@ -106,12 +106,13 @@ SCHEMA = {
         "history_dir": STRING,
         "local": {"memory": SIZE, "vcores": INTEGER, "gpus": INTEGER},
     },
-    "security": {"principal": STRING, "keytab": STRING, "file_systems": STRINGS},
+    "security": {"principal": STRING, "keytab": STRING, "file_systems": STRINGS,
+                 "ca_file": STRING},
 }
 
 # Keys whose relative paths job.toml resolves against its own directory.
 _PATH_KEYS = {("code", "src_dir"), ("code", "python_venv"), ("cluster", "hadoop_conf"),
-              ("security", "keytab")}
+              ("security", "keytab"), ("security", "ca_file")}
 
 
 def _absolute_entry(entry, base):

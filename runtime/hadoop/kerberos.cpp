@@ -351,6 +351,18 @@ void kerberos_credentials::release_gss_credential(void* cred) noexcept {
     gss_release_cred(&minor, &handle);
 }
 
+default_credentials_scope::default_credentials_scope(const kerberos_credentials& creds) {
+  OM_uint32 minor = 0;
+  gss_krb5_ccache_name(&minor, creds.ticket_cache().c_str(), nullptr);
+}
+
+default_credentials_scope::~default_credentials_scope() {
+  // A null name drops the thread's own choice: KRB5CCNAME (or the default
+  // cache) again.
+  OM_uint32 minor = 0;
+  gss_krb5_ccache_name(&minor, nullptr, nullptr);
+}
+
 std::string kerberos_credentials::short_name() const {
   auto end = principal_.find_first_of("/@");
   return principal_.substr(0, end);

@@ -69,6 +69,10 @@ public:
 
   static void release_gss_credential(void* cred) noexcept;
 
+  /// The full name of the ticket cache ("FILE:/tmp/krb5cc_0", or a keytab
+  /// login's private "MEMORY:...").
+  const std::string& ticket_cache() const noexcept { return ccache_; }
+
 private:
   kerberos_credentials() = default;
 
@@ -78,6 +82,20 @@ private:
   bool from_keytab_ = false;
   std::string ccache_;        // the cache's full name
   std::string client_keytab_; // "FILE:<keytab>" for keytab logins
+};
+
+/// While alive, GSSAPI calls on this thread that use the default
+/// credentials use `creds`' ticket cache instead of KRB5CCNAME's: libcurl's
+/// SPNEGO takes no credential handle, so this is how a keytab login's
+/// private cache reaches it (MIT's gss_krb5_ccache_name is per thread).
+/// Not nestable; the thread's default is restored at the end.
+class default_credentials_scope {
+public:
+  explicit default_credentials_scope(const kerberos_credentials& creds);
+  ~default_credentials_scope();
+
+  default_credentials_scope(const default_credentials_scope&) = delete;
+  default_credentials_scope& operator=(const default_credentials_scope&) = delete;
 };
 
 /// The realm Kerberos maps `host` to (krb5.conf [domain_realm]), else the

@@ -128,17 +128,15 @@ private:
 
 class webhdfs_history : public history_dir {
 public:
-  webhdfs_history(std::string http_address, std::string fs_uri, std::string dir,
-                  std::string user)
-      : http_address_(std::move(http_address))
+  webhdfs_history(webhdfs::namenode_http nn, std::string fs_uri, std::string dir)
+      : nn_(std::move(nn))
       , fs_uri_(std::move(fs_uri))
-      , dir_(std::move(dir))
-      , user_(std::move(user)) {
+      , dir_(std::move(dir)) {
     // nop
   }
 
   caf::expected<std::vector<stored_log>> list() override {
-    auto res = webhdfs::call("GET", op_url(dir_, "LISTSTATUS"), {}, true);
+    auto res = webhdfs::call("GET", op_url(dir_, "LISTSTATUS"), nn_.auth, {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -166,7 +164,7 @@ public:
   }
 
   caf::expected<std::string> read(const stored_log& log) override {
-    auto res = webhdfs::call("GET", op_url(log.location, "OPEN"), {}, true);
+    auto res = webhdfs::call("GET", op_url(log.location, "OPEN"), nn_.auth, {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -182,8 +180,8 @@ public:
     if (path.size() > suffix.size() &&
         path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       path.resize(path.size() - std::string{"/events.jsonl"}.size());
-    auto res =
-        webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true", {}, true);
+    auto res = webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true",
+                             nn_.auth, {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -197,13 +195,12 @@ public:
 
 private:
   std::string op_url(const std::string& path, const char* op) const {
-    return webhdfs::op_url(http_address_, path, op, user_);
+    return webhdfs::op_url(nn_, path, op);
   }
 
-  std::string http_address_;
+  webhdfs::namenode_http nn_;
   std::string fs_uri_;
   std::string dir_;
-  std::string user_;
 };
 
 } // namespace
@@ -244,16 +241,14 @@ std::unique_ptr<history_dir> make_local_history(std::string dir) {
   return std::make_unique<local_history>(std::move(dir));
 }
 
-std::unique_ptr<history_dir> make_webhdfs_history(std::string http_address,
-                                                  std::string fs_uri, std::string dir,
-                                                  std::string user) {
-  return std::make_unique<webhdfs_history>(std::move(http_address), std::move(fs_uri),
-                                           std::move(dir), std::move(user));
+std::unique_ptr<history_dir> make_webhdfs_history(webhdfs::namenode_http nn,
+                                                  std::string fs_uri, std::string dir) {
+  return std::make_unique<webhdfs_history>(std::move(nn), std::move(fs_uri),
+                                           std::move(dir));
 }
 
-caf::expected<std::unique_ptr<history_dir>>
-open_history(const std::string& uri, const std::string& webhdfs_address,
-             const std::string& user) {
+caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
+                                                         webhdfs::namenode_http nn) {
   if (uri.rfind("file://", 0) == 0)
     return make_local_history(uri.substr(7));
   if (uri.rfind("hdfs://", 0) == 0) {
@@ -262,10 +257,9 @@ open_history(const std::string& uri, const std::string& webhdfs_address,
     if (slash == std::string::npos)
       return make_error(errc::invalid_config, "history dir " + uri + " has no path");
     auto authority = rest.substr(0, slash);
-    auto http = webhdfs_address;
-    if (http.empty())
-      http = authority.substr(0, authority.find(':')) + ":9870";
-    return make_webhdfs_history(http, "hdfs://" + authority, rest.substr(slash), user);
+    if (nn.base.empty())
+      nn.base = authority.substr(0, authority.find(':')) + ":9870";
+    return make_webhdfs_history(std::move(nn), "hdfs://" + authority, rest.substr(slash));
   }
   if (!uri.empty() && uri[0] == '~')
     return make_local_history(home_dir() + uri.substr(1));

@@ -20,6 +20,8 @@
 
 #include <caf/expected.hpp>
 
+#include "runtime/staging/webhdfs.hpp"
+
 namespace tony::history {
 
 /// The history dir URI for a job: `configured` ([cluster] history_dir, an
@@ -56,16 +58,25 @@ public:
 
 std::unique_ptr<history_dir> make_local_history(std::string dir);
 
-/// `dir` on HDFS through the NameNode's WebHDFS address ("host:port").
-std::unique_ptr<history_dir> make_webhdfs_history(std::string http_address,
-                                                  std::string fs_uri, std::string dir,
-                                                  std::string user);
+/// `dir` on HDFS through the NameNode's WebHDFS endpoint `nn`.
+std::unique_ptr<history_dir> make_webhdfs_history(webhdfs::namenode_http nn,
+                                                  std::string fs_uri, std::string dir);
 
-/// A path, file:///dir or hdfs://host:port/dir (then `webhdfs_address`, or
-/// the NameNode host on port 9870 when empty).
-caf::expected<std::unique_ptr<history_dir>>
+/// A path, file:///dir or hdfs://host:port/dir (then `nn`; when its base is
+/// empty, the NameNode host on port 9870).
+caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
+                                                         webhdfs::namenode_http nn);
+
+/// The same with SIMPLE authentication as `user` at the NameNode's WebHDFS
+/// address `webhdfs_address` ("host:port"; tony-history's --webhdfs).
+inline caf::expected<std::unique_ptr<history_dir>>
 open_history(const std::string& uri, const std::string& webhdfs_address,
-             const std::string& user);
+             const std::string& user) {
+  webhdfs::namenode_http nn;
+  nn.base = webhdfs_address;
+  nn.auth.user = user;
+  return open_history(uri, std::move(nn));
+}
 
 /// Newest first: application_<cluster-ts>_<n> ordered by both numbers.
 bool newer_app(const std::string& x, const std::string& y);

@@ -1,9 +1,14 @@
 #include "runtime/process/command_runner.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <thread>
 
@@ -112,6 +117,25 @@ public:
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
       return make_error(errc::infrastructure, "cannot rename " + tmp + " to " + path);
+    return caf::unit;
+  }
+
+  caf::expected<void> write_private(const std::string& path,
+                                    const std::string& content) override {
+    auto tmp = path + ".tmp";
+    ::unlink(tmp.c_str());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return make_error(errc::infrastructure,
+                        "cannot write " + tmp + ": " + std::strerror(errno));
+    ::fchmod(fd, 0600); // whatever the umask
+    bool ok = ::write(fd, content.data(), content.size()) ==
+              static_cast<ssize_t>(content.size());
+    ok = ::close(fd) == 0 && ok;
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return make_error(errc::infrastructure, "cannot write " + path);
+    }
     return caf::unit;
   }
 };

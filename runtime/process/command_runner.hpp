@@ -66,6 +66,11 @@ public:
   /// old content or the new one, never a part (written aside, renamed).
   virtual caf::expected<void> write(const std::string& path,
                                     const std::string& content) = 0;
+
+  /// The same for a file only its owner may read, 0600 from the moment it
+  /// exists: the task's Hadoop token file.
+  virtual caf::expected<void> write_private(const std::string& path,
+                                            const std::string& content) = 0;
 };
 
 /// The real filesystem.

@@ -1,5 +1,6 @@
 #include "runtime/staging/stager.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
@@ -58,6 +60,34 @@ public:
     return stat(name, archive);
   }
 
+  caf::expected<local_resource> put_private(const std::string& path,
+                                            const std::string& name) override {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)
+      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    // Created 0600 before a byte is written: never readable by others.
+    auto target = dir_ + "/" + name;
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    std::ifstream from(path, std::ios::binary);
+    int fd = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (!from || fd < 0) {
+      if (fd >= 0)
+        ::close(fd);
+      return fail("cannot stage " + path + " to " + target);
+    }
+    ::fchmod(fd, 0600);
+    std::string bytes{std::istreambuf_iterator<char>(from), {}};
+    bool ok =
+        ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size());
+    ok = ::close(fd) == 0 && ok;
+    if (!ok || ::rename(partial.c_str(), target.c_str()) != 0) {
+      ::unlink(partial.c_str());
+      return fail("cannot stage " + path + " to " + target);
+    }
+    return stat(name, false);
+  }
+
   caf::expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
     struct stat st;
@@ -93,57 +123,31 @@ private:
 
 class webhdfs_stager : public stager {
 public:
-  webhdfs_stager(std::string http_address, std::string fs_uri, std::string dir,
-                 std::string user)
-      : http_address_(std::move(http_address))
+  webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri, std::string dir)
+      : nn_(std::move(nn))
       , fs_uri_(std::move(fs_uri))
-      , dir_(std::move(dir))
-      , user_(std::move(user)) {
+      , dir_(std::move(dir)) {
     // nop
   }
 
   caf::expected<local_resource> put(const std::string& path, const std::string& name,
                                     bool archive) override {
-    auto target = dir_ + "/" + name;
-    // Upload under a temporary name, then rename: a concurrent reader sees
-    // the whole file or none. CREATE answers 307 with the DataNode to send
-    // the bytes to.
-    auto partial = target + ".partial." + std::to_string(::getpid());
-    auto first = webhdfs::call("PUT", op_url(partial, "CREATE") + "&overwrite=true");
-    if (!first)
-      return first.error();
-    if (first->status != 307 || first->location.empty())
-      return fail("WebHDFS CREATE " + partial + " failed (HTTP " +
-                  std::to_string(first->status) +
-                  "): " + webhdfs::remote_message(first->body));
-    auto second = webhdfs::call("PUT", first->location, path);
-    if (!second)
-      return second.error();
-    if (second->status != 201)
-      return fail("WebHDFS upload of " + path + " to " + partial + " failed (HTTP " +
-                  std::to_string(second->status) +
-                  "): " + webhdfs::remote_message(second->body));
-    for (int round = 0; round < 2; ++round) {
-      auto moved =
-          webhdfs::call("PUT", op_url(partial, "RENAME") + "&destination=" + target);
-      if (!moved)
-        return moved.error();
-      auto j = nlohmann::json::parse(moved->body, nullptr, false);
-      if (moved->status == 200 && j.is_object() && j.value("boolean", false))
-        break;
-      if (round == 1)
-        return fail("WebHDFS RENAME " + partial + " to " + target + " failed (HTTP " +
-                    std::to_string(moved->status) +
-                    "): " + webhdfs::remote_message(moved->body));
-      // The target exists (an older copy): replace it.
-      webhdfs::call("DELETE", op_url(target, "DELETE"));
-    }
+    if (auto ok = upload(path, name, {}); !ok)
+      return ok.error();
     return stat(name, archive);
+  }
+
+  caf::expected<local_resource> put_private(const std::string& path,
+                                            const std::string& name) override {
+    // The NameNode applies the permission at CREATE: never readable by others.
+    if (auto ok = upload(path, name, "&permission=600"); !ok)
+      return ok.error();
+    return stat(name, false);
   }
 
   caf::expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
-    auto status = webhdfs::call("GET", op_url(target, "GETFILESTATUS"));
+    auto status = webhdfs::call("GET", op_url(target, "GETFILESTATUS"), nn_.auth);
     if (!status)
       return status.error();
     if (status->status == 404)
@@ -165,7 +169,8 @@ public:
   }
 
   caf::expected<void> remove_all() override {
-    auto res = webhdfs::call("DELETE", op_url(dir_, "DELETE") + "&recursive=true");
+    auto res =
+        webhdfs::call("DELETE", op_url(dir_, "DELETE") + "&recursive=true", nn_.auth);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -178,14 +183,61 @@ public:
   std::string uri() const override { return fs_uri_ + dir_; }
 
 private:
-  std::string op_url(const std::string& path, const char* op) const {
-    return webhdfs::op_url(http_address_, path, op, user_);
+  // Uploads under a temporary name, then renames: a concurrent reader sees
+  // the whole file or none. CREATE answers 307 with the DataNode to send
+  // the bytes to (its URL carries the NameNode's own delegation token).
+  caf::expected<void> upload(const std::string& path, const std::string& name,
+                             const std::string& extra) {
+    auto target = dir_ + "/" + name;
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    auto first = webhdfs::call(
+        "PUT", op_url(partial, "CREATE") + "&overwrite=true" + extra, nn_.auth);
+    if (!first)
+      return first.error();
+    if (first->status != 307 || first->location.empty())
+      return fail("WebHDFS CREATE " + partial + " failed (HTTP " +
+                  std::to_string(first->status) +
+                  "): " + webhdfs::remote_message(first->body));
+    auto second = webhdfs::call("PUT", first->location, data_node_auth(), path);
+    if (!second)
+      return second.error();
+    if (second->status != 201)
+      return fail("WebHDFS upload of " + path + " to " + partial + " failed (HTTP " +
+                  std::to_string(second->status) +
+                  "): " + webhdfs::remote_message(second->body));
+    for (int round = 0; round < 2; ++round) {
+      auto moved = webhdfs::call(
+          "PUT", op_url(partial, "RENAME") + "&destination=" + target, nn_.auth);
+      if (!moved)
+        return moved.error();
+      auto j = nlohmann::json::parse(moved->body, nullptr, false);
+      if (moved->status == 200 && j.is_object() && j.value("boolean", false))
+        break;
+      if (round == 1)
+        return fail("WebHDFS RENAME " + partial + " to " + target + " failed (HTTP " +
+                    std::to_string(moved->status) +
+                    "): " + webhdfs::remote_message(moved->body));
+      // The target exists (an older copy): replace it.
+      webhdfs::call("DELETE", op_url(target, "DELETE"), nn_.auth);
+    }
+    return caf::unit;
   }
 
-  std::string http_address_;
+  // The DataNode takes the token in the redirect's URL; only the CA
+  // carries over.
+  webhdfs::http_auth data_node_auth() const {
+    webhdfs::http_auth auth;
+    auth.ca_file = nn_.auth.ca_file;
+    return auth;
+  }
+
+  std::string op_url(const std::string& path, const char* op) const {
+    return webhdfs::op_url(nn_, path, op);
+  }
+
+  webhdfs::namenode_http nn_;
   std::string fs_uri_;
   std::string dir_;
-  std::string user_;
 };
 
 } // namespace
@@ -194,15 +246,14 @@ std::unique_ptr<stager> make_file_stager(std::string dir) {
   return std::make_unique<file_stager>(std::move(dir));
 }
 
-std::unique_ptr<stager> make_webhdfs_stager(std::string http_address, std::string fs_uri,
-                                            std::string dir, std::string user) {
-  return std::make_unique<webhdfs_stager>(std::move(http_address), std::move(fs_uri),
-                                          std::move(dir), std::move(user));
+std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri,
+                                            std::string dir) {
+  return std::make_unique<webhdfs_stager>(std::move(nn), std::move(fs_uri),
+                                          std::move(dir));
 }
 
 caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
-                                                   const std::string& webhdfs_address,
-                                                   const std::string& user) {
+                                                   const webhdfs::namenode_http& nn) {
   if (uri.rfind("file://", 0) == 0)
     return make_file_stager(uri.substr(7));
   if (uri.rfind("hdfs://", 0) == 0) {
@@ -210,8 +261,7 @@ caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
     auto slash = rest.find('/');
     if (slash == std::string::npos)
       return make_error(errc::invalid_config, "staging URI " + uri + " has no path");
-    return make_webhdfs_stager(webhdfs_address, "hdfs://" + rest.substr(0, slash),
-                               rest.substr(slash), user);
+    return make_webhdfs_stager(nn, "hdfs://" + rest.substr(0, slash), rest.substr(slash));
   }
   if (!uri.empty() && uri[0] == '/')
     return make_file_stager(uri);

@@ -18,6 +18,7 @@
 #include <caf/expected.hpp>
 
 #include "messages/types.hpp"
+#include "runtime/staging/webhdfs.hpp"
 
 namespace tony::staging {
 
@@ -28,6 +29,12 @@ public:
   /// Copies the local file `path` into the staging dir as `name`.
   virtual caf::expected<local_resource> put(const std::string& path,
                                             const std::string& name, bool archive) = 0;
+
+  /// Like put(), but the staged copy is readable by its owner only (0600):
+  /// a keytab. The NodeManager localizes it into the application's own
+  /// cache, readable by the application's user only.
+  virtual caf::expected<local_resource> put_private(const std::string& path,
+                                                    const std::string& name) = 0;
 
   /// The LocalResource of a file already staged as `name`, or an error
   /// when there is none.
@@ -43,17 +50,17 @@ public:
 /// Stages into a local directory (created if missing).
 std::unique_ptr<stager> make_file_stager(std::string dir);
 
-/// Stages into `dir` on HDFS through the NameNode's WebHDFS endpoint
-/// `http_address` ("host:port"), as `user`; `fs_uri` is the filesystem's
-/// URI ("hdfs://host:port") the NodeManagers localize from.
-std::unique_ptr<stager> make_webhdfs_stager(std::string http_address, std::string fs_uri,
-                                            std::string dir, std::string user);
+/// Stages into `dir` on HDFS through the NameNode's WebHDFS endpoint `nn`
+/// (webhdfs.hpp: its address, and SIMPLE, SPNEGO or a delegation token);
+/// `fs_uri` is the filesystem's URI ("hdfs://host:port") the NodeManagers
+/// localize from.
+std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri,
+                                            std::string dir);
 
 /// The stager for a staging URI: file:///dir or hdfs://host:port/dir (then
-/// `webhdfs_address` is the NameNode's HTTP address).
+/// `nn` is the NameNode's WebHDFS endpoint).
 caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
-                                                   const std::string& webhdfs_address,
-                                                   const std::string& user);
+                                                   const webhdfs::namenode_http& nn);
 
 /// The first 16 hex digits of the SHA-256 of a file's content (empty on a
 /// read error): binaries are staged once per content under the staging root.

@@ -2,8 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
@@ -38,10 +40,22 @@ size_t collect_location(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+// What to do about a failed TLS handshake: name the CA that was used.
+std::string tls_hint(CURLcode rc, const http_auth& auth) {
+  if (rc != CURLE_PEER_FAILED_VERIFICATION && rc != CURLE_SSL_CACERT_BADFILE)
+    return {};
+  auto cas = auth.ca_file.empty() ? std::string{"the system's CA bundle"}
+                                  : "the CA file " + auth.ca_file;
+  return " (the server's certificate was checked against " + cas +
+         "; set [security] ca_file in job.toml or TONY_CA_FILE to the PEM file of the "
+         "cluster's CA)";
+}
+
 } // namespace
 
 caf::expected<response> call(const std::string& method, const std::string& url,
-                             const std::string& upload, bool follow) {
+                             const http_auth& auth, const std::string& upload,
+                             bool follow) {
   auto curl = curl_easy_init();
   if (!curl)
     return make_error(errc::infrastructure, "cannot initialize libcurl");
@@ -58,6 +72,17 @@ caf::expected<response> call(const std::string& method, const std::string& url,
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, follow ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 3L);
+  if (!auth.ca_file.empty())
+    curl_easy_setopt(curl, CURLOPT_CAINFO, auth.ca_file.c_str());
+  // SPNEGO: libcurl answers a 401 with a Negotiate token from GSSAPI's
+  // default credentials, which the scope points at this login's cache. An
+  // empty user name is how libcurl is told to authenticate at all.
+  std::optional<hadoop::default_credentials_scope> spnego;
+  if (auth.kerberos && auth.delegation.empty()) {
+    spnego.emplace(*auth.kerberos);
+    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_NEGOTIATE));
+    curl_easy_setopt(curl, CURLOPT_USERPWD, ":");
+  }
   struct curl_slist* headers = nullptr;
   if (!upload.empty()) {
     in = std::fopen(upload.c_str(), "rb");
@@ -83,22 +108,54 @@ caf::expected<response> call(const std::string& method, const std::string& url,
   if (in)
     std::fclose(in);
   curl_easy_cleanup(curl);
-  if (rc != CURLE_OK)
-    return make_error(errc::infrastructure,
-                      method + " " + url + ": " + curl_easy_strerror(rc));
+  if (rc != CURLE_OK) {
+    // The URL may carry a delegation token: name the endpoint, not the URL.
+    auto where = url.substr(0, url.find('?'));
+    return make_error(errc::infrastructure, method + " " + where + ": " +
+                                                curl_easy_strerror(rc) +
+                                                tls_hint(rc, auth));
+  }
   return result;
 }
 
-std::string op_url(const std::string& http_address, const std::string& path,
-                   const std::string& op, const std::string& user) {
-  return "http://" + http_address + "/webhdfs/v1" + path + "?op=" + op +
-         "&user.name=" + user;
+std::string op_url(const namenode_http& nn, const std::string& path,
+                   const std::string& op) {
+  auto url = base_url(nn.base) + "/webhdfs/v1" + path + "?op=" + op;
+  if (!nn.auth.delegation.empty())
+    return url + "&delegation=" + nn.auth.delegation;
+  if (nn.auth.kerberos)
+    return url;
+  return url + "&user.name=" + nn.auth.user;
+}
+
+std::string base_url(const std::string& address) {
+  if (address.find("://") != std::string::npos)
+    return address;
+  return "http://" + address;
+}
+
+std::string namenode_address(const hadoop::configuration& conf, const std::string& host) {
+  auto policy = conf.get_or("dfs.http.policy", "HTTP_ONLY");
+  std::transform(policy.begin(), policy.end(), policy.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  bool https = policy == "HTTPS_ONLY";
+  auto address = https ? conf.get_or("dfs.namenode.https-address", host + ":9871")
+                       : conf.get_or("dfs.namenode.http-address", host + ":9870");
+  if (address.rfind("0.0.0.0:", 0) == 0)
+    address = host + address.substr(7);
+  return https ? "https://" + address : address;
 }
 
 std::string remote_message(const std::string& body) {
   auto j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_object() && j.contains("RemoteException"))
     return j["RemoteException"].value("message", body);
+  // A 401 from a Kerberos endpoint is an HTML page; say what it means.
+  if (body.find("Authentication required") != std::string::npos ||
+      body.find("HTTP ERROR 401") != std::string::npos)
+    return "authentication required: the endpoint wants Kerberos (SPNEGO) or a "
+           "delegation token (is hadoop.security.authentication=kerberos in the client "
+           "configuration, and is there a ticket? klist shows it)";
   return body.substr(0, 300);
 }
 

@@ -52,6 +52,17 @@ constexpr const char* type_resources = "TONY_TYPE_RESOURCES";
 /// (doc/tracking.md), and its WebHDFS address when it is on HDFS.
 constexpr const char* history_uri = "TONY_HISTORY_URI";
 constexpr const char* history_webhdfs = "TONY_HISTORY_WEBHDFS";
+/// The PEM CA file the AM checks HTTPS endpoints (WebHDFS) against: the
+/// name of a local resource in its working directory ([security] ca_file
+/// or TONY_CA_FILE of the submitter). Unset: the node's CA bundle.
+constexpr const char* ca_file = "TONY_CA_FILE";
+constexpr const char* ca_resource = "tony-ca.pem";
+/// JSON of an hdfs::renewal_plan: set when the job was submitted with a
+/// keytab, which is then the AM's private local resource `keytab_resource`
+/// (0600 on HDFS, localized for the application's user only); the AM gets
+/// new HDFS delegation tokens with it before the old ones expire.
+constexpr const char* token_renewal = "TONY_TOKEN_RENEWAL";
+constexpr const char* keytab_resource = "tony.keytab";
 
 } // namespace yarn_env
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "config/task_env.hpp"
+#include "runtime/gate/token_seal.hpp"
 #include "tests/actors/harness.hpp"
 
 using namespace tony;
@@ -83,6 +84,13 @@ public:
     return caf::unit;
   }
 
+  // Logged apart: a test can tell a private file from a plain one.
+  caf::expected<void> write_private(const std::string& path,
+                                    const std::string& content) override {
+    (*log_)["private:" + path].push_back(content);
+    return caf::unit;
+  }
+
 private:
   std::shared_ptr<std::map<std::string, std::vector<std::string>>> log_;
 };
@@ -90,6 +98,7 @@ private:
 /// The registry as the executor sees it: answers what the script says.
 struct fake_registry_state {
   bool refuse = false;
+  job_tokens ack_tokens; // what the acknowledgement carries
   std::vector<executor_hello> hellos;
   std::vector<task_exit> exits;
   int heartbeats = 0;
@@ -107,7 +116,7 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
         self->state.hellos.push_back(hello);
         if (self->state.refuse)
           return make_error(errc::bad_secret, "wrong job secret");
-        return registration_ack{"application_1_0001", 1000};
+        return registration_ack{"application_1_0001", 1000, self->state.ack_tokens};
       },
       [=](heartbeat_atom, const task_id&, int32_t, const task_sample& sample) {
         ++self->state.heartbeats;
@@ -122,6 +131,7 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
       [=](bye_atom) {},
       [=](expect_atom, const std::vector<task_id>&, int32_t) {},
       [=](reopen_atom, const task_id&, int32_t) {},
+      [=](tokens_atom, const std::string&) {},
   };
 }
 
@@ -402,6 +412,50 @@ CAF_TEST(an elastic task runs its command as a node of the torchrun rendezvous) 
   auto& env = runner->envs[0];
   CAF_CHECK_EQUAL(env.count("RANK"), 0u); // torchrun ranks the nodes
   CAF_CHECK_EQUAL(env.at("TONY_RDZV_ENDPOINT"), "h5:2900");
+}
+
+CAF_TEST(tokens in the registration ack become the task token file written privately) {
+  cfg.token_file = "/c/.tony-tokens";
+  spawn();
+  reg().ack_tokens =
+      job_tokens{2, gate::seal_tokens(cfg.secret, cfg.app_id, 2, "credentials v2")};
+  sched.run();
+  CAF_REQUIRE_EQUAL(files->count("private:/c/.tony-tokens"), 1u);
+  CAF_CHECK_EQUAL(files->at("private:/c/.tony-tokens"),
+                  (std::vector<std::string>{"credentials v2"}));
+  CAF_CHECK_EQUAL(files->count("/c/.tony-tokens"), 0u); // never a plain write
+}
+
+CAF_TEST(newer tokens rewrite the token file and older or foreign ones are ignored) {
+  cfg.token_file = "/c/.tony-tokens";
+  run_command();
+  auto send = [&](int32_t generation, const std::string& secret,
+                  const std::string& text) {
+    self->send(
+        exec, tokens_atom_v,
+        job_tokens{generation, gate::seal_tokens(secret, cfg.app_id, generation, text)});
+    sched.run();
+  };
+  send(1, cfg.secret, "v1");
+  send(3, cfg.secret, "v3");
+  send(2, cfg.secret, "v2");                 // older than the file's
+  send(4, "another job's secret", "forged"); // does not open
+  self->send(exec, tokens_atom_v, job_tokens{5, "garbage"});
+  sched.run();
+  CAF_CHECK_EQUAL(files->at("private:/c/.tony-tokens"),
+                  (std::vector<std::string>{"v1", "v3"}));
+  send(4, cfg.secret, "v4"); // still newer than 3
+  CAF_CHECK_EQUAL(files->at("private:/c/.tony-tokens").back(), "v4");
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u); // the task runs on
+}
+
+CAF_TEST(without a token file the executor ignores tokens) {
+  run_command();
+  self->send(exec, tokens_atom_v,
+             job_tokens{1, gate::seal_tokens(cfg.secret, cfg.app_id, 1, "v1")});
+  sched.run();
+  for (auto& [path, writes] : *files)
+    CAF_CHECK(path.rfind("private:", 0) != 0);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

@@ -73,6 +73,7 @@ fake_executor(executor_actor::stateful_pointer<fake_executor_state> self, task_i
   return {
       [=](spec_atom, const cluster_spec& spec) { self->state.specs.push_back(spec); },
       [=](stop_atom, const std::string& reason) { self->state.stops.push_back(reason); },
+      [=](tokens_atom, const job_tokens& x) { self->state.tokens.push_back(x); },
   };
 }
 

@@ -95,6 +95,7 @@ struct fake_executor_state {
   task_id task;
   std::vector<cluster_spec> specs;
   std::vector<std::string> stops;
+  std::vector<job_tokens> tokens;
 
   static inline const char* name = "fake_executor";
 };

@@ -4,6 +4,7 @@
 
 #define CAF_SUITE scripts
 
+#include "runtime/gate/token_seal.hpp"
 #include "tests/actors/harness.hpp"
 
 using namespace tony;
@@ -186,6 +187,49 @@ CAF_TEST(the end waits for every client that waits for it to say bye) {
   lingering.receive([&](bool) { lingered = true; },
                     [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
   CAF_CHECK(lingered);
+}
+
+CAF_TEST(new tokens reach every registered executor sealed and later ones in the ack) {
+  start();
+  CAF_REQUIRE(register_task(w0));
+  CAF_REQUIRE(register_task(w1));
+  self->send(registry, tokens_atom_v, std::string{"credentials, lot 1"});
+  expect((tokens_atom, std::string), from(_).to(registry).with(_, _));
+  settle();
+  for (auto t : {w0, w1}) {
+    CAF_REQUIRE_EQUAL(exec_state(t).tokens.size(), 1u);
+    auto& lot = exec_state(t).tokens[0];
+    CAF_CHECK_EQUAL(lot.generation, 1);
+    CAF_CHECK(lot.sealed.find("lot 1") == std::string::npos); // never in the clear
+    auto opened = gate::open_tokens(secret, "application_1_0001", 1, lot.sealed);
+    CAF_REQUIRE(opened);
+    CAF_CHECK_EQUAL(*opened, "credentials, lot 1");
+  }
+  // ps:0 registers after the lot went out: its ack carries it.
+  auto ack = register_task(ps0);
+  CAF_REQUIRE(ack);
+  CAF_CHECK_EQUAL(ack->tokens.generation, 1);
+  auto in_ack = gate::open_tokens(secret, "application_1_0001", 1, ack->tokens.sealed);
+  CAF_REQUIRE(in_ack);
+  CAF_CHECK_EQUAL(*in_ack, "credentials, lot 1");
+  self->send(registry, tokens_atom_v, std::string{"credentials, lot 2"});
+  settle();
+  for (auto t : {w0, w1, ps0}) {
+    CAF_REQUIRE_EQUAL(exec_state(t).tokens.size(), t == ps0 ? 1u : 2u);
+    CAF_CHECK_EQUAL(exec_state(t).tokens.back().generation, 2);
+  }
+}
+
+CAF_TEST(tokens from no actor of the AM are ignored) {
+  start();
+  CAF_REQUIRE(register_task(w0));
+  caf::anon_send(registry, tokens_atom_v, std::string{"forged"});
+  settle();
+  CAF_CHECK(exec_state(w0).tokens.empty());
+  auto ack = register_task(w1);
+  CAF_REQUIRE(ack);
+  CAF_CHECK_EQUAL(ack->tokens.generation, 0);
+  CAF_CHECK(ack->tokens.sealed.empty());
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

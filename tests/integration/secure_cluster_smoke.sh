@@ -12,7 +12,8 @@
 #
 # With --rpc-protection integrity or privacy (hadoop.rpc.protection and
 # dfs.data.transfer.protection) only the core runs: DistributedShell and an
-# HDFS round trip, whose RPCs and block transfers are then wrapped.
+# HDFS round trip, whose RPCs and block transfers are then wrapped, and with
+# TONY_BIN set tony's env-check job.
 #
 # Exits 0 when every check passes, 1 on a failed check (with the daemons'
 # logs), 77 when java or mvn is missing. Runs on $TONY_YARN_HOST with the
@@ -116,6 +117,19 @@ pass "hdfs dfs -put and -cat (Kerberos, data transfer protection $protection)"
 if [[ "$protection" != authentication ]]; then
   grep -q "<name>hadoop.rpc.protection</name><value>$protection</value>" "$conf/core-site.xml" ||
     fail "core-site.xml lacks hadoop.rpc.protection=$protection"
+  # tony on this cluster (ctest gives TONY_BIN): tony-submit's GSSAPI to the
+  # RM and the NameNode, the AM's and executors' token connections, all
+  # wrapped at this protection; staging over WebHDFS with SPNEGO and HTTPS.
+  # The binaries are used where they are (install_dir): uploading and
+  # localizing sanitizer builds through encrypted block transfers takes
+  # minutes on a small machine.
+  if [[ -n "${TONY_BIN:-}" && -x "$TONY_BIN/tony-submit" ]]; then
+    out=$(TONY_CA_FILE="$TONY_TEST_CA_FILE" timeout 300 "$TONY_BIN/tony-submit" --backend yarn \
+      --set "cluster.install_dir=\"$TONY_BIN\"" \
+      "$root/tests/integration/env_check/job.toml" 2>&1) ||
+      fail "tony's env-check job failed on the $protection cluster: $(tail -n 20 <<<"$out")"
+    pass "tony's env-check job SUCCEEDED on the secure cluster with rpc protection $protection"
+  fi
   # Without pid files, stop finds the JVMs by their marker and the KDC by
   # its command line.
   rm -f "$state"/pids/*.pid

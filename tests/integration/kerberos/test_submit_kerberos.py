@@ -116,7 +116,6 @@ staging_dir = "{world['scratch']}/staging"
 [security]
 principal = "alice@TONY.TEST"
 keytab = "{keytab(world, 'alice')}"
-file_systems = ["hdfs://nn2.example.com:8020"]
 """)
     code, out = submit(world, ["--hadoop-conf", conf_dir(world), job])
     assert code == 0, out

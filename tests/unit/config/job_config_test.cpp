@@ -738,6 +738,19 @@ TEST_F(job_config, security_keytab_must_be_a_readable_file_with_a_principal) {
             std::string::npos);
 }
 
+TEST_F(job_config, security_ca_file_is_a_readable_file_resolved_against_job_toml) {
+  write("tls/ca.pem", "x");
+  EXPECT_EQ(ok(base("[security]\nca_file = \"tls/ca.pem\"\n")).security.ca_file,
+            dir_ + "/tls/ca.pem");
+  EXPECT_TRUE(ok(base("")).security.ca_file.empty());
+  EXPECT_EQ(error(base("[security]\nca_file = \"none.pem\"\n")),
+            "job.toml:7:11: 'ca_file' \"none.pem\" is not a file (resolved to " + dir_ +
+                "/none.pem)");
+  EXPECT_NE(
+      error(base("[security]\nca_file = \"\"\n")).find("'ca_file' must not be empty"),
+      std::string::npos);
+}
+
 TEST_F(job_config, security_file_systems_must_be_namenode_uris) {
   auto fs_error = [&](const std::string& uri) {
     return error(base("[security]\nfile_systems = [\"" + uri + "\"]\n"));

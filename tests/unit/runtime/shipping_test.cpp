@@ -72,7 +72,9 @@ TEST(shipping, local_sources_are_staged_under_their_own_file_names) {
   job.tasks = {ps};
   auto stager = staging::make_file_stager((dir / "staging").string());
   hadoop::configuration conf;
-  auto shipped = ship_job_files(job, *stager, dir.string(), conf, "me");
+  webhdfs::http_auth auth;
+  auth.user = "me";
+  auto shipped = ship_job_files(job, *stager, dir.string(), conf, auth);
   ASSERT_TRUE(shipped) << describe(shipped.error());
   auto& common = shipped->common;
   ASSERT_EQ(common.size(), 4u);

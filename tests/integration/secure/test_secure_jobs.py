@@ -1,0 +1,308 @@
+"""tony on the shared secure cluster (fixture `secure`): jobs submitted as
+the test user from its ticket cache and from its keytab alone, tasks that
+read and write HDFS with the job's delegation tokens only, and the
+refusals a user meets (doc/operations.md, "Secure clusters")."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import securelib  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = securelib.ROOT
+BIN = os.environ.get("TONY_BIN", os.path.join(ROOT, "build", "bin"))
+SUBMIT = os.path.join(BIN, "tony-submit")
+ENV_CHECK = os.path.join(ROOT, "tests", "integration", "env_check", "job.toml")
+HDFS_JOB = os.path.join(HERE, "hdfs_job.toml")
+APP_RE = re.compile(r"application_\d+_\d+")
+
+
+def with_ca(env):
+    """The cluster's HTTPS endpoints are signed by its test CA."""
+    env = dict(env)
+    env["TONY_CA_FILE"] = env["TONY_TEST_CA_FILE"]
+    return env
+
+
+def submit(args, env, timeout=300):
+    proc = subprocess.run([SUBMIT, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=timeout, env=env)
+    return proc.returncode, proc.stdout
+
+
+def app_id_of(output):
+    m = APP_RE.search(output)
+    assert m, "no application id in:\n" + output
+    return m.group(0)
+
+
+def final_state(app, env):
+    out = securelib.yarn_sh("application", "-status", app, env=env).stdout
+    m = re.search(r"Final-State\s*:\s*(\w+)", out)
+    assert m, out
+    return m.group(1)
+
+
+def dfs(*args, env, data=None):
+    proc = subprocess.run([securelib.YARN_SH, "dfs", *args], input=data, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    return proc.stdout
+
+
+def hdfs_job_args(env, work, extra=""):
+    """--set flags running hdfs_task.py on `work`/input.txt."""
+    host = env["TONY_YARN_HOST"]
+    return ["--set", f'code.command="python3 hdfs_task.py {work}/input.txt {work} {extra}"',
+            "--set", f'env.TONY_TEST_ROOT="{ROOT}"',
+            "--set", f'env.TONY_SECURE_YARN_DIR="{env["TONY_YARN_DIR"]}"',
+            "--set", f'env.TONY_TEST_CA_FILE="{env["TONY_TEST_CA_FILE"]}"',
+            "--set", f'env.TONY_TEST_WEBHDFS="https://{host}:9871"',
+            HDFS_JOB]
+
+
+def user_input(env):
+    """A directory of the user's on HDFS with input.txt in it."""
+    work = f"/user/{os.environ.get('USER', 'root')}/secure-{uuid.uuid4().hex[:8]}"
+    dfs("-mkdir", "-p", work, env=env)
+    dfs("-put", "-", work + "/input.txt", env=env, data=b"written by the user\n")
+    return work
+
+
+def assert_task_wrote(work, env):
+    for name in ("by-jars.txt", "by-webhdfs.txt"):
+        assert dfs("-cat", f"{work}/{name}", env=env) == b"WRITTEN BY THE USER\n", name
+
+
+def test_env_check_job_succeeds_from_the_ticket_cache():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env)
+    assert code == 0, out
+    assert final_state(app_id_of(out), env) == "SUCCEEDED"
+    # No keytab: the user is told until when the job can run.
+    assert "delegation tokens" in out and "keytab" in out, out
+
+
+def test_a_task_reads_and_writes_hdfs_with_the_job_tokens_only():
+    env = with_ca(securelib.client_env())
+    work = user_input(env)
+    code, out = submit(["--backend", "yarn", *hdfs_job_args(env, work)], env)
+    assert code == 0, out
+    assert_task_wrote(work, env)
+
+
+def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    work = user_input(with_ca(securelib.client_env()))
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"], *hdfs_job_args(env, work)], env)
+    assert code == 0, out
+    assert_task_wrote(work, securelib.client_env())
+    assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
+
+
+def test_the_pytorch_example_trains_from_a_keytab_login(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"],
+                        os.path.join(ROOT, "examples", "pytorch", "job.toml")], env,
+                       timeout=280)
+    assert code == 0, out
+    assert final_state(app_id_of(out), securelib.client_env()) == "SUCCEEDED"
+
+
+def test_a_failing_worker_fails_the_job_with_its_exit_code():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn",
+                        "--set", 'code.command="sleep 60"',
+                        "--set", 'tasks.worker.command="if [ $TASK_INDEX = 1 ]; then '
+                                 'echo dying >&2; exit 3; fi; sleep 60"', ENV_CHECK], env)
+    assert code == 1, out
+    assert "worker:1" in out, out
+    assert final_state(app_id_of(out), env) == "FAILED"
+
+
+def test_no_ticket_is_refused_before_anything_is_submitted(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "no Kerberos credentials" in out and "kinit" in out, out
+    assert not APP_RE.search(out), out
+
+
+def test_a_simple_client_is_told_the_cluster_wants_kerberos(tmp_path):
+    env = with_ca(securelib.client_env())
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    for name in os.listdir(env["HADOOP_CONF_DIR"]):
+        src = os.path.join(env["HADOOP_CONF_DIR"], name)
+        if os.path.isfile(src):
+            text = open(src, errors="replace").read()
+            if name == "core-site.xml":
+                text = re.sub(r"(<name>hadoop.security.authentication</name>\s*<value>)"
+                              r"kerberos", r"\1simple", text)
+            (conf / name).write_text(text)
+    env["HADOOP_CONF_DIR"] = str(conf)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "requires Kerberos" in out and "hadoop.security.authentication" in out, out
+
+
+def test_a_corrupt_token_file_is_named(tmp_path):
+    env = with_ca(securelib.client_env())
+    bad = tmp_path / "tokens"
+    bad.write_bytes(b"HDTS\0\x05garbage")
+    env["HADOOP_TOKEN_FILE_LOCATION"] = str(bad)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert str(bad) in out and "HADOOP_TOKEN_FILE_LOCATION" in out, out
+    assert not APP_RE.search(out), out
+
+
+def test_an_expired_ticket_is_refused_with_what_to_do(tmp_path):
+    env = with_ca(securelib.client_env())
+    cache = str(tmp_path / "short.ccache")
+    subprocess.run(["kinit", "-l", "5s", "-kt", env["TONY_TEST_KEYTAB"], "-c", cache,
+                    env["TONY_TEST_PRINCIPAL"]], env=env, check=True, timeout=60)
+    env["KRB5CCNAME"] = cache
+    time.sleep(7)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "expired" in out and "kinit" in out, out
+
+
+def test_an_unreachable_kdc_is_named(tmp_path):
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    conf = open(env["KRB5_CONFIG"]).read().replace(env["TONY_TEST_KDC"],
+                                                   env["TONY_YARN_HOST"] + ":9")
+    krb5 = tmp_path / "krb5.conf"
+    krb5.write_text(conf)
+    env["KRB5_CONFIG"] = str(krb5)
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"], ENV_CHECK], env, timeout=120)
+    assert code == 3, out
+    assert "cannot reach a KDC" in out, out
+
+
+def test_a_keytab_job_outlives_the_token_max_lifetime(tmp_path):
+    """The fixture's tokens die 180 s after issue (renewed every 90 s at
+    most): the AM gets new ones with the shipped keytab and hands them to
+    the running task, which still reads and writes HDFS at its end."""
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    work = user_input(with_ca(securelib.client_env()))
+    lifetime = int(env["TONY_TEST_TOKEN_MAX_LIFETIME"])
+    rounds = 5
+    every = lifetime / (rounds - 2)  # the last read is well past the max lifetime
+    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
+                        "--keytab", env["TONY_TEST_KEYTAB"],
+                        *hdfs_job_args(env, work, f"--repeat {rounds} --every {every}")],
+                       env, timeout=lifetime * 3)
+    assert code == 0, out
+    assert "gets new ones with the keytab" in out, out
+    assert_task_wrote(work, securelib.client_env())
+    logs = securelib.yarn_sh("logs", "-applicationId", app_id_of(out), env=securelib.client_env())
+    assert "new HDFS delegation tokens (round 2)" in logs.stdout, logs.stdout[-3000:]
+    assert "tokens of generation 2 written" in logs.stdout, logs.stdout[-3000:]
+
+
+def curl(url, env, negotiate=True):
+    """(HTTP status, body) of a GET, with SPNEGO from env's ticket cache."""
+    args = ["curl", "-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "30", url]
+    if negotiate:
+        args[1:1] = ["--negotiate", "-u", ":"]
+    proc = subprocess.run(args, env=env, stdout=subprocess.PIPE, text=True, timeout=60)
+    body, _, status = proc.stdout.rpartition("\n")
+    return int(status or 0), body
+
+
+def test_detach_status_logs_tracking_url_and_kill_on_the_secure_cluster():
+    env = with_ca(securelib.client_env())
+    code, out = submit(["--backend", "yarn", "--detach",
+                        "--set", 'code.command="echo hello-$TASK_INDEX; sleep 300"', ENV_CHECK],
+                       env)
+    assert code == 0, out
+    app = app_id_of(out)
+    try:
+        deadline = time.monotonic() + 120
+        status = ""
+        while time.monotonic() < deadline and "worker:1" not in status:
+            code, status = submit(["--status", app], env, timeout=60)
+            assert code == 0, status
+            time.sleep(2)
+        assert "state:" in status and "RUNNING" in status, status
+        # The tracking URL through the RM's web proxy, which wants SPNEGO.
+        proxy = f"http://{env['TONY_YARN_HOST']}:8088/proxy/{app}/"
+        assert curl(proxy, env, negotiate=False)[0] == 401
+        code, page = curl(proxy, env)
+        assert code == 200 and app in page, (code, page[:2000])
+        # --logs reads the NodeManager's web services with SPNEGO.
+        deadline = time.monotonic() + 60
+        logs = ""
+        while time.monotonic() < deadline and "hello-1" not in logs:
+            code, logs = submit(["--logs", app, "--task", "worker:1"], env, timeout=60)
+            time.sleep(2)
+        assert "hello-1" in logs, logs
+        assert_no_token_leaks(app, env, out + status + logs)
+    finally:
+        code, killed = submit(["--kill", app], env, timeout=60)
+    assert code == 0, killed
+    assert final_state(app, env) == "KILLED"
+
+
+def hdfs_token_secrets(path):
+    """(URL string, password) of the HDFS token in a Writable token file."""
+    sys.path.insert(0, HERE)
+    import hdfs_task
+    data = open(path, "rb").read()
+    url = hdfs_task.hdfs_token_url_string(path)
+    count, at = hdfs_task.vint(data, 5)
+    for _ in range(count):
+        _, at = hdfs_task.text(data, at)
+        _, at = hdfs_task.text(data, at)
+        password, at = hdfs_task.text(data, at)
+        kind, at = hdfs_task.text(data, at)
+        _, at = hdfs_task.text(data, at)
+        if kind == b"HDFS_DELEGATION_TOKEN":
+            return url, password
+    raise AssertionError("no HDFS token in " + path)
+
+
+def assert_no_token_leaks(app, env, client_output):
+    """The job's HDFS token is in each task's 0600 token file and nowhere
+    a person or another user reads: not in tony-submit's output, the launch
+    scripts, the containers' logs, command lines or environments."""
+    app_dir = os.path.join(env["TONY_YARN_DIR"], "nm-local", "usercache")
+    found = {}
+    for d, _, names in os.walk(app_dir):
+        if app in d:
+            for name in names:
+                found.setdefault(name, []).append(os.path.join(d, name))
+    token_files = found.get(".tony-tokens", [])
+    assert len(token_files) == 4, found.keys()
+    url, password = hdfs_token_secrets(token_files[0])
+    for path in token_files:
+        assert os.stat(path).st_mode & 0o777 == 0o600, path
+    assert url not in client_output and password.hex() not in client_output
+    logs_dir = os.path.join(env["TONY_YARN_DIR"], "nm-logs", app)
+    readable = found.get("launch_container.sh", [])
+    for d, _, names in os.walk(logs_dir):
+        readable += [os.path.join(d, n) for n in names]
+    assert len(readable) >= 10, readable
+    for path in readable:
+        data = open(path, "rb").read()
+        assert url.encode() not in data and password not in data, path
+    stem = "container_" + app[len("application_"):]
+    for pid in os.listdir("/proc"):
+        try:
+            environ = open(f"/proc/{pid}/environ", "rb").read()
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
+        except OSError:
+            continue
+        if stem.encode() in environ:
+            for data in (environ, cmdline):
+                assert url.encode() not in data and password not in data, pid
