@@ -42,7 +42,8 @@ def specific(tmp):
     venv.write_bytes(b"")
     (tmp / "src").mkdir(exist_ok=True)
     (tmp / "conf").mkdir(exist_ok=True)
-    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz", "alice.keytab"):
+    for name in ("vocab.txt", "dict.txt", "ps.conf", "model.zip", "data.tgz", "alice.keytab",
+                 "ca.pem"):
         (tmp / name).write_bytes(b"")
     return {
         "code.files": [str(tmp / "vocab.txt"), {"source": str(tmp / "dict.txt"),
@@ -54,6 +55,7 @@ def specific(tmp):
         "security.principal": "alice@TONY.TEST",
         "security.keytab": str(tmp / "alice.keytab"),
         "security.file_systems": ["hdfs://nn2.example:8020"],
+        "security.ca_file": str(tmp / "ca.pem"),
         "docker.image": "registry.example/team/train:1.0",
         "docker.mounts": ["/data:/data:ro"],
         "docker.network": "bridge",
