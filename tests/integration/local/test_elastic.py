@@ -50,7 +50,7 @@ command = "python3 elastic_train.py --checkpoint {checkpoint} --steps 40 --until
 [tasks.worker]
 elastic = {{ min = 2, max = 3 }}
 max_restarts = 2
-memory = "512m"
+memory = "1g"  # torchrun and its worker hold ~570 MB; the local backend enforces it
 
 [policy]
 stop_grace = "5s"
