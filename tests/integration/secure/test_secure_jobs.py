@@ -205,7 +205,15 @@ def test_a_keytab_job_outlives_the_token_max_lifetime(tmp_path):
     assert code == 0, out
     assert "gets new ones with the keytab" in out, out
     assert_task_wrote(work, securelib.client_env())
-    logs = securelib.yarn_sh("logs", "-applicationId", app_id_of(out), env=securelib.client_env())
+    # The NodeManagers aggregate the logs after the application ends: wait
+    # for them (bounded) before looking for the AM's renewals.
+    deadline = time.monotonic() + 120
+    while True:
+        logs = securelib.yarn_sh("logs", "-applicationId", app_id_of(out),
+                                 env=securelib.client_env())
+        if "new HDFS delegation tokens (round 2)" in logs.stdout or time.monotonic() > deadline:
+            break
+        time.sleep(2)
     assert "new HDFS delegation tokens (round 2)" in logs.stdout, logs.stdout[-3000:]
     assert "tokens of generation 2 written" in logs.stdout, logs.stdout[-3000:]
 
