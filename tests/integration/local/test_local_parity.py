@@ -4,25 +4,7 @@ physical-memory check that kills a task over its memory as YARN does."""
 
 import re
 
-from tonyjob import wait_job_gone
-
-# Holds `HOLD_MB` MiB (pages written, so they are resident) until the
-# release file appears.
-HOLD_MEMORY = """
-import os, sys, time
-block = b"\\x01" * (int(os.environ["HOLD_MB"]) << 20)
-print("holding", len(block) >> 20, "MiB", flush=True)
-while not os.path.exists(os.environ["RELEASE"]):
-    time.sleep(0.1)
-print("released", flush=True)
-"""
-
-
-def write_src(sandbox, files):
-    src = sandbox.root / "src"
-    src.mkdir(exist_ok=True)
-    for name, text in files.items():
-        (src / name).write_text(text)
+from tonyjob import HOLD_MEMORY, wait_job_gone
 
 
 GPU_PROBE = """
@@ -70,7 +52,7 @@ def devices_of(out, instances):
 
 
 def test_local_gpu_pool_gives_tasks_disjoint_devices(sandbox):
-    write_src(sandbox, {"probe.py": GPU_PROBE})
+    sandbox.write_src({"probe.py": GPU_PROBE})
     out = sandbox.submit(gpu_job(sandbox, "one-each", 4, 1), timeout=180)
     assert out.rc == 0, out.describe()
     assert sorted(devices_of(out, 4)) == ["0", "1", "2", "3"]
@@ -88,7 +70,7 @@ def test_local_gpu_pool_gives_tasks_disjoint_devices(sandbox):
 
 
 def test_task_over_its_memory_is_killed_with_yarns_diagnostic(sandbox):
-    write_src(sandbox, {"hold.py": HOLD_MEMORY})
+    sandbox.write_src({"hold.py": HOLD_MEMORY})
     job = sandbox.job(f"""
 name = "pmem"
 framework = "standalone"

@@ -6,25 +6,9 @@ import json
 import time
 import urllib.request
 
+from tonyjob import HOLD_MEMORY
+
 MIB = 1 << 20
-
-# Holds `MB` MiB (pages written, so they are resident) until the release
-# file appears.
-HOLD_MEMORY = """
-import os, sys, time
-block = b"\\x01" * (int(os.environ["HOLD_MB"]) << 20)
-print("holding", len(block) >> 20, "MiB", flush=True)
-while not os.path.exists(os.environ["RELEASE"]):
-    time.sleep(0.1)
-print("released", flush=True)
-"""
-
-
-def write_src(sandbox, files):
-    src = sandbox.root / "src"
-    src.mkdir(exist_ok=True)
-    for name, text in files.items():
-        (src / name).write_text(text)
 
 
 def fetch_json(url):
@@ -34,7 +18,7 @@ def fetch_json(url):
 
 def test_metrics_of_a_task_holding_memory_are_served_and_logged(sandbox):
     release = sandbox.root / "release"
-    write_src(sandbox, {"hold.py": HOLD_MEMORY})
+    sandbox.write_src({"hold.py": HOLD_MEMORY})
     job = sandbox.job(f"""
 name = "metrics"
 framework = "standalone"
@@ -88,7 +72,7 @@ heartbeat_interval = "500ms"
 
 def test_follow_streams_a_tasks_output_while_it_runs(sandbox):
     release = sandbox.root / "release"
-    write_src(sandbox, {"talk.sh": f"""
+    sandbox.write_src({"talk.sh": f"""
 echo "first line of $TASK_INDEX"
 echo "to stderr" >&2
 while [ ! -e "{release}" ]; do sleep 0.1; done

@@ -23,6 +23,17 @@ EXAMPLES = SOURCE_DIR / "examples"
 
 _SUBMITTED = re.compile(r"submitted (application_\d+_\d+)")
 
+# A task's program that holds `HOLD_MB` MiB (pages written, so they are
+# resident) until the file `RELEASE` appears.
+HOLD_MEMORY = """
+import os, sys, time
+block = b"\\x01" * (int(os.environ["HOLD_MB"]) << 20)
+print("holding", len(block) >> 20, "MiB", flush=True)
+while not os.path.exists(os.environ["RELEASE"]):
+    time.sleep(0.1)
+print("released", flush=True)
+"""
+
 
 def bin_dir():
     d = os.environ.get("TONY_BIN_DIR")
@@ -270,6 +281,13 @@ class Sandbox:
         path.write_text(text)
         (self.root / "src").mkdir(exist_ok=True)
         return path
+
+    def write_src(self, files):
+        """Writes {name: text} into the src dir."""
+        src = self.root / "src"
+        src.mkdir(exist_ok=True)
+        for name, text in files.items():
+            (src / name).write_text(text)
 
     def argv(self, job, *args):
         return [str(bin_dir() / "tony-submit"), str(job),
