@@ -45,11 +45,10 @@ def am_pid(app):
     return None
 
 
-def test_tony_submit_follows_the_second_am_attempt():
-    job = ha.steps_job(6)
-    with open(job, "a") as f:
-        f.write("\n[am]\nmax_app_attempts = 2\n")
-    proc = y.start_submit([job])
+def kill_the_am_once_running(proc):
+    """Once a task of tony-submit `proc`'s job runs, SIGKILLs the job's AM
+    and follows tony-submit to its end; returns the application id and
+    everything tony-submit printed."""
     try:
         lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
         app = y.app_id_of("".join(lines))
@@ -61,7 +60,15 @@ def test_tony_submit_follows_the_second_am_attempt():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    text = "".join(lines) + out
+    return app, "".join(lines) + out
+
+
+def test_tony_submit_follows_the_second_am_attempt():
+    job = ha.steps_job(6)
+    with open(job, "a") as f:
+        f.write("\n[am]\nmax_app_attempts = 2\n")
+    proc = y.start_submit([job])
+    _, text = kill_the_am_once_running(proc)
     assert proc.returncode == 0, text
     assert "AM attempt 2" in text, text
     after = text[text.index("AM attempt 2"):]
@@ -75,18 +82,7 @@ def test_tony_submit_follows_the_second_am_attempt():
 
 def test_an_am_killed_with_one_attempt_fails_the_job_and_leaves_no_process():
     proc = y.start_submit([ha.steps_job(60)])  # max_app_attempts = 1
-    try:
-        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
-        app = y.app_id_of("".join(lines))
-        pid = am_pid(app)
-        assert pid, y.commands_of(job_processes(app))
-        os.kill(pid, signal.SIGKILL)
-        out, _ = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    text = "".join(lines) + out
+    app, text = kill_the_am_once_running(proc)
     assert proc.returncode == 1, text
     assert "FAILED" in text, text
     assert "AM attempt 2" not in text, text
