@@ -44,15 +44,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -62,11 +59,9 @@
 #include <fstream>
 #include <future>
 #include <map>
-#include <mutex>
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -88,6 +83,8 @@
 #include "messages/type_ids.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/gate_session.hpp"
+#include "runtime/gate/listener.hpp"
+#include "runtime/gate/spec_channel.hpp"
 
 namespace {
 
@@ -243,6 +240,12 @@ bool open_channel(connection& c, uint16_t port, int ep, int i) {
   if (::connect(c.channel_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     std::fprintf(stderr, "client: connect to the spec channel: %s\n",
                  std::strerror(errno));
+    return false;
+  }
+  if (auto ok = gate::client_handshake(
+          c.channel_fd, secret, "the bench AM's spec channel", std::chrono::seconds(30));
+      !ok) {
+    std::fprintf(stderr, "client: %s\n", describe(ok.error()).c_str());
     return false;
   }
   ::fcntl(c.channel_fd, F_SETFL, ::fcntl(c.channel_fd, F_GETFL) | O_NONBLOCK);
@@ -701,181 +704,6 @@ std::string compact_spec(const cluster_map& cluster) {
   return table + body;
 }
 
-// The `channel` prototype's AM side: executors hold a second connection to
-// this listener; at the barrier the registry hands it the encoded spec once
-// and its thread writes that one buffer (an 8-byte length, then the bytes)
-// to every connection, at most `window` of them in progress at a time. The
-// AM holds one copy of the spec however many executors there are; the bytes
-// in flight sit in the kernel's socket buffers, not in the AM's heap.
-// (A prototype: no gate handshake on these connections, which the real one
-// would need; the bench measures memory and time, not access control.)
-class spec_channel {
-public:
-  explicit spec_channel(size_t window)
-      : window_(window) {}
-
-  ~spec_channel() {
-    if (thread_.joinable()) {
-      uint64_t one = 1;
-      stop_ = true;
-      (void)!::write(wake_, &one, sizeof(one));
-      thread_.join();
-    }
-    for (auto fd : {listen_, wake_, ep_})
-      if (fd >= 0)
-        ::close(fd);
-  }
-
-  /// Listens on 127.0.0.1 (any port) and starts the thread; 0 on failure.
-  uint16_t start() {
-    listen_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (::bind(listen_, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        ::listen(listen_, 4096) != 0 ||
-        ::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      return 0;
-    wake_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    ep_ = ::epoll_create1(EPOLL_CLOEXEC);
-    watch(listen_, EPOLLIN, listen_id);
-    watch(wake_, EPOLLIN, wake_id);
-    thread_ = std::thread([this] { run(); });
-    return ntohs(addr.sin_port);
-  }
-
-  /// Sends `spec` to every connection (a newer one replaces an older one
-  /// not yet begun). Any thread.
-  void publish(std::shared_ptr<const std::string> spec) {
-    {
-      std::lock_guard<std::mutex> guard{mtx_};
-      next_ = std::move(spec);
-    }
-    uint64_t one = 1;
-    (void)!::write(wake_, &one, sizeof(one));
-  }
-
-private:
-  static constexpr uint64_t listen_id = UINT64_MAX;
-  static constexpr uint64_t wake_id = UINT64_MAX - 1;
-
-  struct peer {
-    int fd = -1;
-    std::shared_ptr<const std::string> spec; // being written
-    char prefix[8];
-    size_t sent = 0; // of prefix + spec
-  };
-
-  void watch(int fd, uint32_t events, uint64_t id, int op = EPOLL_CTL_ADD) {
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.u64 = id;
-    ::epoll_ctl(ep_, op, fd, &ev);
-  }
-
-  void accept_all() {
-    for (;;) {
-      int fd = ::accept4(listen_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-      if (fd < 0)
-        return;
-      peers_.push_back(peer{fd, nullptr, {}, 0});
-      // Nothing is read from a peer: a closed one shows as a failed send.
-      if (current_) // a late one gets the spec already published
-        queue_.push_back(peers_.size() - 1);
-    }
-  }
-
-  // Writes what the kernel takes; true when the whole spec is out.
-  bool pump(peer& p) {
-    while (p.sent < 8 + p.spec->size()) {
-      iovec iov[2];
-      int n = 0;
-      if (p.sent < 8)
-        iov[n++] = {p.prefix + p.sent, 8 - p.sent};
-      auto off = p.sent < 8 ? 0 : p.sent - 8;
-      iov[n++] = {const_cast<char*>(p.spec->data()) + off, p.spec->size() - off};
-      msghdr mh{};
-      mh.msg_iov = iov;
-      mh.msg_iovlen = static_cast<size_t>(n);
-      auto k = ::sendmsg(p.fd, &mh, MSG_NOSIGNAL);
-      if (k < 0 && (errno == EAGAIN || errno == EINTR))
-        return false;
-      if (k <= 0)
-        return true; // gone: nothing more to send it
-      p.sent += static_cast<size_t>(k);
-    }
-    return true;
-  }
-
-  // Starts peers from the queue while fewer than `window` are in progress.
-  void fill() {
-    while (active_ < window_ && !queue_.empty()) {
-      auto i = queue_.front();
-      queue_.pop_front();
-      auto& p = peers_[i];
-      p.spec = current_;
-      auto len = static_cast<uint64_t>(p.spec->size());
-      for (int b = 0; b < 8; ++b)
-        p.prefix[b] = static_cast<char>(len >> (8 * b));
-      p.sent = 0;
-      if (pump(p)) {
-        p.spec = nullptr;
-        continue;
-      }
-      ++active_;
-      watch(p.fd, EPOLLOUT, i, EPOLL_CTL_ADD);
-    }
-  }
-
-  void on_wake() {
-    uint64_t n = 0;
-    (void)!::read(wake_, &n, sizeof(n));
-    std::lock_guard<std::mutex> guard{mtx_};
-    if (!next_)
-      return;
-    current_ = std::move(next_);
-    queue_.clear();
-    for (size_t i = 0; i < peers_.size(); ++i)
-      queue_.push_back(i);
-  }
-
-  void run() {
-    std::vector<epoll_event> events(256);
-    while (!stop_) {
-      auto n = ::epoll_wait(ep_, events.data(), static_cast<int>(events.size()), 1000);
-      for (int e = 0; e < n; ++e) {
-        auto id = events[static_cast<size_t>(e)].data.u64;
-        if (id == listen_id) {
-          accept_all();
-        } else if (id == wake_id) {
-          on_wake();
-        } else if (pump(peers_[id])) {
-          peers_[id].spec = nullptr;
-          ::epoll_ctl(ep_, EPOLL_CTL_DEL, peers_[id].fd, nullptr);
-          --active_;
-        }
-      }
-      fill();
-    }
-    for (auto& p : peers_)
-      ::close(p.fd);
-  }
-
-  size_t window_;
-  int listen_ = -1;
-  int wake_ = -1;
-  int ep_ = -1;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-  std::mutex mtx_;
-  std::shared_ptr<const std::string> next_;    // guarded by mtx_
-  std::shared_ptr<const std::string> current_; // the thread's
-  std::vector<peer> peers_;
-  std::deque<size_t> queue_;
-  size_t active_ = 0;
-};
-
 // The `paced` prototype's sender: the spec goes out as a request, to at most
 // `window` executors at a time; each answer (or its timeout) lets the next
 // one have it, so at most `window` encoded specs wait in the AM's buffers.
@@ -908,7 +736,7 @@ struct proto_entry {
 // What each prototype sends at the barrier.
 void proto_barrier(caf::event_based_actor* self, const std::string& variant,
                    const std::map<task_id, proto_entry>& registered, size_t window,
-                   const std::shared_ptr<spec_channel>& channel) {
+                   const std::shared_ptr<gate::spec_channel>& channel) {
   std::vector<executor_hello> hellos;
   hellos.reserve(registered.size());
   for (auto& [task, e] : registered)
@@ -943,7 +771,7 @@ void proto_barrier(caf::event_based_actor* self, const std::string& variant,
 // The prototype registry: same registration protocol and checks as the real
 // one, a different delivery at the barrier.
 caf::behavior proto_registry(caf::event_based_actor* self, std::string variant,
-                             size_t window, std::shared_ptr<spec_channel> channel) {
+                             size_t window, std::shared_ptr<gate::spec_channel> channel) {
   auto registered = std::make_shared<std::map<task_id, proto_entry>>();
   auto expected = std::make_shared<std::set<task_id>>();
   auto monitor = std::make_shared<caf::actor>();
@@ -1109,15 +937,26 @@ int main(int argc, char** argv) {
     auto done = std::make_shared<std::promise<int64_t>>();
     auto barrier = done->get_future();
     auto monitor = sys.spawn(fake_monitor, opts.executors, done);
-    std::shared_ptr<spec_channel> channel;
+    // The channel: the spec channel (runtime/gate/spec_channel.hpp) behind a
+    // gate listener of its own, each connection proving the job secret first.
+    std::shared_ptr<gate::spec_channel> channel;
+    std::unique_ptr<gate::listener> channel_door;
     uint16_t channel_port = 0;
     if (opts.variant == "channel") {
-      channel = std::make_shared<spec_channel>(static_cast<size_t>(opts.window));
-      channel_port = channel->start();
-      if (channel_port == 0) {
+      channel = std::make_shared<gate::spec_channel>(static_cast<size_t>(opts.window));
+      auto job_secret = std::make_shared<const std::string>(secret);
+      channel_door = std::make_unique<gate::listener>(
+          gate::listener_options{"spec channel", static_cast<size_t>(opts.executors) + 64,
+                                 std::chrono::seconds(60), 4096},
+          [job_secret] { return gate::make_gate_session(job_secret); },
+          [channel](int fd, std::unique_ptr<gate::session>) { channel->add(fd); });
+      auto bound = channel_door->bind("127.0.0.1", 0);
+      if (!channel->start() || !bound) {
         std::fprintf(stderr, "cannot listen for the spec channel\n");
         abandon(children, 3);
       }
+      channel_door->start();
+      channel_port = *bound;
     }
     caf::actor registry;
     if (opts.variant == "tony")
