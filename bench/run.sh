@@ -5,6 +5,9 @@
 #
 # LIST is a comma list of: registry, local, launch, footprint, failure,
 # offswitch (default: all). N is the number of runs per framework (default 5).
+# The registry part is 24 runs of tony-bench-registry, about 5 minutes on 2
+# cores (each 10,000-executor run 10-20 s; needs 20,064 open files for the
+# channel at 10,000, else it runs the channel at the most that fit).
 #
 # It installs what it needs: builds tony from the committed tree (HEAD,
 # exported to bench/.cache/src, plus the working tree's bench/) in
@@ -30,7 +33,7 @@ while (($#)); do
     --only) only=$2; shift ;;
     --runs) runs=$2; shift ;;
     --keep-out) keep_out=1 ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
