@@ -1,7 +1,8 @@
-"""Horovod and Docker on the real local YARN (fixture `yarn`, one
-NodeManager host): a Horovod allreduce across three tasks through the AM's
-rendezvous, and a task with a Docker image whose launch context reaches the
-NodeManager with YARN's Docker runtime variables (doc/docker.md)."""
+"""Horovod and Docker on the real local YARN (fixture `yarn`, several
+NodeManager hosts): a Horovod allreduce across three tasks on at least two
+hosts through the AM's rendezvous, and a task with a Docker image whose
+launch context reaches the NodeManager with YARN's Docker runtime variables
+(doc/docker.md)."""
 
 import os
 import re
@@ -46,6 +47,11 @@ def test_horovod_allreduce_across_three_tasks_on_yarn():
     if probe.returncode != 0:
         pytest.skip("Horovod with gloo and PyTorch is not installed in the test venv; "
                     "scripts/setup-horovod.sh --build builds it")
+    # Each task takes more than a third of a node's vcores, so a node holds
+    # two at most and the three ranks span at least two hosts.
+    nodes = y.running_nodes()
+    assert len(nodes) >= 2, f"the cluster has {len(nodes)} node(s); this test needs several"
+    vcores = min(n["availableVirtualCores"] + n["usedVirtualCores"] for n in nodes) // 3 + 1
     d = job_dir(f'''name = "horovod-yarn"
 framework = "horovod"
 
@@ -61,6 +67,7 @@ HOROVOD_GLOO_TIMEOUT_SECONDS = "90"
 [tasks.worker]
 instances = 3
 memory = "1g"
+vcores = {vcores}
 ''', [SCRIPT])
     try:
         code, out, _ = y.submit([str(d / "job.toml")], timeout=600)
@@ -71,6 +78,9 @@ memory = "1g"
                            r"addr=(\S+)", logs)
         assert sorted(r for r, _ in ranks) == ["0", "1", "2"], logs
         assert all(re.fullmatch(r"[^:/]+:\d+/[0-9a-f]{32}", a) for _, a in ranks), ranks
+        hosts = dict(re.findall(r"HVD host rank=(\d) node=(\S+)", logs))
+        assert sorted(hosts) == ["0", "1", "2"], logs
+        assert len(set(hosts.values())) >= 2, hosts
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
