@@ -77,9 +77,13 @@ def user_input(env):
     return work
 
 
-def assert_task_wrote(work, env):
+def assert_task_wrote(work, env, other_fs=None):
+    """The task's results in `work`, and its directory on `other_fs`."""
     for name in ("by-jars.txt", "by-webhdfs.txt"):
         assert dfs("-cat", f"{work}/{name}", env=env) == b"WRITTEN BY THE USER\n", name
+    if other_fs:
+        listing = dfs("-ls", other_fs + work, env=env).decode()
+        assert other_fs + work + "/made-by-task" in listing, listing
 
 
 def login(how, tmp_path):
@@ -129,18 +133,10 @@ def assert_ended_job_readable(app, env, flags):
 
 
 def test_a_task_reads_and_writes_hdfs_with_the_job_tokens_only():
-    env = with_ca(securelib.client_env())
-    work = user_input(env)
-    code, out = submit(["--backend", "yarn", *hdfs_job_args(env, work)], env)
-    assert code == 0, out
-    assert_task_wrote(work, env)
-
-
-def test_a_task_uses_a_second_namenode_of_file_systems_with_the_job_tokens_only():
-    """[security] file_systems names the cluster's second NameNode: the job
-    gets a token from each NameNode, and the task makes a directory on the
-    second one (no DataNode there: namespace operations only) besides
-    reading and writing the first, from the job's token file alone."""
+    """Also [security] file_systems naming the cluster's second NameNode:
+    the job gets a token from each NameNode, and the task makes a directory
+    on the second one (no DataNode there: namespace operations only) with
+    the job's token file alone."""
     env = with_ca(securelib.client_env())
     other = env["TONY_YARN_NAMENODE2"]
     work = user_input(env)
@@ -149,18 +145,35 @@ def test_a_task_uses_a_second_namenode_of_file_systems_with_the_job_tokens_only(
     assert code == 0, out
     first = f"hdfs://{env['TONY_YARN_HOST']}:9000"
     assert f"HDFS delegation tokens for {first}, {other} " in out, out
-    assert_task_wrote(work, env)
-    listing = dfs("-ls", other + work, env=env).decode()
-    assert other + work + "/made-by-task" in listing, listing
+    assert_task_wrote(work, env, other)
 
 
 def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
-    env = with_ca(securelib.no_ticket_env(tmp_path))
-    work = user_input(with_ca(securelib.client_env()))
-    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
-                        "--keytab", env["TONY_TEST_KEYTAB"], *hdfs_job_args(env, work)], env)
+    """Also HADOOP_TOKEN_FILE_LOCATION as a workflow scheduler sets it
+    (Oozie's launcher): alone it does not log tony-submit in (it needs a
+    ticket or a keytab for the ResourceManager); with the keytab login its
+    tokens go to the job, here the second NameNode's, which tony-submit
+    does not get itself (no file_systems) and the task uses."""
+    user_env = with_ca(securelib.client_env())
+    other = user_env["TONY_YARN_NAMENODE2"]
+    tokens = str(tmp_path / "forwarded.tokens")
+    renewer = f"rm/{user_env['TONY_YARN_HOST']}@{user_env['TONY_TEST_REALM']}"
+    fetched = securelib.yarn_sh("fetchdt", "-fs", other, "--renewer", renewer, tokens,
+                                env=user_env)
+    assert fetched.returncode == 0, fetched.stderr[-2000:]
+    env, flags = login("keytab", tmp_path)
+    env["HADOOP_TOKEN_FILE_LOCATION"] = tokens
+    work = user_input(user_env)
+    job = ["--backend", "yarn", *hdfs_job_args(env, work, f"--other-fs {other}")]
+    code, out = submit(job, env, timeout=120)
+    assert code == 3, out
+    assert "no Kerberos credentials" in out and tokens in out and "keytab" in out, out
+    assert not APP_RE.search(out), out
+    code, out = submit([*flags, *job], env)
     assert code == 0, out
-    assert_task_wrote(work, securelib.client_env())
+    first = f"hdfs://{env['TONY_YARN_HOST']}:9000"
+    assert f"HDFS delegation tokens for {first} (renewer" in out, out
+    assert_task_wrote(work, user_env, other)
     assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
 
 
