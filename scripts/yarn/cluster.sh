@@ -503,36 +503,34 @@ write_node_confs() {
 #   hdfs_site RPC_PORT HTTP_PORT HTTPS_PORT NAME_DIR
 hdfs_site() {
   local rpc_port=$1 http_port=$2 https_port=$3 name_dir=$4
-  {
-    xml_begin
-    prop dfs.namenode.rpc-address "$host:$rpc_port"
-    prop dfs.namenode.http-address "$host:$http_port"
-    prop dfs.datanode.address "$host:$dn_port"
-    prop dfs.datanode.http.address "$host:$dn_http_port"
-    prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
-    if ((secure)); then
-      secure_hdfs_props "$https_port"
-    else
-      prop dfs.permissions.enabled false
-    fi
-    prop dfs.datanode.hostname "$host"
-    prop dfs.namenode.name.dir "file://$name_dir"
-    prop dfs.datanode.data.dir "file://$state/hdfs/data"
-    prop dfs.replication 1
-    prop dfs.webhdfs.enabled true
-    prop dfs.namenode.safemode.extension 0
-    prop dfs.namenode.safemode.min.datanodes 0
-    prop dfs.namenode.datanode.registration.ip-hostname-check false
-    # The DataNode is known by its configured address: its connections to
-    # the NameNode come from 127.0.0.1 whatever address it binds.
-    prop dfs.client.use.datanode.hostname true
-    prop dfs.datanode.use.datanode.hostname true
-    prop dfs.datanode.du.reserved 0
-    prop dfs.namenode.resource.du.reserved 0
-    prop dfs.namenode.resource.check.interval 3600000
-    prop dfs.heartbeat.interval 1
-    xml_end
-  }
+  xml_begin
+  prop dfs.namenode.rpc-address "$host:$rpc_port"
+  prop dfs.namenode.http-address "$host:$http_port"
+  prop dfs.datanode.address "$host:$dn_port"
+  prop dfs.datanode.http.address "$host:$dn_http_port"
+  prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
+  if ((secure)); then
+    secure_hdfs_props "$https_port"
+  else
+    prop dfs.permissions.enabled false
+  fi
+  prop dfs.datanode.hostname "$host"
+  prop dfs.namenode.name.dir "file://$name_dir"
+  prop dfs.datanode.data.dir "file://$state/hdfs/data"
+  prop dfs.replication 1
+  prop dfs.webhdfs.enabled true
+  prop dfs.namenode.safemode.extension 0
+  prop dfs.namenode.safemode.min.datanodes 0
+  prop dfs.namenode.datanode.registration.ip-hostname-check false
+  # The DataNode is known by its configured address: its connections to
+  # the NameNode come from 127.0.0.1 whatever address it binds.
+  prop dfs.client.use.datanode.hostname true
+  prop dfs.datanode.use.datanode.hostname true
+  prop dfs.datanode.du.reserved 0
+  prop dfs.namenode.resource.du.reserved 0
+  prop dfs.namenode.resource.check.interval 3600000
+  prop dfs.heartbeat.interval 1
+  xml_end
 }
 
 write_config() {
@@ -1026,7 +1024,7 @@ status_cluster() {
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
       if state_has_nn2; then
-        echo "hdfs 2:  hdfs://$host:$nn2_port (no datanode; live datanodes, state: $(namenode_state 2))"
+        echo "hdfs 2:  hdfs://$host:$nn2_port (namespace only; live datanodes, state: $(namenode_state 2))"
       fi
     fi
     if state_is_ha; then
