@@ -114,6 +114,20 @@ struct rm_connection {
   std::string keytab; // the keytab it came from, if any
 };
 
+// Why a token file did not spare the user a login: a workflow scheduler
+// (Oozie's launcher) hands its clients HADOOP_TOKEN_FILE_LOCATION and no
+// ticket, but tony-submit authenticates to the ResourceManager and the
+// NameNodes with Kerberos only; the file's tokens go to the job.
+std::string forwarded_tokens_do_not_log_in() {
+  auto* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
+  if (path == nullptr || *path == '\0')
+    return {};
+  return std::string{"; the tokens of HADOOP_TOKEN_FILE_LOCATION ("} + path +
+         ") are passed on to the job but do not log tony-submit in: it needs a "
+         "Kerberos ticket or keytab of its own to talk to the ResourceManager (a "
+         "workflow scheduler must give it a keytab: [security] principal and keytab)";
+}
+
 std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
                                             const submit_options& opts,
                                             const security_spec& from_job) {
@@ -131,7 +145,7 @@ std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
   if (security->kerberos) {
     auto login = hadoop::kerberos_credentials::login({principal, keytab});
     if (!login) {
-      complain(login.error().message());
+      complain(login.error().message() + forwarded_tokens_do_not_log_in());
       return exit_infra;
     }
     kerberos = *login;

@@ -2,8 +2,9 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on loopback
 # addresses, run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs] [--secure] [--ha] [--nodes N] [--dir DIR]
-#                                 [--rpc-protection P] [--hadoop-version V]
+#   scripts/yarn/cluster.sh start [--hdfs [--second-namenode]] [--secure] [--ha]
+#                                 [--nodes N] [--dir DIR] [--rpc-protection P]
+#                                 [--hadoop-version V]
 #       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
 #       DataNode with --hdfs), waits until every node is RUNNING and prints
 #       the config directory (use it as HADOOP_CONF_DIR) as the last stdout
@@ -19,6 +20,11 @@
 #       and keytabs for every daemon (one nm principal per node) and for the
 #       user, secure daemons (SPNEGO web UIs, HTTPS-only HDFS with a test CA,
 #       SASL data transfer), and the user's ticket cache ready; see `env`.
+#       --second-namenode (with --hdfs): a second, independent NameNode
+#       (namespace only, no DataNode: mkdir, ls, rename work, writing file
+#       data does not) on the cluster's address, port 9100, its own name
+#       dir and config (namenode2/conf), on the same realm when --secure;
+#       a job's [security] file_systems can name it.
 #       --ha: ResourceManager HA. Two RMs (rm1 on TONY_YARN_HOST, rm2 on
 #       TONY_YARN_RM2_HOST) with automatic failover, recovery from a
 #       ZooKeeper state store (work-preserving) and a standalone ZooKeeper
@@ -44,7 +50,8 @@
 #       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
 #       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
 #       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
-#       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints).
+#       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints);
+#       with --second-namenode TONY_YARN_NAMENODE2 (its hdfs:// URI).
 #
 # DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
 #   TONY_YARN_START_TIMEOUT  seconds to wait for the nodes (default 90)
@@ -90,6 +97,7 @@ readonly rm_admin_port=8033 rm_web_port=8088
 readonly nm_port=45454 nm_localizer_port=8040 nm_web_port=8042
 readonly nm_collector_port=8048
 readonly nn_port=9000 nn_http_port=9870
+readonly nn2_port=9100 nn2_http_port=9880
 readonly dn_port=9866 dn_http_port=9864 dn_ipc_port=9867
 
 rm_ports=("$rm_client_port" "$rm_scheduler_port" "$rm_tracker_port"
@@ -110,6 +118,7 @@ cmd=${1:-}
 }
 shift
 with_hdfs=0
+second_nn=0
 secure=0
 with_ha=0
 rpc_protection=authentication
@@ -121,6 +130,7 @@ hadoop_version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
+    --second-namenode) second_nn=1 ;;
     --secure) secure=1 ;;
     --ha) with_ha=1 ;;
     --keep) keep=1 ;;
@@ -170,6 +180,7 @@ done
 [[ "$node_count" =~ ^[1-9][0-9]*$ ]] ||
   yarn_die "cluster.sh: --nodes must be a whole number of NodeManagers (1 or more), not '$node_count'"
 yarn_check_hadoop_version "$hadoop_version"
+((!second_nn || with_hdfs)) || yarn_die "cluster.sh: --second-namenode goes with --hdfs"
 case "$rpc_protection" in
   authentication | integrity | privacy) ;;
   *) yarn_die "cluster.sh: --rpc-protection must be authentication, integrity or privacy, not '$rpc_protection'" ;;
@@ -185,6 +196,11 @@ source "$here/ha.sh"
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
   [[ -s "$state/security" && $(<"$state/security") == kerberos ]]
+}
+
+# True when the cluster in $state was started with --second-namenode.
+state_has_nn2() {
+  [[ -d "$state/namenode2" ]]
 }
 
 # -- nodes -------------------------------------------------------------------
@@ -278,7 +294,9 @@ daemons_of_mode() {
   nms=$(nm_names | tr '\n' ' ')
   state_is_ha && ha="$(ha_daemons) "
   if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
-    echo "${kdc}${ha}namenode datanode resourcemanager ${nms% }"
+    local nn2=""
+    state_has_nn2 && nn2="namenode2 "
+    echo "${kdc}${ha}namenode ${nn2}datanode resourcemanager ${nms% }"
   else
     echo "${kdc}${ha}resourcemanager ${nms% }"
   fi
@@ -480,6 +498,41 @@ write_node_confs() {
   done
 }
 
+# hdfs-site.xml of a NameNode (and of the DataNode and clients, for the
+# first one) on stdout.
+#   hdfs_site RPC_PORT HTTP_PORT HTTPS_PORT NAME_DIR
+hdfs_site() {
+  local rpc_port=$1 http_port=$2 https_port=$3 name_dir=$4
+  xml_begin
+  prop dfs.namenode.rpc-address "$host:$rpc_port"
+  prop dfs.namenode.http-address "$host:$http_port"
+  prop dfs.datanode.address "$host:$dn_port"
+  prop dfs.datanode.http.address "$host:$dn_http_port"
+  prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
+  if ((secure)); then
+    secure_hdfs_props "$https_port"
+  else
+    prop dfs.permissions.enabled false
+  fi
+  prop dfs.datanode.hostname "$host"
+  prop dfs.namenode.name.dir "file://$name_dir"
+  prop dfs.datanode.data.dir "file://$state/hdfs/data"
+  prop dfs.replication 1
+  prop dfs.webhdfs.enabled true
+  prop dfs.namenode.safemode.extension 0
+  prop dfs.namenode.safemode.min.datanodes 0
+  prop dfs.namenode.datanode.registration.ip-hostname-check false
+  # The DataNode is known by its configured address: its connections to
+  # the NameNode come from 127.0.0.1 whatever address it binds.
+  prop dfs.client.use.datanode.hostname true
+  prop dfs.datanode.use.datanode.hostname true
+  prop dfs.datanode.du.reserved 0
+  prop dfs.namenode.resource.du.reserved 0
+  prop dfs.namenode.resource.check.interval 3600000
+  prop dfs.heartbeat.interval 1
+  xml_end
+}
+
 write_config() {
   local classpath_file=$1 java_home=$2
   local gpus=${TONY_YARN_NM_GPUS:-4}
@@ -544,36 +597,8 @@ write_config() {
     xml_end
   } >"$conf/node-resources.xml"
 
-  {
-    xml_begin
-    prop dfs.namenode.rpc-address "$host:$nn_port"
-    prop dfs.namenode.http-address "$host:$nn_http_port"
-    prop dfs.datanode.address "$host:$dn_port"
-    prop dfs.datanode.http.address "$host:$dn_http_port"
-    prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
-    if ((secure)); then
-      secure_hdfs_props
-    else
-      prop dfs.permissions.enabled false
-    fi
-    prop dfs.datanode.hostname "$host"
-    prop dfs.namenode.name.dir "file://$state/hdfs/name"
-    prop dfs.datanode.data.dir "file://$state/hdfs/data"
-    prop dfs.replication 1
-    prop dfs.webhdfs.enabled true
-    prop dfs.namenode.safemode.extension 0
-    prop dfs.namenode.safemode.min.datanodes 0
-    prop dfs.namenode.datanode.registration.ip-hostname-check false
-    # The DataNode is known by its configured address: its connections to
-    # the NameNode come from 127.0.0.1 whatever address it binds.
-    prop dfs.client.use.datanode.hostname true
-    prop dfs.datanode.use.datanode.hostname true
-    prop dfs.datanode.du.reserved 0
-    prop dfs.namenode.resource.du.reserved 0
-    prop dfs.namenode.resource.check.interval 3600000
-    prop dfs.heartbeat.interval 1
-    xml_end
-  } >"$conf/hdfs-site.xml"
+  hdfs_site "$nn_port" "$nn_http_port" "$nn_https_port" "$state/hdfs/name" \
+    >"$conf/hdfs-site.xml"
 
   cat >"$conf/log4j.properties" <<'LOG4J'
 # Written by scripts/yarn/cluster.sh. Daemons log to stderr, which the
@@ -597,6 +622,7 @@ LOG4J
   cp "$classpath_file" "$conf/hadoop-classpath.txt"
   echo "$java_home" >"$conf/java-home.txt"
   ((with_hdfs)) && echo hdfs >"$state/mode" || echo yarn >"$state/mode"
+  if ((second_nn)); then mkdir -p "$state/namenode2"; fi
   ((secure)) && echo kerberos >"$state/security" || echo simple >"$state/security"
   ((secure)) && write_policy
   echo "$rpc_protection" >"$state/rpc-protection"
@@ -604,6 +630,20 @@ LOG4J
   if ((with_ha)); then ha_write_zk_conf; fi
   printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
   echo "$hadoop_version" >"$state/hadoop-version"
+}
+
+# The second NameNode's config directory (--second-namenode): the
+# cluster's, with its own ports and name dir, and fs.defaultFS naming it.
+# After make_tls: it takes the cluster's ssl-server.xml too.
+write_namenode2_conf() {
+  local dir="$state/namenode2/conf" file
+  mkdir -p "$dir"
+  for file in "$conf"/*; do
+    if [[ -f "$file" ]]; then cp -p "$file" "$dir/"; fi
+  done
+  hdfs_site "$nn2_port" "$nn2_http_port" "$nn2_https_port" "$state/namenode2/name" \
+    >"$dir/hdfs-site.xml"
+  sed -i "s#hdfs://$host:$nn_port#hdfs://$host:$nn2_port#" "$dir/core-site.xml"
 }
 
 # -- daemons -----------------------------------------------------------------
@@ -673,6 +713,22 @@ launch_nodemanagers() {
   done
 }
 
+# Formats the storage of a NameNode (name: namenode or namenode2) whose
+# config is in dir.
+format_namenode() {
+  local name=$1 dir=$2 fmt_args java
+  fmt_args=$(write_jvm_args "$name-format" 256m "$dir")
+  java=$(yarn_java)
+  if ! (cd "$state" && HADOOP_CONF_DIR="$dir" "$java" "@$fmt_args" "$marker" \
+    org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force \
+    </dev/null >"$state/logs/$name-format.log" 2>&1); then
+    show_log_tail "$name-format"
+    local why="formatting the NameNode ($name) failed (log: $state/logs/$name-format.log)"
+    ((secure)) && fail_start "$why" # stops the KDC
+    yarn_die "cluster.sh: $why"
+  fi
+}
+
 show_log_tail() {
   local name=$1 log="$state/logs/$1.log"
   if [[ -s "$log" ]]; then
@@ -712,8 +768,10 @@ check_ports_free() {
     # HTTPS only: the HTTP ports of the NameNode and DataNode stay closed.
     ports+=("$kdc_port")
     ((with_hdfs)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
+    ((second_nn)) && ports+=("$nn2_port" "$nn2_https_port")
   else
     ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+    ((second_nn)) && ports+=("$nn2_port" "$nn2_http_port")
   fi
   local -a taken=()
   for port in "${ports[@]}"; do
@@ -745,12 +803,13 @@ cluster_curl() {
   fi
 }
 
-# The NameNode's web endpoint: HTTPS only on a secure cluster.
+# The web endpoint of the NameNode, or with arg 2 of the second one:
+# HTTPS only on a secure cluster.
 nn_web_url() {
   if state_is_secure; then
-    echo "https://$host:$nn_https_port"
+    [[ "${1:-}" == 2 ]] && echo "https://$host:$nn2_https_port" || echo "https://$host:$nn_https_port"
   else
-    echo "http://$host:$nn_http_port"
+    [[ "${1:-}" == 2 ]] && echo "http://$host:$nn2_http_port" || echo "http://$host:$nn_http_port"
   fi
 }
 
@@ -762,9 +821,10 @@ running_nodes() {
     python3 -c 'import json,sys; d=json.load(sys.stdin); n=(d.get("nodes") or {}).get("node") or []; print(len(n))' 2>/dev/null || true
 }
 
-# Prints "live safemode" from the NameNode's JMX, e.g. "1 off".
+# Prints "live-datanodes state" from the NameNode's JMX (arg 2: the second
+# one's), e.g. "1 Operational".
 namenode_state() {
-  cluster_curl -sf -m 3 "$(nn_web_url)/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" 2>/dev/null |
+  cluster_curl -sf -m 3 "$(nn_web_url "${1:-}")/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState" 2>/dev/null |
     python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"][0]; print(b["NumLiveDataNodes"], b["FSState"])' 2>/dev/null || true
 }
 
@@ -777,7 +837,7 @@ all_running() {
 
 any_running() {
   local name
-  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 $(nm_names); do
+  for name in krb5kdc zookeeper namenode namenode2 datanode resourcemanager resourcemanager2 $(nm_names); do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
@@ -788,6 +848,7 @@ same_cluster() {
   [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
     [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
     [[ "$((with_ha))" -eq "$(state_is_ha && echo 1 || echo 0)" ]] &&
+    [[ "$((second_nn))" -eq "$(state_has_nn2 && echo 1 || echo 0)" ]] &&
     [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
     [[ "${#nodes[@]}" -eq "$node_count" ]] &&
     [[ "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")" == "$hadoop_version" ]]
@@ -838,19 +899,15 @@ start_cluster() {
 
   if ((with_hdfs)); then
     mkdir -p "$state/hdfs"
-    local fmt_args java
-    fmt_args=$(write_jvm_args namenode-format 256m)
-    java=$(yarn_java)
-    if ! (cd "$state" && HADOOP_CONF_DIR="$conf" "$java" "@$fmt_args" "$marker" \
-      org.apache.hadoop.hdfs.server.namenode.NameNode -format -nonInteractive -force \
-      </dev/null >"$state/logs/namenode-format.log" 2>&1); then
-      show_log_tail namenode-format
-      local why="formatting the NameNode failed (log: $state/logs/namenode-format.log)"
-      ((secure)) && fail_start "$why" # stops the KDC
-      yarn_die "cluster.sh: $why"
-    fi
+    format_namenode namenode "$conf"
     launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
     launch datanode org.apache.hadoop.hdfs.server.datanode.DataNode
+  fi
+  if ((second_nn)); then
+    write_namenode2_conf
+    format_namenode namenode2 "$state/namenode2/conf"
+    DAEMON_CONF="$state/namenode2/conf" launch namenode2 \
+      org.apache.hadoop.hdfs.server.namenode.NameNode
   fi
   if ((with_ha)); then
     ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
@@ -862,8 +919,9 @@ start_cluster() {
   launch_nodemanagers
 
   local timeout=${TONY_YARN_START_TIMEOUT:-90}
-  local deadline=$((SECONDS + timeout)) name running hdfs_ok=1
+  local deadline=$((SECONDS + timeout)) name running hdfs_ok=1 nn2_ok=1
   ((with_hdfs)) && hdfs_ok=0
+  ((second_nn)) && nn2_ok=0
   while :; do
     for name in $(daemons_of_mode); do
       daemon_pid "$name" >/dev/null ||
@@ -873,12 +931,18 @@ start_cluster() {
     if ((!hdfs_ok)) && [[ $(namenode_state) == "1 Operational" ]]; then
       hdfs_ok=1
     fi
-    [[ "$running" == "${#nodes[@]}" ]] && ((hdfs_ok)) && break
+    # No DataNode reports to the second NameNode: it is up once out of
+    # safe mode.
+    if ((!nn2_ok)) && [[ $(namenode_state 2) == "0 Operational" ]]; then
+      nn2_ok=1
+    fi
+    [[ "$running" == "${#nodes[@]}" ]] && ((hdfs_ok && nn2_ok)) && break
     ((SECONDS < deadline)) ||
-      fail_start "${running:-no} of ${#nodes[@]} nodes RUNNING$( ((hdfs_ok)) || echo " or no live DataNode") after ${timeout}s; see $state/logs"
+      fail_start "${running:-no} of ${#nodes[@]} nodes RUNNING$( ((hdfs_ok)) || echo " or no live DataNode")$( ((nn2_ok)) || echo " or the second NameNode not operational") after ${timeout}s; see $state/logs"
     sleep 0.5
   done
-  ((secure && with_hdfs)) && bootstrap_hdfs_dirs
+  ((secure && with_hdfs)) && bootstrap_hdfs_dirs "$nn_https_port"
+  ((secure && second_nn)) && bootstrap_hdfs_dirs "$nn2_https_port"
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
   ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
@@ -901,7 +965,7 @@ stop_cluster() {
     nms+=("$pid")
   done
   ((${#nms[@]} == 0)) || wait_gone 10 "${nms[@]}" || true
-  for name in resourcemanager resourcemanager2 zookeeper datanode namenode krb5kdc; do
+  for name in resourcemanager resourcemanager2 zookeeper datanode namenode namenode2 krb5kdc; do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
   done
@@ -939,7 +1003,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in krb5kdc zookeeper namenode datanode resourcemanager resourcemanager2 $(nm_names); do
+  for name in krb5kdc zookeeper namenode namenode2 datanode resourcemanager resourcemanager2 $(nm_names); do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -959,6 +1023,9 @@ status_cluster() {
     echo "hadoop:  $(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
     if [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
+      if state_has_nn2; then
+        echo "hdfs 2:  hdfs://$host:$nn2_port (namespace only; live datanodes, state: $(namenode_state 2))"
+      fi
     fi
     if state_is_ha; then
       echo "ha:      $(ha_states), ZooKeeper $host:$zk_port"
@@ -1028,6 +1095,7 @@ case "$cmd" in
       TONY_YARN_NODES "${nodes[*]}" \
       TONY_HADOOP_VERSION "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
     if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
+    if state_has_nn2; then printf 'export %s=%q\n' TONY_YARN_NAMENODE2 "hdfs://$addr:$nn2_port"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)

@@ -32,7 +32,8 @@
 
 readonly krb5_realm=TONY.TEST
 readonly kdc_port=10088
-readonly nn_https_port=9871 dn_https_port=9865
+# shellcheck disable=SC2034 # the NameNodes' HTTPS ports are cluster.sh's
+readonly nn_https_port=9871 dn_https_port=9865 nn2_https_port=9881
 
 krb5_dir="$state/krb5"
 keytab_dir="$state/keytabs"
@@ -386,7 +387,9 @@ write_policy() {
   } >"$conf/hadoop-policy.xml"
 }
 
+# Arg 1: the NameNode's HTTPS port (the second NameNode's is its own).
 secure_hdfs_props() {
+  local https_port=$1
   prop dfs.block.access.token.enable true
   prop dfs.namenode.kerberos.principal "nn/_HOST@$krb5_realm"
   prop dfs.namenode.keytab.file "$keytab_dir/nn.keytab"
@@ -399,7 +402,7 @@ secure_hdfs_props() {
   # HTTPS only (DataNode.checkSecureConfig refuses anything else).
   prop dfs.data.transfer.protection "$rpc_protection"
   prop dfs.http.policy HTTPS_ONLY
-  prop dfs.namenode.https-address "$host:$nn_https_port"
+  prop dfs.namenode.https-address "$host:$https_port"
   prop dfs.datanode.https.address "$host:$dn_https_port"
   prop dfs.permissions.enabled true
   prop dfs.namenode.delegation.token.max-lifetime "$(token_max_lifetime_ms)"
@@ -417,11 +420,12 @@ secure_curl() {
 
 # Makes /tmp (1777) and the user's home directory (owned by the user) as
 # the HDFS superuser, as an administrator of a new cluster would: with
-# permissions on, the user may not write to / (owned by hdfs).
+# permissions on, the user may not write to / (owned by hdfs). Arg 1: the
+# NameNode's HTTPS port.
 bootstrap_hdfs_dirs() {
   local cache="$krb5_dir/hdfs.ccache" user base out
   user=$(id -un)
-  base="https://$host:$nn_https_port/webhdfs/v1"
+  base="https://$host:$1/webhdfs/v1"
   KRB5_CONFIG="$krb5_dir/krb5.conf" kinit -kt "$keytab_dir/nn.keytab" -c "$cache" "nn/$host" ||
     fail_start "kinit as nn/$host failed"
   if ! out=$(

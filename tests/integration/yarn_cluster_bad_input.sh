@@ -6,12 +6,13 @@
 #   tests/integration/yarn_cluster_bad_input.sh
 #
 # Cases: --nodes that is not a positive number, or more nodes than fit after
-# the cluster's address; --hadoop-version that is no release number, or a
-# release Maven Central does not have; a node's port taken (refused before
-# anything starts); a NodeManager wrapper that is not a program (refused
-# before anything starts); a second start of a different shape on a running
-# cluster (refused, the cluster untouched). Exits 0 when all hold, 1
-# otherwise, 77 when java or mvn is missing. Uses $TONY_YARN_HOST.
+# the cluster's address; --second-namenode without --hdfs; --hadoop-version
+# that is no release number, or a release Maven Central does not have; a
+# node's port taken (refused before anything starts); a NodeManager wrapper
+# that is not a program (refused before anything starts); a second start of
+# a different shape on a running cluster (refused, the cluster untouched).
+# Exits 0 when all hold, 1 otherwise, 77 when java or mvn is missing. Uses
+# $TONY_YARN_HOST.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -62,6 +63,10 @@ start_must_fail "--nodes must be a whole number of NodeManagers \(1 or more\), n
 start_must_fail "--nodes 300 does not fit after $host" --nodes 300
 nothing_left "--nodes"
 pass "--nodes 0, two and 300 are refused with what to pass"
+
+start_must_fail "--second-namenode goes with --hdfs" --second-namenode
+nothing_left "--second-namenode"
+pass "--second-namenode without --hdfs is refused"
 
 start_must_fail "must be a release number like 3.4.2 or 3.3.6, not '3.4'" --hadoop-version 3.4
 start_must_fail "Maven could not resolve the jars of Hadoop 3.3.99" --hadoop-version 3.3.99

@@ -6,9 +6,13 @@ jars (scripts/yarn/yarn.sh dfs) and through WebHDFS with `delegation=`.
     python3 hdfs_task.py INPUT OUTPUT_DIR
 
 Needs TONY_TEST_ROOT (the checkout), TONY_SECURE_YARN_DIR (the cluster),
-TONY_TEST_CA_FILE and TONY_TEST_WEBHDFS ("https://host:port") from the
-job's [env]. With --repeat N --every S it reads INPUT N times, S seconds
-apart (a job that outlives its first tokens)."""
+TONY_TEST_CA_FILE, TONY_TEST_WEBHDFS ("https://host:port") and
+TONY_TEST_NN_SERVICE (the NameNode's "ip:port", its tokens' service) from
+the job's [env]. With --repeat N --every S it reads INPUT N times, S
+seconds apart (a job that outlives its first tokens). With --other-fs
+hdfs://host:port (a second NameNode of the job's [security] file_systems)
+it also makes OUTPUT_DIR/made-by-task there and lists it, with that
+NameNode's token from the same token file."""
 
 import argparse
 import base64
@@ -39,22 +43,48 @@ def text(data, at):
     return data[at:at + n], at + n
 
 
-def hdfs_token_url_string(path):
-    """Token.encodeToUrlString of the first HDFS delegation token in a
-    Writable token file: the token's bytes there, base64url, no padding."""
+def hdfs_tokens(path):
+    """{service: token bytes} of the HDFS delegation tokens in a Writable
+    token file."""
     data = open(path, "rb").read()
     assert data[:5] == b"HDTS\0", "not a Writable token file: %r" % data[:5]
     count, at = vint(data, 5)
+    found = {}
     for _ in range(count):
         _, at = text(data, at)  # alias
         start = at
         _, at = text(data, at)  # identifier
         _, at = text(data, at)  # password
         kind, at = text(data, at)
-        _, at = text(data, at)  # service
+        service, at = text(data, at)
         if kind == b"HDFS_DELEGATION_TOKEN":
-            return base64.urlsafe_b64encode(data[start:at]).decode().rstrip("=")
-    raise AssertionError("no HDFS_DELEGATION_TOKEN in " + path)
+            found[service.decode()] = data[start:at]
+    return found
+
+
+def hdfs_token_url_string(path, service=None):
+    """Token.encodeToUrlString of the HDFS delegation token of `service` (by
+    default the first) in a Writable token file: the token's bytes there,
+    base64url, no padding."""
+    tokens = hdfs_tokens(path)
+    assert tokens, "no HDFS_DELEGATION_TOKEN in " + path
+    assert service is None or service in tokens, "no token for %s in %s: %s" % (
+        service, path, sorted(tokens))
+    token = tokens[service] if service else next(iter(tokens.values()))
+    return base64.urlsafe_b64encode(token).decode().rstrip("=")
+
+
+def make_dir_on(other_fs, output_dir, token_file):
+    """mkdir, rename and ls on a second NameNode with its token only."""
+    service = other_fs[len("hdfs://"):].rstrip("/")
+    services = sorted(hdfs_tokens(token_file))
+    assert service in services, "no token for %s in the token file: %s" % (service, services)
+    base = other_fs.rstrip("/") + output_dir
+    dfs("-mkdir", "-p", base + "/making")
+    dfs("-mv", base + "/making", base + "/made-by-task")
+    listing = dfs("-ls", base).decode()
+    assert base + "/made-by-task" in listing, listing
+    print("made %s/made-by-task (tokens for %s)" % (base, ", ".join(services)), flush=True)
 
 
 def dfs(*args, data=None):
@@ -100,6 +130,7 @@ def main():
     p.add_argument("output_dir")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--every", type=float, default=0)
+    p.add_argument("--other-fs")
     args = p.parse_args()
     # Only the job's tokens: no ticket cache at all.
     os.environ["KRB5CCNAME"] = "FILE:" + os.path.join(os.getcwd(), "no-such-ccache")
@@ -107,18 +138,21 @@ def main():
     assert token_file and os.path.isfile(token_file), "HADOOP_TOKEN_FILE_LOCATION: " + token_file
     mode = stat.S_IMODE(os.stat(token_file).st_mode)
     assert mode == 0o600, "the token file is %o" % mode
+    service = os.environ["TONY_TEST_NN_SERVICE"]
+    if args.other_fs:
+        make_dir_on(args.other_fs, args.output_dir, token_file)
     for i in range(args.repeat):
         if i:
             time.sleep(args.every)
         through_jars = dfs("-cat", args.input)
         through_webhdfs = webhdfs("GET", args.input, "OPEN",
-                                  hdfs_token_url_string(token_file))
+                                  hdfs_token_url_string(token_file, service))
         assert through_jars == through_webhdfs, (through_jars, through_webhdfs)
         print("read %d bytes at round %d" % (len(through_jars), i), flush=True)
     result = through_jars.upper()
     dfs("-put", "-f", "-", args.output_dir + "/by-jars.txt", data=result)
     webhdfs("PUT", args.output_dir + "/by-webhdfs.txt", "CREATE",
-            hdfs_token_url_string(token_file), body=result)
+            hdfs_token_url_string(token_file, service), body=result)
     print("HDFS_TASK_DONE", flush=True)
 
 

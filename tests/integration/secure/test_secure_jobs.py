@@ -10,6 +10,8 @@ import sys
 import time
 import uuid
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import securelib  # noqa: E402
 
@@ -63,6 +65,7 @@ def hdfs_job_args(env, work, extra=""):
             "--set", f'env.TONY_SECURE_YARN_DIR="{env["TONY_YARN_DIR"]}"',
             "--set", f'env.TONY_TEST_CA_FILE="{env["TONY_TEST_CA_FILE"]}"',
             "--set", f'env.TONY_TEST_WEBHDFS="https://{host}:9871"',
+            "--set", f'env.TONY_TEST_NN_SERVICE="{host}:9000"',
             HDFS_JOB]
 
 
@@ -74,57 +77,126 @@ def user_input(env):
     return work
 
 
-def assert_task_wrote(work, env):
+def assert_task_wrote(work, env, other_fs=None):
+    """The task's results in `work`, and its directory on `other_fs`."""
     for name in ("by-jars.txt", "by-webhdfs.txt"):
         assert dfs("-cat", f"{work}/{name}", env=env) == b"WRITTEN BY THE USER\n", name
+    if other_fs:
+        listing = dfs("-ls", other_fs + work, env=env).decode()
+        assert other_fs + work + "/made-by-task" in listing, listing
 
 
-def test_env_check_job_succeeds_from_the_ticket_cache():
-    env = with_ca(securelib.client_env())
-    code, out = submit(["--backend", "yarn", ENV_CHECK], env)
+def login(how, tmp_path):
+    """(env, tony-submit flags) of a user logged in from its ticket cache
+    (`kinit` done), or from its keytab with no ticket cache at all."""
+    if how == "ticket-cache":
+        return with_ca(securelib.client_env()), []
+    env = with_ca(securelib.no_ticket_env(tmp_path))
+    return env, ["--principal", env["TONY_TEST_PRINCIPAL"], "--keytab", env["TONY_TEST_KEYTAB"]]
+
+
+# Each its own ctest entry (CMakeLists.txt reads the marker).
+LOGINS = pytest.mark.parametrize("how", ["ticket-cache", "keytab"])
+
+
+@LOGINS
+def test_the_env_check_job_succeeds(how, tmp_path):
+    env, flags = login(how, tmp_path)
+    code, out = submit(["--backend", "yarn", *flags, ENV_CHECK], env)
     assert code == 0, out
-    assert final_state(app_id_of(out), env) == "SUCCEEDED"
-    # No keytab: the user is told until when the job can run.
-    assert "delegation tokens" in out and "keytab" in out, out
+    app = app_id_of(out)
+    assert final_state(app, securelib.client_env()) == "SUCCEEDED"
+    if how == "ticket-cache":
+        # No keytab: the user is told until when the job can run.
+        assert "delegation tokens" in out and "can run until" in out, out
+    else:
+        assert "gets new ones with the keytab" in out, out
+    assert_ended_job_readable(app, env, flags)
+    if how == "keytab":
+        assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
+
+
+def assert_ended_job_readable(app, env, flags):
+    """--status of an ended job: its AM is gone, so the tasks come from the
+    event log the AM left in HDFS, read over WebHDFS with SPNEGO. --logs
+    finds the task's container the same way (its files are gone from the
+    NodeManager by then: `yarn logs` has them, doc/operations.md)."""
+    code, status = submit(["--status", app, *flags], env, timeout=120)
+    assert code == 0, status
+    assert "state: FINISHED" in status and "final status: SUCCEEDED" in status, status
+    for task in ("chief:0", "worker:0", "worker:1", "ps:0"):
+        assert f"task {task}: SUCCEEDED" in status, status
+    container = re.search(r"task worker:1: SUCCEEDED \S+ (container_\S+)", status)
+    assert container, status
+    code, logs = submit(["--logs", app, "--task", "worker:1", *flags], env, timeout=120)
+    assert code == 0 and container.group(1) + "/" in logs, logs
 
 
 def test_a_task_reads_and_writes_hdfs_with_the_job_tokens_only():
+    """Also [security] file_systems naming the cluster's second NameNode:
+    the job gets a token from each NameNode, and the task makes a directory
+    on the second one (no DataNode there: namespace operations only) with
+    the job's token file alone."""
     env = with_ca(securelib.client_env())
+    other = env["TONY_YARN_NAMENODE2"]
     work = user_input(env)
-    code, out = submit(["--backend", "yarn", *hdfs_job_args(env, work)], env)
+    code, out = submit(["--backend", "yarn", "--set", f'security.file_systems=["{other}"]',
+                        *hdfs_job_args(env, work, f"--other-fs {other}")], env)
     assert code == 0, out
-    assert_task_wrote(work, env)
+    first = f"hdfs://{env['TONY_YARN_HOST']}:9000"
+    assert f"HDFS delegation tokens for {first}, {other} " in out, out
+    assert_task_wrote(work, env, other)
 
 
 def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
-    env = with_ca(securelib.no_ticket_env(tmp_path))
-    work = user_input(with_ca(securelib.client_env()))
-    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
-                        "--keytab", env["TONY_TEST_KEYTAB"], *hdfs_job_args(env, work)], env)
+    """Also HADOOP_TOKEN_FILE_LOCATION as a workflow scheduler sets it
+    (Oozie's launcher): alone it does not log tony-submit in (it needs a
+    ticket or a keytab for the ResourceManager); with the keytab login its
+    tokens go to the job, here the second NameNode's, which tony-submit
+    does not get itself (no file_systems) and the task uses."""
+    user_env = with_ca(securelib.client_env())
+    other = user_env["TONY_YARN_NAMENODE2"]
+    tokens = str(tmp_path / "forwarded.tokens")
+    renewer = f"rm/{user_env['TONY_YARN_HOST']}@{user_env['TONY_TEST_REALM']}"
+    fetched = securelib.yarn_sh("fetchdt", "-fs", other, "--renewer", renewer, tokens,
+                                env=user_env)
+    assert fetched.returncode == 0, fetched.stderr[-2000:]
+    env, flags = login("keytab", tmp_path)
+    env["HADOOP_TOKEN_FILE_LOCATION"] = tokens
+    work = user_input(user_env)
+    job = ["--backend", "yarn", *hdfs_job_args(env, work, f"--other-fs {other}")]
+    code, out = submit(job, env, timeout=120)
+    assert code == 3, out
+    assert "no Kerberos credentials" in out and tokens in out and "keytab" in out, out
+    assert not APP_RE.search(out), out
+    code, out = submit([*flags, *job], env)
     assert code == 0, out
-    assert_task_wrote(work, securelib.client_env())
+    first = f"hdfs://{env['TONY_YARN_HOST']}:9000"
+    assert f"HDFS delegation tokens for {first} (renewer" in out, out
+    assert_task_wrote(work, user_env, other)
     assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
 
 
-def test_the_pytorch_example_trains_from_a_keytab_login(tmp_path):
-    env = with_ca(securelib.no_ticket_env(tmp_path))
-    code, out = submit(["--backend", "yarn", "--principal", env["TONY_TEST_PRINCIPAL"],
-                        "--keytab", env["TONY_TEST_KEYTAB"],
+@LOGINS
+def test_the_pytorch_example_trains(how, tmp_path):
+    env, flags = login(how, tmp_path)
+    code, out = submit(["--backend", "yarn", *flags,
                         os.path.join(ROOT, "examples", "pytorch", "job.toml")], env,
                        timeout=280)
     assert code == 0, out
     assert final_state(app_id_of(out), securelib.client_env()) == "SUCCEEDED"
 
 
-def test_a_failing_worker_fails_the_job_with_its_exit_code():
-    env = with_ca(securelib.client_env())
-    code, out = submit(["--backend", "yarn",
+@LOGINS
+def test_a_failing_worker_fails_the_job_with_its_exit_code(how, tmp_path):
+    env, flags = login(how, tmp_path)
+    code, out = submit(["--backend", "yarn", *flags,
                         "--set", 'code.command="sleep 60"',
                         "--set", 'tasks.worker.command="if [ $TASK_INDEX = 1 ]; then '
                                  'echo dying >&2; exit 3; fi; sleep 60"', ENV_CHECK], env)
     assert code == 1, out
     assert "worker:1" in out, out
-    assert final_state(app_id_of(out), env) == "FAILED"
+    assert final_state(app_id_of(out), securelib.client_env()) == "FAILED"
 
 
 def test_no_ticket_is_refused_before_anything_is_submitted(tmp_path):
