@@ -44,6 +44,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <dirent.h>
 #include <fstream>
 #include <future>
@@ -81,6 +83,8 @@
 #include "messages/type_ids.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/gate_session.hpp"
+#include "runtime/gate/listener.hpp"
+#include "runtime/gate/spec_channel.hpp"
 
 namespace {
 
@@ -102,6 +106,7 @@ struct options {
   std::string variant = "tony";
   bool json = false;
   bool gate = true; // the registry behind the gate, as tony-am publishes it
+  int window = 64;  // `paced` and `channel`: specs in progress at once
 };
 
 struct bench_config : caf::actor_system_config {
@@ -212,14 +217,86 @@ struct connection {
   bool spec = false;
   bool decode = false; // decode the spec (one per client)
   caf::actor_id registry = 0;
+  // The `channel` variant: a second socket on which the AM pushes the spec
+  // (an 8-byte length, then the encoded spec).
+  int channel_fd = -1;
+  uint64_t channel_len = 0;      // length of the spec being received
+  uint64_t channel_got = 0;      // bytes of it received (length prefix included)
+  std::string channel_spec;      // kept only where the spec is decoded
+  std::string channel_done;      // the last complete one
+  uint64_t channel_done_len = 0; // its length
 };
+
+// Marks an epoll id as a connection's channel socket.
+constexpr uint32_t channel_bit = 0x40000000;
+
+// Opens connection `c`'s spec channel (the `channel` variant) and watches it.
+bool open_channel(connection& c, uint16_t port, int ep, int i) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  c.channel_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (::connect(c.channel_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    std::fprintf(stderr, "client: connect to the spec channel: %s\n",
+                 std::strerror(errno));
+    return false;
+  }
+  if (auto ok = gate::client_handshake(
+          c.channel_fd, secret, "the bench AM's spec channel", std::chrono::seconds(30));
+      !ok) {
+    std::fprintf(stderr, "client: %s\n", describe(ok.error()).c_str());
+    return false;
+  }
+  ::fcntl(c.channel_fd, F_SETFL, ::fcntl(c.channel_fd, F_GETFL) | O_NONBLOCK);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u32 = static_cast<uint32_t>(i) | channel_bit;
+  ::epoll_ctl(ep, EPOLL_CTL_ADD, c.channel_fd, &ev);
+  return true;
+}
+
+// Consumes `n` bytes of connection `c`'s spec channel; true when they
+// completed a spec (then in c.channel_done if c.decode).
+bool channel_bytes(connection& c, const char* data, size_t n) {
+  bool complete = false;
+  while (n > 0) {
+    if (c.channel_got < 8) {
+      auto k = std::min<size_t>(n, 8 - c.channel_got);
+      for (size_t j = 0; j < k; ++j)
+        c.channel_len |= uint64_t{static_cast<uint8_t>(data[j])}
+                         << (8 * (c.channel_got + j));
+      c.channel_got += k;
+      data += k;
+      n -= k;
+      continue;
+    }
+    auto k = std::min<uint64_t>(n, 8 + c.channel_len - c.channel_got);
+    if (c.decode)
+      c.channel_spec.append(data, k);
+    c.channel_got += k;
+    data += k;
+    n -= k;
+    if (c.channel_got == 8 + c.channel_len) {
+      complete = true;
+      c.channel_done_len = c.channel_len;
+      c.channel_done = std::move(c.channel_spec);
+      c.channel_spec.clear();
+      c.channel_len = 0;
+      c.channel_got = 0;
+    }
+  }
+  return complete;
+}
 
 // Runs in a forked child: connects `count` fake executors starting at task
 // `first`, then follows the parent's commands on `ctl` (port, go, quit) and
 // reports on `report`.
 int run_client(int ctl, int report, int first, int count, bool gated) {
   uint16_t port = 0;
-  if (!read_all(ctl, &port, sizeof(port)))
+  uint16_t channel_port = 0; // 0: no spec channel
+  if (!read_all(ctl, &port, sizeof(port)) ||
+      !read_all(ctl, &channel_port, sizeof(channel_port)))
     return 2;
   // With the middleman, so the system has a node id to swap out.
   bench_config cfg{true};
@@ -269,6 +346,8 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
     ev.events = EPOLLIN;
     ev.data.u32 = static_cast<uint32_t>(i);
     ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &ev);
+    if (channel_port != 0 && !open_channel(c, channel_port, ep, i))
+      std::_Exit(3);
   }
   {
     epoll_event ev{};
@@ -338,6 +417,52 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
     flush(c);
   };
 
+  auto note_spec = [&](connection& c, int64_t frame_bytes) {
+    c.spec = true;
+    ++specs;
+    auto t = now_ns();
+    rep.last_spec_ns = std::max(rep.last_spec_ns, t);
+    if (rep.first_spec_ns == 0)
+      rep.first_spec_ns = t;
+    rep.spec_bytes = frame_bytes;
+  };
+
+  // What an executor answers a spec sent as a request: `true`.
+  std::vector<char> answer_payload;
+  {
+    caf::binary_serializer sink{&ctx, answer_payload};
+    std::vector<caf::strong_actor_ptr> stack;
+    auto msg = caf::make_message(true);
+    sink(stack, msg);
+  }
+  auto answer = [&](connection& c, const header& request) {
+    header hdr{message_type::direct_message,
+               0,
+               0,
+               caf::message_id{request.operation_data}.response_id().integer_value(),
+               request.dest_actor,
+               request.source_actor};
+    auto bytes = frame(&ctx, hdr, answer_payload);
+    c.out.insert(c.out.end(), bytes.begin(), bytes.end());
+    flush(c);
+  };
+
+  // The `channel` variant: the spec arrives on the connection's second socket.
+  auto on_channel = [&](connection& c, const char* data, size_t n) {
+    if (!channel_bytes(c, data, n) || c.spec)
+      return;
+    note_spec(c, static_cast<int64_t>(8 + c.channel_done_len));
+    if (c.decode) {
+      int entries = 0;
+      if (auto cluster = decode_cluster(c.channel_done))
+        for (auto& [type, addrs] : *cluster)
+          entries += static_cast<int>(addrs.size());
+      else
+        ++rep.failures;
+      rep.checked_entries = entries;
+    }
+  };
+
   auto on_frame = [&](connection& c, const header& hdr, const char* payload, size_t len) {
     if (std::getenv("TONY_BENCH_DEBUG"))
       std::fprintf(stderr, "client: task %d got %s, %zu bytes, data %llx, to %llu\n",
@@ -379,15 +504,11 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
         c.acked = true;
         break;
       }
+      if (mid.is_request()) // the `paced` variant: the AM waits for this answer
+        answer(c, hdr);
       if (c.spec || !c.acked)
         break; // a spec before the ack would be a registry bug; not counted
-      c.spec = true;
-      ++specs;
-      auto t = now_ns();
-      rep.last_spec_ns = std::max(rep.last_spec_ns, t);
-      if (rep.first_spec_ns == 0)
-        rep.first_spec_ns = t;
-      rep.spec_bytes = static_cast<int64_t>(caf::io::basp::header_size + len);
+      note_spec(c, static_cast<int64_t>(caf::io::basp::header_size + len));
       if (c.decode) {
         caf::binary_deserializer src{&ctx, payload, len};
         std::vector<caf::strong_actor_ptr> stack;
@@ -458,6 +579,24 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
           counting = true;
           for (auto& c : conns)
             send_register(c);
+        }
+        continue;
+      }
+      if (id & channel_bit) {
+        auto& c = conns[id & ~channel_bit];
+        for (;;) {
+          auto k = ::recv(c.channel_fd, chunk.data(), chunk.size(), 0);
+          if (k < 0 && (errno == EAGAIN || errno == EINTR))
+            break;
+          if (k <= 0) {
+            ::epoll_ctl(ep, EPOLL_CTL_DEL, c.channel_fd, nullptr);
+            if (!c.spec)
+              ++rep.failures;
+            break;
+          }
+          if (counting)
+            rep.bytes_in += k;
+          on_channel(c, chunk.data(), static_cast<size_t>(k));
         }
         continue;
       }
@@ -565,14 +704,75 @@ std::string compact_spec(const cluster_map& cluster) {
   return table + body;
 }
 
+// The `paced` prototype's sender: the spec goes out as a request, to at most
+// `window` executors at a time; each answer (or its timeout) lets the next
+// one have it, so at most `window` encoded specs wait in the AM's buffers.
+struct paced_sends {
+  caf::message msg;
+  std::deque<caf::actor> queue;
+  size_t in_flight = 0;
+  size_t window = 64;
+};
+
+void pump_paced(caf::event_based_actor* self, std::shared_ptr<paced_sends> p) {
+  while (p->in_flight < p->window && !p->queue.empty()) {
+    auto exec = std::move(p->queue.front());
+    p->queue.pop_front();
+    ++p->in_flight;
+    auto next = [self, p] {
+      --p->in_flight;
+      pump_paced(self, p);
+    };
+    self->request(exec, std::chrono::seconds(30), p->msg)
+        .then([next](bool) { next(); }, [next](caf::error&) { next(); });
+  }
+}
+
+struct proto_entry {
+  executor_hello hello;
+  caf::actor exec;
+};
+
+// What each prototype sends at the barrier.
+void proto_barrier(caf::event_based_actor* self, const std::string& variant,
+                   const std::map<task_id, proto_entry>& registered, size_t window,
+                   const std::shared_ptr<gate::spec_channel>& channel) {
+  std::vector<executor_hello> hellos;
+  hellos.reserve(registered.size());
+  for (auto& [task, e] : registered)
+    hellos.push_back(e.hello);
+  auto cluster = make_cluster_map(hellos);
+  if (variant == "channel") {
+    channel->publish(std::make_shared<const std::string>(encode_cluster(cluster)));
+    return;
+  }
+  caf::message msg;
+  if (variant == "shared" || variant == "paced") {
+    msg = caf::make_message(spec_atom_v, cluster_spec{0, encode_cluster(cluster)});
+  } else if (variant == "compact") {
+    msg = caf::make_message(spec_atom_v, compact_spec(cluster));
+  } else { // slim
+    auto& first = cluster.begin()->second.front();
+    msg = caf::make_message(spec_atom_v, first, static_cast<int32_t>(registered.size()));
+  }
+  if (variant == "paced") {
+    auto p = std::make_shared<paced_sends>();
+    p->msg = std::move(msg);
+    p->window = window;
+    for (auto& [task, e] : registered)
+      p->queue.push_back(e.exec);
+    pump_paced(self, p);
+    return;
+  }
+  for (auto& [task, e] : registered)
+    self->send(e.exec, msg);
+}
+
 // The prototype registry: same registration protocol and checks as the real
-// one, a different message at the barrier.
-caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) {
-  struct entry {
-    executor_hello hello;
-    caf::actor exec;
-  };
-  auto registered = std::make_shared<std::map<task_id, entry>>();
+// one, a different delivery at the barrier.
+caf::behavior proto_registry(caf::event_based_actor* self, std::string variant,
+                             size_t window, std::shared_ptr<gate::spec_channel> channel) {
+  auto registered = std::make_shared<std::map<task_id, proto_entry>>();
   auto expected = std::make_shared<std::set<task_id>>();
   auto monitor = std::make_shared<caf::actor>();
   return {
@@ -590,30 +790,14 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant) 
         hello.secret.clear();
         spdlog::info("registry: {} registered at {}:{}", to_string(hello.task),
                      hello.host, hello.port);
-        registered->emplace(hello.task, entry{hello, caf::actor_cast<caf::actor>(exec)});
+        registered->emplace(hello.task,
+                            proto_entry{hello, caf::actor_cast<caf::actor>(exec)});
         self->send(*monitor, registered_atom_v, hello, exec);
         auto rp = self->make_response_promise<registration_ack>();
         rp.deliver(registration_ack{"application_1700000000000_0001", 1000, {}});
         if (registered->size() == expected->size()) {
-          std::vector<executor_hello> hellos;
-          hellos.reserve(registered->size());
-          for (auto& [task, e] : *registered)
-            hellos.push_back(e.hello);
-          auto cluster = make_cluster_map(hellos);
-          caf::message msg;
-          if (variant == "shared") {
-            msg =
-                caf::make_message(spec_atom_v, cluster_spec{0, encode_cluster(cluster)});
-          } else if (variant == "compact") {
-            msg = caf::make_message(spec_atom_v, compact_spec(cluster));
-          } else { // slim
-            auto& first = cluster.begin()->second.front();
-            msg = caf::make_message(spec_atom_v, first,
-                                    static_cast<int32_t>(registered->size()));
-          }
-          for (auto& [task, e] : *registered)
-            self->send(e.exec, msg);
           self->send(*monitor, barrier_atom_v, int32_t{0});
+          proto_barrier(self, variant, *registered, window, channel);
         }
         return rp;
       },
@@ -645,7 +829,8 @@ caf::behavior fake_monitor(caf::event_based_actor* self, int executors,
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --executors N [--clients P] [--variant "
-               "tony|shared|compact|slim] [--no-gate] [--json]\n",
+               "tony|shared|compact|slim|paced|channel] [--window W] [--no-gate] "
+               "[--json]\n",
                argv0);
   return 2;
 }
@@ -667,16 +852,34 @@ int main(int argc, char** argv) {
       opts.json = true;
     else if (arg == "--no-gate")
       opts.gate = false;
+    else if (arg == "--window")
+      opts.window = std::atoi(next());
     else
       return usage(argv[0]);
   }
-  if (opts.executors <= 0 || (opts.variant != "tony" && opts.variant != "shared" &&
-                              opts.variant != "compact" && opts.variant != "slim"))
+  static const std::set<std::string> variants{"tony", "shared", "compact",
+                                              "slim", "paced",  "channel"};
+  if (opts.executors <= 0 || opts.window <= 0 || variants.count(opts.variant) == 0)
     return usage(argv[0]);
   if (opts.clients <= 0)
     opts.clients = std::max(1, std::min(50, opts.executors / 100));
   opts.clients = std::min(opts.clients, opts.executors);
   ::signal(SIGPIPE, SIG_IGN);
+  // One descriptor per connection on each side, two with the spec channel.
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = files.rlim_max;
+  ::setrlimit(RLIMIT_NOFILE, &files);
+  auto needed =
+      static_cast<rlim_t>(opts.executors) * (opts.variant == "channel" ? 2 : 1) + 64;
+  if (files.rlim_cur < needed) {
+    std::fprintf(stderr,
+                 "%d executors need %llu open files in this process, the limit is %llu: "
+                 "raise it (ulimit -Hn, as root) and rerun\n",
+                 opts.executors, static_cast<unsigned long long>(needed),
+                 static_cast<unsigned long long>(files.rlim_cur));
+    return 2;
+  }
 
   // Fork the clients before any thread exists.
   struct child {
@@ -734,13 +937,35 @@ int main(int argc, char** argv) {
     auto done = std::make_shared<std::promise<int64_t>>();
     auto barrier = done->get_future();
     auto monitor = sys.spawn(fake_monitor, opts.executors, done);
+    // The channel: the spec channel (runtime/gate/spec_channel.hpp) behind a
+    // gate listener of its own, each connection proving the job secret first.
+    std::shared_ptr<gate::spec_channel> channel;
+    std::unique_ptr<gate::listener> channel_door;
+    uint16_t channel_port = 0;
+    if (opts.variant == "channel") {
+      channel = std::make_shared<gate::spec_channel>(static_cast<size_t>(opts.window));
+      auto job_secret = std::make_shared<const std::string>(secret);
+      channel_door = std::make_unique<gate::listener>(
+          gate::listener_options{"spec channel", static_cast<size_t>(opts.executors) + 64,
+                                 std::chrono::seconds(60), 4096},
+          [job_secret] { return gate::make_gate_session(job_secret); },
+          [channel](int fd, std::unique_ptr<gate::session>) { channel->add(fd); });
+      auto bound = channel_door->bind("127.0.0.1", 0);
+      if (!channel->start() || !bound) {
+        std::fprintf(stderr, "cannot listen for the spec channel\n");
+        abandon(children, 3);
+      }
+      channel_door->start();
+      channel_port = *bound;
+    }
     caf::actor registry;
     if (opts.variant == "tony")
       registry = caf::actor_cast<caf::actor>(spawn_registry(
           sys, registry_config{"application_1700000000000_0001", secret, 1000},
           caf::actor_cast<registry_supervisor_actor>(monitor)));
     else
-      registry = sys.spawn(proto_registry, opts.variant);
+      registry = sys.spawn(proto_registry, opts.variant, static_cast<size_t>(opts.window),
+                           channel);
     caf::anon_send(monitor, registry);
     // tony-am's way (behind the gate), or CAF's own publish (--no-gate).
     std::unique_ptr<gate::published_gate> door;
@@ -766,10 +991,18 @@ int main(int argc, char** argv) {
       abandon(children, 3);
     }
     auto idle = am_memory();
+    double load1 = -1; // the machine is shared: its load goes with every result
+    if (auto* f = std::fopen("/proc/loadavg", "r")) {
+      if (std::fscanf(f, "%lf", &load1) != 1)
+        load1 = -1;
+      std::fclose(f);
+    }
     auto t_start = now_ns();
     uint16_t p = *port;
     for (auto& c : children)
-      write_all(c.ctl, &p, sizeof(p));
+      if (!write_all(c.ctl, &p, sizeof(p)) ||
+          !write_all(c.ctl, &channel_port, sizeof(channel_port)))
+        abandon(children, 4);
     for (auto& c : children) {
       char r = 0;
       if (!read_all(c.report, &r, 1) || r != 'R') {
@@ -826,15 +1059,16 @@ int main(int argc, char** argv) {
     char line[2048];
     std::snprintf(
         line, sizeof(line),
-        "{\"variant\":\"%s\",\"gate\":%s,\"executors\":%d,\"clients\":%d,"
+        "{\"variant\":\"%s\",\"gate\":%s,\"window\":%d,\"load1\":%.2f,\"executors\":%d,"
+        "\"clients\":%d,"
         "\"connect_ms\":%.1f,\"go_to_barrier_ms\":%.1f,\"go_to_first_spec_ms\":%.1f,"
         "\"go_to_all_specs_ms\":%.1f,\"am_rss_idle_kb\":%lld,\"am_rss_connected_kb\":%"
         "lld,"
         "\"am_rss_after_kb\":%lld,\"am_hwm_kb\":%lld,\"am_bytes_sent\":%lld,"
         "\"am_bytes_received\":%lld,\"clients_bytes_in\":%lld,\"clients_bytes_out\":%lld,"
         "\"spec_frame_bytes\":%lld,\"spec_entries_checked\":%d,\"failures\":%d}",
-        opts.variant.c_str(), opts.gate ? "true" : "false", opts.executors, opts.clients,
-        ms(t_connected - t_start), ms(t_barrier - t_go),
+        opts.variant.c_str(), opts.gate ? "true" : "false", opts.window, load1,
+        opts.executors, opts.clients, ms(t_connected - t_start), ms(t_barrier - t_go),
         ms(first_spec == INT64_MAX ? 0 : first_spec - t_go), ms(last_spec - t_go),
         static_cast<long long>(idle.rss_kb), static_cast<long long>(connected_mem.rss_kb),
         static_cast<long long>(after_mem.rss_kb),

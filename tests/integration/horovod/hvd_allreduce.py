@@ -19,6 +19,9 @@ expected = size * (size + 1) / 2
 print(f"HVD rank={rank} size={size} local_rank={hvd.local_rank()} sum={total:g} "
       f"expected={expected:g} addr={os.environ.get('HOROVOD_GLOO_RENDEZVOUS_ADDR', '')}",
       flush=True)
+# The node this rank runs on (YARN's NM_HOST): the YARN test asserts the
+# ranks were spread over several hosts.
+print(f"HVD host rank={rank} node={os.environ.get('NM_HOST', 'local')}", flush=True)
 if rank == 0:
     host_port = os.environ["HOROVOD_GLOO_RENDEZVOUS_ADDR"].split("/", 1)[0]
     request = urllib.request.Request(f"http://{host_port}/global/rank_0",
