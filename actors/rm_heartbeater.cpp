@@ -129,14 +129,16 @@ void register_am(hb_pointer self) {
 // rm_failure_limit_ms from the first try: a job that failed because every RM
 // was down reports its outcome and diagnostics to the RM that comes back
 // (else YARN only says the AM's container exited).
-void try_unregister(hb_pointer self, final_report report, caf::typed_response_promise<bool> rp,
+void try_unregister(hb_pointer self, final_report report,
+                    caf::typed_response_promise<bool> rp,
                     caf::actor_clock::time_point since, int tries) {
   auto& st = self->state;
   self->request(st.rm, std::chrono::milliseconds(st.timing.rpc_timeout_ms), finish_atom_v,
                 report)
       .then([=](bool unregistered) mutable { rp.deliver(unregistered); },
             [=](caf::error& err) mutable {
-              auto limit = std::chrono::milliseconds(self->state.timing.rm_failure_limit_ms);
+              auto limit =
+                  std::chrono::milliseconds(self->state.timing.rm_failure_limit_ms);
               if (self->clock().now() - since < limit && tries < 30) {
                 spdlog::warn("rm_heartbeater: unregister failed, trying again: {}",
                              describe(err));

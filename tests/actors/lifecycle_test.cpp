@@ -451,8 +451,7 @@ CAF_TEST(an excess container is released and never launched) {
 }
 
 CAF_TEST(the node of a lost executor is blacklisted before the next attempt asks) {
-  job = job_with([](job_spec& j) {
-  j.policy.max_attempts = 2; });
+  job = job_with([](job_spec& j) { j.policy.max_attempts = 2; });
   start();
   register_all();
   auto node = container_of(w0).host;
@@ -464,12 +463,12 @@ CAF_TEST(the node of a lost executor is blacklisted before the next attempt asks
   size_t blacklisted = calls.size();
   size_t asked = calls.size();
   for (size_t i = before; i < calls.size(); ++i) {
-  if (!calls[i].blacklist_additions.empty() && blacklisted == calls.size()) {
-    blacklisted = i;
-    CAF_CHECK_EQUAL(calls[i].blacklist_additions, std::vector<std::string>{node});
-  }
-  if (!calls[i].asks.empty() && asked == calls.size())
-    asked = i;
+    if (!calls[i].blacklist_additions.empty() && blacklisted == calls.size()) {
+      blacklisted = i;
+      CAF_CHECK_EQUAL(calls[i].blacklist_additions, std::vector<std::string>{node});
+    }
+    if (!calls[i].asks.empty() && asked == calls.size())
+      asked = i;
   }
   CAF_REQUIRE_LESS(blacklisted, calls.size());
   CAF_CHECK_LESS_OR_EQUAL(blacklisted, asked);
