@@ -765,7 +765,9 @@ private:
       }
       for (size_t i = 0; i < arr->size(); ++i) {
         auto label = std::string{key} + "[" + std::to_string(i) + "] in " + where;
-        if (auto f = read_shipped_entry(*arr->get(i), label, archive))
+        // (*arr)[i], not *arr->get(i): get() may return null, and GCC's
+        // -Wnull-dereference at -O2 says so (a release build failed).
+        if (auto f = read_shipped_entry((*arr)[i], label, archive))
           out.push_back(std::move(*f));
       }
     }

@@ -631,8 +631,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   std::string install_dir = job.cluster.install_dir;
   if (install_dir.empty()) {
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    auto res =
-        stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs);
+    auto res = stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs);
     if (!res)
       return fail_staging(res.error());
     am_resources.push_back(*res);
@@ -648,10 +647,15 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     return fail_staging(ok.error());
   // A local venv is staged once per content under <root>/envs/<sha256>/, as
   // the binaries are: an unchanged environment (tony.pack_env) is not
-  // uploaded again.
+  // uploaded again. Localized PRIVATE, like the binaries: the NodeManager
+  // keeps it in the user's cache, so the next job with the same environment
+  // on that node starts without downloading or unpacking it again.
   auto root = staging_uri.substr(0, staging_uri.rfind('/'));
   auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
-    return stage_once(root + "/envs", path, name, archive, webhdfs);
+    auto res = stage_once(root + "/envs", path, name, archive, webhdfs);
+    if (res)
+      res->visibility = "PRIVATE";
+    return res;
   };
   auto shipped = ship_job_files(job, **stager, scratch.string(), conf, auth, stage_env);
   if (!shipped) {

@@ -2,6 +2,7 @@
 staging) started by scripts/yarn/cluster.sh (ctest fixture `yarn`)."""
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -249,3 +250,63 @@ def test_the_job_secret_travels_in_container_tokens_only():
     assert not os.path.exists(kept), "--kill leaves the kept secret behind"
     assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
 
+
+
+def venv_job(tmp_path, archive, vcores):
+    job = tmp_path / "venv-job.toml"
+    job.write_text(f"""
+name = "venv-cache"
+framework = "standalone"
+[code]
+src_dir = false
+python_venv = "{archive}"
+command = 'echo "VENV node=$NM_HOST at=$(readlink -f venv)"'
+[tasks.worker]
+instances = 4
+memory = "256m"
+vcores = {vcores}
+""")
+    return str(job)
+
+
+def test_an_unchanged_venv_is_localized_once_per_node_across_jobs(tmp_path):
+    """The environment archive is a PRIVATE local resource at a path named by
+    its content: a second job with the same archive finds it in the
+    NodeManager's per-user cache instead of localizing it again (an
+    APPLICATION resource would be unpacked anew under each job's appcache)."""
+    env = tmp_path / "env"
+    (env / "bin").mkdir(parents=True)
+    python = env / "bin" / "python3"
+    python.write_text("#!/bin/sh\nexec python3 \"$@\"\n")
+    python.chmod(0o755)
+    archive = tmp_path / "env.tgz"
+    subprocess.run(["tar", "-czf", str(archive), "-C", str(env), "."], check=True)
+    # Four tasks, a node holding two at most: each job uses two nodes or
+    # more of three, so the two jobs share at least one node.
+    nodes = y.running_nodes()
+    assert len(nodes) >= 2, f"the cluster has {len(nodes)} node(s); this test needs several"
+    vcores = min(n["availableVirtualCores"] + n["usedVirtualCores"] for n in nodes) // 3 + 1
+    seen = []
+    for _ in range(2):
+        code, out, _ = y.submit([venv_job(tmp_path, archive, vcores)])
+        assert code == 0, out
+        app = y.app_id_of(out)
+        places = {}
+
+        def aggregated():
+            logs = y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+            found = re.findall(r"^VENV node=(\S+) at=(\S+)$", logs, re.M)
+            places.clear()
+            for node, at in found:
+                places.setdefault(node, set()).add(at)
+            return len(found) >= 4
+        assert y.wait_until(aggregated, 60, step=1), places
+        for node, where in places.items():
+            assert len(where) == 1, (node, where)  # one copy per node in a job
+            at = next(iter(where))
+            assert "/filecache/" in at and "/appcache/" not in at, (node, at)
+        seen.append({node: next(iter(w)) for node, w in places.items()})
+    shared = set(seen[0]) & set(seen[1])
+    assert shared, seen
+    for node in shared:
+        assert seen[0][node] == seen[1][node], (node, seen)
