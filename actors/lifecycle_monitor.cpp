@@ -70,7 +70,10 @@ void stop_all(monitor_pointer self, std::vector<container> cs, bool report) {
 }
 
 void unregister(monitor_pointer self, final_report report) {
-  auto limit = milliseconds(self->state.cfg.timing.rpc_timeout_ms * 3);
+  // The heartbeater tries for up to rm_failure_limit, its last call up to
+  // an rpc timeout more.
+  auto& timing = self->state.cfg.timing;
+  auto limit = milliseconds(timing.rm_failure_limit_ms + timing.rpc_timeout_ms * 3);
   self->request(self->state.hb, limit, finish_atom_v, std::move(report))
       .then([=](bool) { feed(self, core::unregistered{}); },
             [=](caf::error& err) {
@@ -127,6 +130,8 @@ void carry_out(monitor_pointer self, core::command& c, std::vector<container_ask
           self->send(st.hb, cancel_atom_v);
         } else if constexpr (std::is_same_v<T, core::release_containers>) {
           self->send(st.hb, release_atom_v, std::move(x.container_ids));
+        } else if constexpr (std::is_same_v<T, core::avoid_nodes>) {
+          self->send(st.hb, avoid_atom_v, std::move(x.hosts));
         } else if constexpr (std::is_same_v<T, core::launch>) {
           self->send(st.launcher, launch_atom_v, x.task, x.attempt, x.restart, x.target);
         } else if constexpr (std::is_same_v<T, core::expect_tasks>) {

@@ -125,19 +125,38 @@ void register_am(hb_pointer self) {
           });
 }
 
+// Unregisters, trying again while the RM does not answer, for at most
+// rm_failure_limit_ms from the first try: a job that failed because every RM
+// was down reports its outcome and diagnostics to the RM that comes back
+// (else YARN only says the AM's container exited).
+void try_unregister(hb_pointer self, final_report report,
+                    caf::typed_response_promise<bool> rp,
+                    caf::actor_clock::time_point since, int tries) {
+  auto& st = self->state;
+  self->request(st.rm, std::chrono::milliseconds(st.timing.rpc_timeout_ms), finish_atom_v,
+                report)
+      .then([=](bool unregistered) mutable { rp.deliver(unregistered); },
+            [=](caf::error& err) mutable {
+              auto limit =
+                  std::chrono::milliseconds(self->state.timing.rm_failure_limit_ms);
+              if (self->clock().now() - since < limit && tries < 30) {
+                spdlog::warn("rm_heartbeater: unregister failed, trying again: {}",
+                             describe(err));
+                try_unregister(self, std::move(report), rp, since, tries + 1);
+                return;
+              }
+              spdlog::error("rm_heartbeater: unregister failed: {}", describe(err));
+              rp.deliver(false);
+            });
+}
+
 caf::result<bool> finish(hb_pointer self, final_report& report) {
   auto& st = self->state;
   st.finishing = true;
   if (!st.registered)
     return true;
   auto rp = self->make_response_promise<bool>();
-  self->request(st.rm, std::chrono::milliseconds(st.timing.rpc_timeout_ms), finish_atom_v,
-                std::move(report))
-      .then([=](bool unregistered) mutable { rp.deliver(unregistered); },
-            [=](caf::error& err) mutable {
-              spdlog::error("rm_heartbeater: unregister failed: {}", describe(err));
-              rp.deliver(false);
-            });
+  try_unregister(self, std::move(report), rp, self->clock().now(), 1);
   return rp;
 }
 
@@ -169,6 +188,11 @@ rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_acto
         },
         [=](cancel_atom) {
           self->state.ledger.cancel_all();
+          allocate(self);
+        },
+        [=](avoid_atom, std::vector<std::string>& hosts) {
+          for (auto& host : hosts)
+            self->state.ledger.avoid(std::move(host));
           allocate(self);
         },
         [=](tick_atom, int64_t gen) {

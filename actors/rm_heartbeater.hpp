@@ -11,9 +11,10 @@
 //
 // An answer with `resync` (the RM lost the registration and the client
 // registered again) starts the ledger over: every outstanding ask goes again
-// from response id 0. A failing RM call is retried on the next tick; failing for longer
-// than rm_failure_limit_ms is reported as rm_error. `finish` unregisters (repeated until
-// the RM confirms) and stops the loop.
+// from response id 0, and so does the blacklist (`avoid`: nodes the job
+// lost, never to be used again). A failing RM call is retried on the next tick; failing
+// for longer than rm_failure_limit_ms is reported as rm_error. `finish` unregisters
+// (repeated until the RM confirms) and stops the loop.
 
 #include <cstdint>
 #include <string>
@@ -46,6 +47,7 @@ using allocation_listener_actor =
 using rm_heartbeater_actor = caf::typed_actor<
     caf::reacts_to<start_atom>, caf::reacts_to<ask_atom, std::vector<container_ask>>,
     caf::reacts_to<release_atom, std::vector<std::string>>, caf::reacts_to<cancel_atom>,
+    caf::reacts_to<avoid_atom, std::vector<std::string>>,
     caf::replies_to<finish_atom, final_report>::with<bool>,
     caf::reacts_to<tick_atom, int64_t>>;
 

@@ -35,12 +35,23 @@ public:
   /// Gives `container_id` back on the next call.
   void release(std::string container_id);
 
+  /// Never place the application's containers on node `host` again (YARN's
+  /// blacklist). The ledger never blacklists every node the RM counts: an
+  /// addition waits while it would leave no node (one node lost of one
+  /// is better retried than never scheduled).
+  void avoid(std::string host);
+
+  /// The hosts the RM was told to avoid.
+  const std::vector<std::string>& avoided() const { return blacklisted_; }
+
   /// True while containers are outstanding or changes wait to be sent: the
   /// heartbeater polls fast then.
   bool pending() const;
 
   /// True when something changed since the last confirmed call.
-  bool has_changes() const { return !dirty_.empty() || !releases_.empty(); }
+  bool has_changes() const {
+    return !dirty_.empty() || !releases_.empty() || !sendable_avoids().empty();
+  }
 
   /// The next allocate call: the changed asks, the releases, the response id.
   allocate_request next_request() const;
@@ -61,7 +72,13 @@ public:
   int32_t response_id() const { return response_id_; }
 
 private:
+  /// The waiting additions the next call may carry (within the node count).
+  std::vector<std::string> sendable_avoids() const;
+
   int32_t response_id_ = 0;
+  int32_t cluster_nodes_ = 0;                    // as the last response counted them
+  std::vector<std::string> to_avoid_;            // not yet sent
+  std::vector<std::string> blacklisted_;         // sent and answered
   std::map<int32_t, container_ask> outstanding_; // by priority
   std::map<int32_t, container_ask> dirty_;       // changed since the last call
   std::vector<std::string> releases_;

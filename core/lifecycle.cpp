@@ -354,6 +354,8 @@ void lifecycle::on(const completed& e) {
     if (!cc.diagnostics.empty())
       diag += "\n" + tail_lines(cc.diagnostics, 10);
     t->exit_code = cc.exit_status;
+    if (cc.exit_status == -100 || cc.exit_status == -101) // node lost, disks failed
+      avoid_node(t->c.host, *t);
     task_failed(*t, cc.exit_status <= -100 ? task_state::lost : task_state::failed,
                 std::move(diag));
   }
@@ -490,6 +492,7 @@ void lifecycle::on(const executor_lost& e) {
     return;
   }
   t->awaiting_reason = true; // its container may have been killed under it
+  avoid_node(t->c.host, *t);
   task_failed(*t, task_state::lost,
               to_string(t->id) + " lost: its executor's connection dropped (" + e.reason +
                   "; container " + t->c.id + " on " + t->c.host + ")");
@@ -939,11 +942,26 @@ void lifecycle::check_heartbeats() {
     if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
       break;
     t->awaiting_reason = true;
+    avoid_node(t->c.host, *t);
     task_failed(*t, task_state::lost,
                 to_string(t->id) + " lost: no heartbeat from its executor for " +
                     std::to_string(limit / 1000) + " s (container " + t->c.id + " on " +
                     t->c.host + ")");
   }
+}
+
+void lifecycle::avoid_node(const std::string& host, const task_record& t) {
+  // A NodeManager killed with its containers drops their executors' connections
+  // at once, while the RM takes its liveness expiry to call the node lost and
+  // may grant the next containers there meanwhile. The RM keeps at least one
+  // node allowed (core/allocation_ledger.hpp).
+  if (host.empty() || std::find(avoided_nodes_.begin(), avoided_nodes_.end(), host) !=
+                          avoided_nodes_.end())
+    return;
+  avoided_nodes_.push_back(host);
+  say(note::warn, "node " + host + " lost " + to_string(t.id) +
+                      ": the job's next containers avoid it");
+  emit(avoid_nodes{{host}});
 }
 
 // -- helpers

@@ -167,6 +167,12 @@ struct release_containers {
   std::vector<std::string> container_ids;
 };
 
+/// Never place a container on these node hosts again (YARN's blacklist): a
+/// task was lost there, so the node is taken for lost too.
+struct avoid_nodes {
+  std::vector<std::string> hosts;
+};
+
 /// Start the executor of `task` in `target` (answer: launched / launch_failed).
 struct launch {
   task_id task;
@@ -236,10 +242,11 @@ struct note {
   std::string text;
 };
 
-using command = std::variant<register_am, ask_containers, cancel_asks, release_containers,
-                             launch, expect_tasks, reopen_task, watch_executor,
-                             stop_executor, discard_containers, stop_containers,
-                             arm_timer, unregister, job_done, publish_status, note>;
+using command =
+    std::variant<register_am, ask_containers, cancel_asks, release_containers,
+                 avoid_nodes, launch, expect_tasks, reopen_task, watch_executor,
+                 stop_executor, discard_containers, stop_containers, arm_timer,
+                 unregister, job_done, publish_status, note>;
 
 using commands = std::vector<command>;
 
@@ -301,13 +308,13 @@ private:
   };
 
   enum class timer_kind : uint8_t {
-    job_timeout,      // the whole job ran too long
-    allocation,       // the attempt's gang was not granted in time
-    registration,     // the attempt's executors did not register in time
-    stop_grace,       // stopped executors did not report in time
-    heartbeat_check,  // periodic: look for silent executors
-    restart_backoff,  // a failed task waits before its new container
-    task_allocation,  // a restarted task's container was not granted
+    job_timeout,       // the whole job ran too long
+    allocation,        // the attempt's gang was not granted in time
+    registration,      // the attempt's executors did not register in time
+    stop_grace,        // stopped executors did not report in time
+    heartbeat_check,   // periodic: look for silent executors
+    restart_backoff,   // a failed task waits before its new container
+    task_allocation,   // a restarted task's container was not granted
     task_registration, // a restarted task's executor did not register
     container_reasons  // the wait for the RM's reasons is over
   };
@@ -389,6 +396,9 @@ private:
   void on_attempt_deadline(timer_kind kind);
   void on_task_deadline(const timer_purpose& p);
   void check_heartbeats();
+  /// A task was lost on `host` (its executor vanished, its node was lost or
+  /// its disks failed): the node is avoided from now on.
+  void avoid_node(const std::string& host, const task_record& t);
 
   // -- helpers -----------------------------------------------------------------
 
@@ -420,6 +430,7 @@ private:
   /// Failures the job survived, per type (own budget) and against [policy].
   std::map<std::string, int32_t> tolerated_by_type_;
   int32_t tolerated_in_job_ = 0;
+  std::vector<std::string> avoided_nodes_;
   int64_t started_ms_ = 0;
   int64_t finished_ms_ = 0;
   // The current call: its time and the commands it produced.

@@ -43,6 +43,7 @@ TONY_ATOM(completed_atom, "completed")
 TONY_ATOM(ask_atom, "ask")
 TONY_ATOM(release_atom, "release")
 TONY_ATOM(cancel_atom, "cancel")
+TONY_ATOM(avoid_atom, "avoid")
 TONY_ATOM(finish_atom, "finish")
 
 // node manager and launcher

@@ -152,12 +152,15 @@ struct allocate_request {
   float progress = 0;
   std::vector<container_ask> asks;
   std::vector<std::string> releases;
+  /// Node hosts the scheduler must not place this application's containers
+  /// on from now on (YARN's blacklist additions).
+  std::vector<std::string> blacklist_additions;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, allocate_request& x) {
   return f(caf::meta::type_name("allocate_request"), x.response_id, x.progress, x.asks,
-           x.releases);
+           x.releases, x.blacklist_additions);
 }
 
 struct allocate_response {

@@ -139,6 +139,8 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
       return cid.error().with_context("cannot release container");
     convert::to_proto(*cid, msg.add_release());
   }
+  for (auto& host : req.blacklist_additions)
+    msg.mutable_blacklist_request()->add_blacklist_additions(host);
   msg.set_progress(req.progress);
   msg.set_response_id(req.response_id);
   auto rsp = call<proto::AllocateResponseProto>("allocate", msg, until);

@@ -32,6 +32,9 @@
 #   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
 #       (--ha) Starts that ResourceManager again after it was stopped or
 #       killed; it joins as standby (or active when the other is down).
+#   scripts/yarn/cluster.sh zk-start [--dir DIR]
+#       (--ha) Starts the cluster's ZooKeeper again after it was stopped or
+#       killed (its data directory is kept); waits until it serves.
 #       --hadoop-version V: the Apache Hadoop release the daemons run
 #       (default $TONY_HADOOP_VERSION, else 3.4.2; 3.3.6 is tested too).
 #   scripts/yarn/cluster.sh stop [--dir DIR | --all] [--keep]
@@ -1082,6 +1085,12 @@ case "$cmd" in
     daemon_pid "$rm_name" >/dev/null && yarn_die "cluster.sh: $rm_id already runs"
     ha_launch_rm "$rm_id"
     yarn_log "cluster.sh: $rm_id started (log: $state/logs/$rm_name.log)"
+    ;;
+  zk-start)
+    state_is_ha || yarn_die "cluster.sh: zk-start needs an --ha cluster in $state"
+    daemon_pid zookeeper >/dev/null && yarn_die "cluster.sh: ZooKeeper already runs"
+    ha_start_zookeeper || yarn_die "cluster.sh: ZooKeeper did not start; see $state/logs/zookeeper.log"
+    yarn_log "cluster.sh: ZooKeeper started on $host:$zk_port"
     ;;
   conf-dir)
     all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"

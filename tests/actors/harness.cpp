@@ -41,8 +41,14 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
         resp.num_cluster_nodes = 3;
         return resp;
       },
-      [=](finish_atom, const final_report& report) {
-        self->state.finishes.push_back(report);
+      [=](finish_atom, const final_report& report) -> caf::result<bool> {
+        auto& st = self->state;
+        ++st.finish_calls;
+        if (st.unanswered_finishes > 0) {
+          --st.unanswered_finishes;
+          return make_error(errc::infrastructure, "connection refused");
+        }
+        st.finishes.push_back(report);
         return true;
       },
   };

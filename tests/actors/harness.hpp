@@ -42,6 +42,9 @@ struct fake_rm_state {
   /// over: it forgot the asks and the AM registered again (resync).
   bool lose_registration = false;
   bool auto_grant = true;
+  /// The next this many unregister calls fail as if no RM answered.
+  int unanswered_finishes = 0;
+  int finish_calls = 0;
   std::vector<am_registration> registrations;
   std::vector<allocate_request> allocations;
   std::vector<final_report> finishes;

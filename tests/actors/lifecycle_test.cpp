@@ -450,6 +450,35 @@ CAF_TEST(an excess container is released and never launched) {
   CAF_CHECK_EQUAL(rm_state().released.size(), 1u);
 }
 
+CAF_TEST(the node of a lost executor is blacklisted before the next attempt asks) {
+  job = job_with([](job_spec& j) { j.policy.max_attempts = 2; });
+  start();
+  register_all();
+  auto node = container_of(w0).host;
+  auto before = rm_state().allocations.size();
+  kill_executor(w0);
+  advance(seconds(1));
+  CAF_CHECK_EQUAL(status().attempt, 2);
+  auto& calls = rm_state().allocations;
+  size_t blacklisted = calls.size();
+  size_t asked = calls.size();
+  for (size_t i = before; i < calls.size(); ++i) {
+    if (!calls[i].blacklist_additions.empty() && blacklisted == calls.size()) {
+      blacklisted = i;
+      CAF_CHECK_EQUAL(calls[i].blacklist_additions, std::vector<std::string>{node});
+    }
+    if (!calls[i].asks.empty() && asked == calls.size())
+      asked = i;
+  }
+  CAF_REQUIRE_LESS(blacklisted, calls.size());
+  CAF_CHECK_LESS_OR_EQUAL(blacklisted, asked);
+  // Sent once: the RM keeps it.
+  size_t sent = 0;
+  for (auto& call : calls)
+    sent += call.blacklist_additions.size();
+  CAF_CHECK_EQUAL(sent, 1u);
+}
+
 CAF_TEST(an RM that lost the registration gets every outstanding ask again) {
   rm_state().auto_grant = false;
   start();
@@ -484,6 +513,19 @@ CAF_TEST(a resource manager that cannot be reached fails the job) {
   auto st = status();
   CAF_CHECK_EQUAL(st.state, "FAILED");
   CAF_CHECK(contains(st.diagnostics, "resource manager did not answer allocate"));
+}
+
+CAF_TEST(an unregister no RM answers is tried again so the outcome reaches the RM) {
+  start();
+  register_all();
+  rm_state().unanswered_finishes = 2; // the RMs are down, then one is back
+  exit_task(w0, 0);
+  exit_task(w1, 3, "boom\n");
+  advance(seconds(6));
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 3);
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  CAF_CHECK_EQUAL(rm_state().finishes[0].final_status, "FAILED");
+  CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "worker:1 exited with code 3"));
 }
 
 CAF_TEST(the heartbeater polls fast while asks are pending and slowly when steady) {

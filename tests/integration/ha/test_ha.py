@@ -186,3 +186,71 @@ def test_both_rms_down_is_a_clear_error_in_bounded_time():
     assert "cannot reach the ResourceManagers: no ResourceManager answered" in out, out
     for rm_id, port in zip(("rm1", "rm2"), ports):
         assert f"ResourceManager {rm_id} at 127.0.0.1:{port}" in out, out
+
+
+def restart_zookeeper():
+    subprocess.run([CLUSTER_SH, "zk-start", "--dir", STATE], check=True,
+                   stdout=subprocess.DEVNULL, timeout=60)
+    active_rm()  # an RM took the lead again
+
+
+def test_a_job_whose_two_rms_are_down_for_30_s_fails_clearly_and_leaves_nothing():
+    """Both RMs killed for 30 s mid-job: the AM's allocate finds no RM for
+    its rm_failure_limit (30 s), the job ends FAILED with that diagnostic once
+    an RM is back, tony-submit follows it to the end, no process is left."""
+    import test_am_attempts as attempts
+    proc = y.start_submit([steps_job(120)])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        app = y.app_id_of("".join(lines))
+        for rm_id in ("rm1", "rm2"):
+            os.kill(rm_pid(rm_id), signal.SIGKILL)
+        time.sleep(30)
+        for rm_id in ("rm1", "rm2"):
+            restart(rm_id)
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = "".join(lines) + out
+    assert proc.returncode == 1, text
+    assert "FINISHED/FAILED" in text, text
+    assert "the resource manager did not answer allocate for 30 s" in text, text
+    assert re.search(r"ResourceManager scheduler rm1 at .*ResourceManager scheduler rm2 at",
+                     text), text
+    assert y.wait_until(lambda: not attempts.job_processes(app), 60), \
+        y.commands_of(attempts.job_processes(app))
+
+
+def test_a_job_goes_on_when_zookeeper_is_down_for_20_s():
+    """ZooKeeper killed mid-job: both RMs lose the lead (STANDBY) within its
+    4 s session timeout; back after 20 s, one takes over, recovers the
+    application from the store and the AM registers again: the job
+    SUCCEEDS and its tasks ran once, every step once."""
+    proc = y.start_submit([steps_job(40)])
+    zk_down = False
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        with open(os.path.join(STATE, "pids", "zookeeper.pid")) as f:
+            os.kill(int(f.read().strip()), signal.SIGKILL)
+        zk_down = True
+        assert y.wait_until(lambda: all(rm_state(i) == "STANDBY" for i in ("rm1", "rm2")),
+                            30), (rm_state("rm1"), rm_state("rm2"))
+        time.sleep(20)
+        restart_zookeeper()
+        zk_down = False
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if zk_down:  # the next test needs it
+            restart_zookeeper()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = "".join(lines) + out
+    assert proc.returncode == 0, text
+    assert "FINISHED/SUCCEEDED" in text, text
+    app = y.app_id_of(text)
+    logs = stdouts(app, lambda t: t.count("TASK_DONE") >= 2)
+    assert logs.count("TASK_START") == 2, logs[-3000:]
+    assert logs.count("STEP 39\n") == 2, logs[-3000:]

@@ -302,6 +302,32 @@ TEST_F(yarn_rpc, a_gpu_ask_is_encoded_and_granted) {
   EXPECT_EQ(wait_until_done(app).final, final_status::succeeded);
 }
 
+TEST_F(yarn_rpc, blacklisted_nodes_get_no_container) {
+  auto nodes = rm_->get_cluster_nodes(deadline_after(call_timeout));
+  ASSERT_TRUE(nodes) << nodes.error().message();
+  if (nodes->size() < 2)
+    GTEST_SKIP() << "the cluster has one node";
+  auto [app, amrm_token] = start_unmanaged_am("tony yarn_rpc blacklist");
+  auto am = make_amrm(amrm_token);
+  ASSERT_TRUE(am->register_application_master({"localhost", 0, ""},
+                                              deadline_after(call_timeout)));
+  // Every node but the last is blacklisted with the ask itself.
+  allocate_request ask;
+  ask.asks.push_back(container_ask{1, "worker", {256, 1, 0}, "", 1});
+  for (size_t i = 0; i + 1 < nodes->size(); ++i)
+    ask.blacklist_additions.push_back((*nodes)[i].host);
+  auto granted = allocate_until(
+      *am, ask, [](const allocate_response& r) { return !r.allocated.empty(); });
+  ASSERT_TRUE(granted) << "no container within 90 s";
+  EXPECT_EQ(granted->allocated.front().host, nodes->back().host);
+  allocate_request release;
+  release.releases.push_back(granted->allocated.front().id);
+  EXPECT_TRUE(
+      allocate_until(*am, release, [](const allocate_response&) { return true; }));
+  ASSERT_TRUE(
+      am->finish_application_master({"SUCCEEDED", "", ""}, deadline_after(call_timeout)));
+}
+
 TEST_F(yarn_rpc, the_scheduler_refuses_simple_auth_with_its_reason) {
   auto scheduler = scheduler_address(conf_);
   ASSERT_TRUE(scheduler);

@@ -128,3 +128,52 @@ TEST(allocation_ledger, a_resync_starts_over_with_every_outstanding_ask) {
   EXPECT_EQ(req.asks[0].count, 2);
   EXPECT_EQ(req.asks[1].count, 1);
 }
+
+namespace {
+
+allocate_response counting(int32_t response_id, int32_t nodes) {
+  auto resp = answer(response_id);
+  resp.num_cluster_nodes = nodes;
+  return resp;
+}
+
+} // namespace
+
+TEST(allocation_ledger, an_avoided_node_is_blacklisted_once) {
+  allocation_ledger l;
+  l.confirm(l.next_request(), counting(1, 3));
+  l.avoid("n2");
+  l.avoid("n2");
+  EXPECT_TRUE(l.has_changes());
+  auto req = l.next_request();
+  EXPECT_EQ(req.blacklist_additions, (std::vector<std::string>{"n2"}));
+  l.confirm(req, counting(2, 3));
+  EXPECT_FALSE(l.has_changes());
+  EXPECT_TRUE(l.next_request().blacklist_additions.empty());
+  l.avoid("n2"); // already blacklisted
+  EXPECT_FALSE(l.has_changes());
+  EXPECT_EQ(l.avoided(), (std::vector<std::string>{"n2"}));
+}
+
+TEST(allocation_ledger, the_blacklist_always_leaves_one_node) {
+  allocation_ledger l;
+  l.avoid("n1"); // the node count is unknown before the first answer
+  EXPECT_TRUE(l.next_request().blacklist_additions.empty());
+  l.confirm(l.next_request(), counting(1, 2));
+  l.avoid("n2");
+  auto req = l.next_request();
+  EXPECT_EQ(req.blacklist_additions, (std::vector<std::string>{"n1"}));
+  l.confirm(req, counting(2, 2));
+  EXPECT_FALSE(l.has_changes());               // n2 waits: it would leave no node
+  l.confirm(l.next_request(), counting(3, 3)); // a node joined
+  EXPECT_EQ(l.next_request().blacklist_additions, (std::vector<std::string>{"n2"}));
+}
+
+TEST(allocation_ledger, a_resync_sends_the_blacklist_again) {
+  allocation_ledger l;
+  l.confirm(l.next_request(), counting(1, 3));
+  l.avoid("n3");
+  l.confirm(l.next_request(), counting(2, 3));
+  l.resync();
+  EXPECT_EQ(l.next_request().blacklist_additions, (std::vector<std::string>{"n3"}));
+}

@@ -28,6 +28,24 @@ bool has(const Xs& xs, const X& x) {
   return std::find(xs.begin(), xs.end(), x) != xs.end();
 }
 
+/// The host of the container `t` was launched in last.
+std::string launched_on(const driver& d, const task_id& t) {
+  std::string host;
+  for (auto& l : d.ever<core::launch>())
+    if (l.task == t)
+      host = l.target.host;
+  return host;
+}
+
+/// The index of the first command of type T in `cs` (cs.size() if none).
+template <class T>
+size_t first_index(const core::commands& cs) {
+  for (size_t i = 0; i < cs.size(); ++i)
+    if (std::holds_alternative<T>(cs[i]))
+      return i;
+  return cs.size();
+}
+
 struct rule {
   const char* name;
   std::function<void(job_spec&)> job; // changes to workers_and_ps(), or nothing
@@ -736,6 +754,52 @@ const rule new_rules[] = {
        ASSERT_EQ(d.ever<core::unregister>().size(), 1u);
        EXPECT_TRUE(contains(d.ever<core::unregister>()[0].report.diagnostics,
                             "worker:1 lost: its executor's connection dropped"));
+     }},
+    {"a_task_lost_with_its_node_has_the_next_attempt_avoid_the_node",
+     [](job_spec& j) { j.policy.max_attempts = 2; },
+     [](driver& d) {
+       d.run_job();
+       auto node = launched_on(d, w0);
+       d.send(core::executor_lost{d.task(w0).container_id, "connection reset"});
+       EXPECT_EQ(d.lc.attempt(), 2);
+       // The blacklist goes out before the next attempt's asks.
+       auto avoid = first_index<core::avoid_nodes>(d.out);
+       auto ask = first_index<core::ask_containers>(d.out);
+       ASSERT_LT(avoid, d.out.size());
+       EXPECT_LT(avoid, ask);
+       EXPECT_EQ(std::get<core::avoid_nodes>(d.out[avoid]).hosts,
+                 std::vector<std::string>{node});
+       EXPECT_TRUE(contains(d.diagnostics(), "on " + node + ")")) << d.diagnostics();
+       // Another task lost there later: the node is avoided once.
+       d.grant_all();
+       d.register_all();
+       d.send(core::executor_lost{d.task(w1).container_id, "connection reset"});
+       auto hosts = std::vector<std::string>{};
+       for (auto& a : d.ever<core::avoid_nodes>())
+         hosts.insert(hosts.end(), a.hosts.begin(), a.hosts.end());
+       EXPECT_EQ(std::count(hosts.begin(), hosts.end(), node), 1) << node;
+     }},
+    {"a_lost_node_or_failed_disks_are_avoided_and_a_preemption_or_an_exit_is_not",
+     nullptr,
+     [](driver& d) {
+       auto avoided_after = [](std::function<void(driver&)> what) {
+         driver e{workers_and_ps()};
+         e.run_job();
+         what(e);
+         EXPECT_NE(e.job_state(), "RUNNING");
+         return e.ever<core::avoid_nodes>().size();
+       };
+       EXPECT_EQ(avoided_after([](driver& e) { e.complete(w0, -100, "lost node"); }), 1u);
+       EXPECT_EQ(avoided_after([](driver& e) { e.complete(w0, -101, "disks"); }), 1u);
+       EXPECT_EQ(avoided_after([](driver& e) {
+                   e.advance(2000, {w1, ps0});
+                   e.advance(9000, {w1, ps0}); // worker:0 silent
+                 }),
+                 1u);
+       EXPECT_EQ(avoided_after([](driver& e) { e.complete(w0, -102, "preempted"); }), 0u);
+       EXPECT_EQ(avoided_after([](driver& e) { e.exit(w0, 1, "boom\n"); }), 0u);
+       d.run_job(); // the table's own driver: nothing lost, nothing avoided
+       EXPECT_TRUE(d.ever<core::avoid_nodes>().empty());
      }},
     {"a_failed_job_whose_tasks_exited_by_themselves_does_not_wait", nullptr,
      [](driver& d) {

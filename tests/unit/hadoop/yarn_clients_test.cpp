@@ -231,6 +231,7 @@ TEST(amrm_client, keeps_response_ids_nm_tokens_and_rolls_the_amrm_token) {
   allocate_request release;
   release.response_id = first->response_id; // the ledger echoes the last id
   release.releases.push_back("container_1700000000000_0001_01_000002");
+  release.blacklist_additions.push_back("lost-node.example");
   auto second = client.allocate(release, deadline_after(5s));
   ASSERT_TRUE(second) << second.error().message();
   ASSERT_EQ(second->completed.size(), 1u);
@@ -249,6 +250,10 @@ TEST(amrm_client, keeps_response_ids_nm_tokens_and_rolls_the_amrm_token) {
   EXPECT_EQ(sent[1].response_id(), 7);
   ASSERT_EQ(sent[1].release_size(), 1);
   EXPECT_EQ(sent[1].release(0).id(), 2);
+  // YARN's blacklist: only when there is something to add.
+  EXPECT_FALSE(sent[0].has_blacklist_request());
+  ASSERT_EQ(sent[1].blacklist_request().blacklist_additions_size(), 1);
+  EXPECT_EQ(sent[1].blacklist_request().blacklist_additions(0), "lost-node.example");
   // The second allocate logged in again with the rolled-over token.
   auto logged_in = logins.get_future().get();
   ASSERT_EQ(logged_in.size(), 2u);

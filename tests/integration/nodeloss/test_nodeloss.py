@@ -1,0 +1,161 @@
+"""Node loss on a real YARN (fixture `nodeloss`: cluster.sh start --nodes 3,
+NodeManagers of 1536 MB, so two 896 MB workers are on two hosts and the AM
+shares a host with at most one). A NodeManager that runs a worker and not
+the AM is killed with SIGKILL, and so is every process of its containers,
+found by the process table: the job notices through the dropped executor
+connection, names the node, and with an attempt left runs the next attempt
+on the surviving nodes. Each test kills one node; they run in file order.
+HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
+
+import os
+import re
+import signal
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "yarn"))
+import yarnlib as y  # noqa: E402
+
+STATE = os.environ.get("TONY_YARN_DIR", "")
+STEPS_DIR = os.path.join(y.ROOT, "tests", "integration", "ha")  # steps.py
+RUNNING = re.compile(r"(worker:\d) RUNNING at ([0-9.]+):\d+")
+
+
+def job(steps, attempts):
+    d = tempfile.mkdtemp(prefix="tony-nodeloss-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "nodeloss"
+framework = "tensorflow"
+
+[code]
+src_dir = "{STEPS_DIR}"
+command = "exec python3 steps.py {steps}"
+
+[tasks.worker]
+instances = 2
+memory = "896m"
+
+[policy]
+max_attempts = {attempts}
+stop_grace = "2s"
+''')
+    return path
+
+
+def environ_of(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return []
+
+
+def pids_where(pred):
+    return [int(p) for p in os.listdir("/proc")
+            if p.isdigit() and int(p) != os.getpid() and pred(environ_of(p))]
+
+
+def app_pids(app):
+    """Every process of the application's containers, on any node (container
+    ids may carry the RM's epoch: container_e01_...)."""
+    rx = re.compile(rb"^CONTAINER_ID=container_(e\d+_)?" + app[len("application_"):].encode()
+                    + rb"_")
+    return pids_where(lambda env: any(rx.match(v) for v in env))
+
+
+def am_host(app):
+    for pid in app_pids(app):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0")[0]
+        except OSError:
+            continue
+        if os.path.basename(argv0) == b"tony-am":
+            for v in environ_of(pid):
+                if v.startswith(b"NM_HOST="):
+                    return v[len(b"NM_HOST="):].decode()
+    return None
+
+
+def kill_node(host):
+    """SIGKILL to the NodeManager of `host`, then to every process of its
+    containers (their environment names the node), until none is left."""
+    with open(os.path.join(STATE, "pids", f"nodemanager-{host}.pid")) as f:
+        os.kill(int(f.read().strip()), signal.SIGKILL)
+    mark = f"NM_HOST={host}".encode()
+
+    def gone():
+        for pid in pids_where(lambda env: mark in env):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return not pids_where(lambda env: mark in env)
+    assert y.wait_until(gone, 30), f"processes of {host}'s containers survive SIGKILL"
+
+
+def kill_a_workers_node(proc):
+    """Once both workers of tony-submit `proc`'s job run, kills the node of
+    one that does not share it with the AM. Returns (app, the node, what
+    tony-submit printed so far)."""
+    lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+    lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
+    text = "".join(lines)
+    app = y.app_id_of(text)
+    hosts = dict(RUNNING.findall(text))
+    am = am_host(app)
+    assert am, y.commands_of(app_pids(app))
+    victims = sorted(h for h in hosts.values() if h != am)
+    assert victims, f"every worker shares the AM's node {am}: {hosts}"
+    kill_node(victims[0])
+    return app, victims[0], text
+
+
+def finish(proc):
+    try:
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return out
+
+
+def test_a_lost_node_with_an_attempt_left_runs_the_next_attempt_on_the_others():
+    proc = y.start_submit([job(10, 2)])
+    try:
+        app, victim, before = kill_a_workers_node(proc)
+    finally:
+        after = finish(proc)
+    text = before + after
+    assert proc.returncode == 0, text
+    assert "FINISHED/SUCCEEDED" in text, text
+    # The first attempt's diagnostic names the node.
+    assert re.search(r"worker:\d lost: .*on " + re.escape(victim), text), text
+    # The second attempt's workers run, on the surviving nodes only.
+    second = dict(RUNNING.findall(after))
+    assert sorted(second) == ["worker:0", "worker:1"], after
+    assert victim not in second.values(), (victim, second)
+    assert re.search(r"worker:0\s+SUCCEEDED", after), after
+    assert re.search(r"worker:1\s+SUCCEEDED", after), after
+    assert y.wait_until(lambda: not app_pids(app), 60), y.commands_of(app_pids(app))
+
+
+def test_a_lost_node_without_an_attempt_left_fails_the_job_naming_it():
+    proc = y.start_submit([job(60, 1)])
+    try:
+        app, victim, before = kill_a_workers_node(proc)
+    finally:
+        after = finish(proc)
+    text = before + after
+    assert proc.returncode == 1, text
+    assert "FAILED" in text, text
+    assert re.search(r"worker:\d lost: its executor's connection dropped.*on " +
+                     re.escape(victim), text), text
+    # Noticed through the executor's connection: the other worker was
+    # stopped, not left to finish its 60 steps.
+    assert not re.search(r"worker:\d\s+SUCCEEDED", after), after
+    # The process table, not YARN's word: nothing of the job is left.
+    assert y.wait_until(lambda: not app_pids(app), 60), y.commands_of(app_pids(app))
