@@ -420,7 +420,8 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300):
 
     rt = threading.Thread(target=reader, daemon=True)
     rt.start()
-    result = {"framework": fw.name, "kind": kind, "run": run_id, "load1": os.getloadavg()[0]}
+    result = {"framework": fw.name, "kind": kind, "run": run_id, "load1": os.getloadavg()[0],
+              "nodes": int(os.environ.get("TONY_BENCH_NODES", "1"))}
     fired = False
     client_gone = time.time()
     deadline = t0 + timeout

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Reruns every benchmark and writes bench/RESULTS.md (see bench/README.md).
 #
-#   bench/run.sh [--only LIST] [--runs N] [--keep-out]
+#   bench/run.sh [--only LIST] [--runs N] [--nodes K] [--keep-out]
 #
 # LIST is a comma list of: registry, local, launch, footprint, failure,
 # offswitch (default: all). N is the number of runs per framework (default 5).
+# K is the number of NodeManagers of the YARN parts' cluster (default 1;
+# each on its own loopback address, scripts/yarn/cluster.sh --nodes).
 # The registry part is 24 runs of tony-bench-registry, about 5 minutes on 2
 # cores (each 10,000-executor run 10-20 s; needs 20,064 open files for the
 # channel at 10,000, else it runs the channel at the most that fit).
@@ -27,13 +29,15 @@ build="$root/build-bench"
 yarn_dir=/tmp/tony-yarn-bench
 only="registry,local,launch,footprint,failure,offswitch"
 runs=5
+nodes=1
 keep_out=0
 while (($#)); do
   case "$1" in
     --only) only=$2; shift ;;
     --runs) runs=$2; shift ;;
+    --nodes) nodes=$2; shift ;;
     --keep-out) keep_out=1 ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -73,8 +77,11 @@ for d, _, files in os.walk(old):
 PY
 rm -rf "$cache/src.new"
 git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
+launcher=()
+command -v ccache >/dev/null &&
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S "$cache/src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF >/dev/null
+  -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
 ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-guard tony-bench-registry >&2
 # What a release ships: the binaries without their debug sections (77 MB of
 # RelWithDebInfo binaries would otherwise be staged with every job).
@@ -112,8 +119,10 @@ if wants launch || wants footprint || wants failure || wants offswitch; then
   trap stop_cluster EXIT
   # With HDFS: skein (tf-yarn) cannot stage to file:/// (its Utils.equalFs
   # dereferences the null host of a file:/// URI).
-  say "starting YARN and HDFS in $yarn_dir"
-  PATH="$root/.venv/bin:$PATH" "$root/scripts/yarn/cluster.sh" start --hdfs --dir "$yarn_dir" >/dev/null
+  say "starting YARN ($nodes NodeManager(s)) and HDFS in $yarn_dir"
+  PATH="$root/.venv/bin:$PATH" "$root/scripts/yarn/cluster.sh" start --hdfs --nodes "$nodes" \
+    --dir "$yarn_dir" >/dev/null
+  export TONY_BENCH_NODES=$nodes
   export TONY_BENCH_YARN_DIR="$yarn_dir"
 
   pex="$cache/envs/bench.pex"
