@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <optional>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -21,10 +22,10 @@ namespace {
 using cmd_exited_atom = caf::atom_constant<caf::atom("cmd_exited")>;
 using escalate_atom = caf::atom_constant<caf::atom("escalate")>;
 
-using executor_impl =
-    executor_actor::extend<caf::reacts_to<tick_atom>,
-                           caf::reacts_to<cmd_exited_atom, int32_t, int32_t>,
-                           caf::reacts_to<escalate_atom>>;
+using executor_impl = executor_actor::extend<
+    caf::reacts_to<tick_atom>, caf::reacts_to<cmd_exited_atom, int32_t, int32_t>,
+    caf::reacts_to<escalate_atom>, caf::reacts_to<reconnect_atom, caf::actor>,
+    caf::reacts_to<give_up_atom, std::string>>;
 
 using behavior = executor_impl::behavior_type;
 
@@ -39,6 +40,12 @@ struct executor_state {
   bool reporting = false;     // the exit report is out
   bool finished = false;
   int32_t tokens_generation = 0; // of the task's token file
+  bool started = false;          // the command was started (the spec came)
+  bool stopping = false;         // told to stop: the end is near, no AM is waited for
+  bool orphaned = false;         // the AM died; the next one is looked for
+  int32_t am_generation = 0;     // counts the AMs registered with
+  /// The command's exit while no AM listens: reported to the next one.
+  std::optional<task_exit> pending_exit;
 
   static inline const char* name = "executor";
 };
@@ -64,19 +71,34 @@ void report_exit(executor_pointer self, task_exit x) {
   auto& st = self->state;
   auto code = x.exit_code;
   if (st.am_lost) {
+    if (st.orphaned) { // the next AM attempt hears it
+      spdlog::info("executor: {} ended with code {} while no AM ran; the next AM "
+                   "attempt is told",
+                   to_string(st.cfg.task), code);
+      st.pending_exit = std::move(x);
+      return;
+    }
     done(self, code);
     return;
   }
   st.reporting = true;
+  st.pending_exit = x;
   self->become(reporting(self));
+  auto generation = st.am_generation;
   self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
                 exit_atom_v, std::move(x))
-      .then([=](bool) { done(self, code); },
-            [=](caf::error& err) {
-              spdlog::error("executor: could not report the exit to the AM: {}",
-                            describe(err));
-              done(self, code);
-            });
+      .then(
+          [=](bool) {
+            self->state.pending_exit.reset();
+            done(self, code);
+          },
+          [=](caf::error& err) {
+            if (self->state.orphaned || generation != self->state.am_generation)
+              return; // the AM died meanwhile: the next one is told
+            spdlog::error("executor: could not report the exit to the AM: {}",
+                          describe(err));
+            done(self, code);
+          });
 }
 
 task_exit exit_of(executor_pointer self, int32_t code, int32_t sig, std::string tail) {
@@ -207,6 +229,7 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
     return;
   }
   st.command_alive = true;
+  st.started = true;
   self->become(running(self));
   spdlog::info("executor: {} started: {}", to_string(st.cfg.task), command);
 }
@@ -230,6 +253,7 @@ void update_spec(executor_pointer self, const cluster_spec& spec) {
 
 void begin_stopping(executor_pointer self, const std::string& reason) {
   auto& st = self->state;
+  st.stopping = true;
   spdlog::info("executor: stopping {}: {}", to_string(st.cfg.task), reason);
   st.runner->signal(SIGTERM);
   self->delayed_send(self, std::chrono::milliseconds(st.cfg.stop_grace_ms),
@@ -253,6 +277,8 @@ behavior registered(executor_pointer self) {
       [=](tick_atom) { beat(self); },
       [=](cmd_exited_atom, int32_t, int32_t) {},
       [=](escalate_atom) {},
+      [=](reconnect_atom, const caf::actor&) {},
+      [=](give_up_atom, const std::string&) {},
   };
 }
 
@@ -266,6 +292,8 @@ behavior running(executor_pointer self) {
         on_command_exit(self, code, sig);
       },
       [=](escalate_atom) {},
+      [=](reconnect_atom, const caf::actor&) {},
+      [=](give_up_atom, const std::string&) {},
   };
 }
 
@@ -280,6 +308,8 @@ behavior stopping(executor_pointer self) {
         on_command_exit(self, code, sig);
       },
       [=](escalate_atom) { self->state.runner->signal(SIGKILL); },
+      [=](reconnect_atom, const caf::actor&) {},
+      [=](give_up_atom, const std::string&) {},
   };
 }
 
@@ -289,6 +319,7 @@ behavior reporting(executor_pointer self) {
       [=](spec_atom, const cluster_spec&) {},    [=](stop_atom, const std::string&) {},
       [=](tokens_atom, const job_tokens&) {},    [=](tick_atom) { beat(self); },
       [=](cmd_exited_atom, int32_t, int32_t) {}, [=](escalate_atom) {},
+      [=](reconnect_atom, const caf::actor&) {}, [=](give_up_atom, const std::string&) {},
   };
 }
 
@@ -305,12 +336,14 @@ behavior registering(executor_pointer self) {
       [=](tick_atom) {},
       [=](cmd_exited_atom, int32_t, int32_t) {},
       [=](escalate_atom) {},
+      [=](reconnect_atom, const caf::actor&) {},
+      [=](give_up_atom, const std::string&) {},
   };
 }
 
 // -- start and the AM's loss -------------------------------------------------------
 
-void register_with_am(executor_pointer self) {
+executor_hello make_hello(executor_pointer self) {
   auto& st = self->state;
   executor_hello hello;
   hello.task = st.cfg.task;
@@ -321,9 +354,14 @@ void register_with_am(executor_pointer self) {
   hello.secret = st.cfg.secret;
   hello.pid = st.cfg.pid;
   hello.tensorboard_port = st.cfg.tensorboard_port;
+  return hello;
+}
+
+void register_with_am(executor_pointer self) {
+  auto& st = self->state;
   executor_actor me = self;
   self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
-                register_atom_v, std::move(hello), me)
+                register_atom_v, make_hello(self), me)
       .then(
           [=](const registration_ack& ack) {
             auto& st = self->state;
@@ -343,13 +381,121 @@ void register_with_am(executor_pointer self) {
           });
 }
 
-// The AM's connection dropped: nobody will stop the command or hear its
-// exit, so it dies now.
+// -- the AM's loss and the next AM attempt -------------------------------------------
+
+behavior orphaned(executor_pointer self);
+
+// The wait for the next AM is over: the command dies (its exit, if it had
+// one, is the executor's).
+void give_up(executor_pointer self, const std::string& why) {
+  auto& st = self->state;
+  if (!st.orphaned)
+    return;
+  st.orphaned = false;
+  spdlog::error("executor: {}; killing {}", why, to_string(st.cfg.task));
+  if (st.command_alive)
+    st.runner->signal(SIGKILL); // cmd_exited follows and ends us
+  else
+    done(self, st.pending_exit ? st.pending_exit->exit_code : 1);
+}
+
+bool is_not_ready(const caf::error& err) {
+  return err.category() == errc_category &&
+         err.code() == static_cast<uint8_t>(errc::not_ready);
+}
+
+// Registers again with the next AM attempt's registry: the command runs on
+// (or its exit, held meanwhile, is reported now).
+void register_again(executor_pointer self, const caf::actor& handle) {
+  auto& st = self->state;
+  if (!st.orphaned || !handle)
+    return;
+  auto registry = caf::actor_cast<registry_actor>(handle);
+  auto generation = ++st.am_generation;
+  st.registry = registry;
+  self->monitor(registry);
+  auto hello = make_hello(self);
+  hello.resumed = true;
+  executor_actor me = self;
+  self->request(registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
+                register_atom_v, std::move(hello), me)
+      .then(
+          [=](const registration_ack& ack) {
+            auto& st = self->state;
+            if (st.finished || !st.orphaned || generation != st.am_generation)
+              return;
+            st.orphaned = false;
+            st.am_lost = false;
+            st.heartbeat_ms = std::max(ack.heartbeat_interval_ms, 10);
+            spdlog::info("executor: {} registered again with the new AM of {}",
+                         to_string(st.cfg.task), ack.app_id);
+            take_tokens(self, ack.tokens);
+            if (st.pending_exit) {
+              auto x = *st.pending_exit;
+              report_exit(self, std::move(x));
+              return;
+            }
+            self->become(running(self));
+            beat(self);
+          },
+          [=](caf::error& err) {
+            auto& st = self->state;
+            if (st.finished || !st.orphaned || generation != st.am_generation)
+              return;
+            self->demonitor(registry.address());
+            if (is_not_ready(err)) {
+              st.cfg.find_am(true); // asked again, a little later
+              return;
+            }
+            give_up(self, "the new ApplicationMaster refused its registration: " +
+                              describe(err));
+          });
+}
+
+// The AM died, and the next AM attempt may adopt the task: it runs on.
+behavior orphaned(executor_pointer self) {
+  return {
+      [=](spec_atom, const cluster_spec&) {},
+      [=](stop_atom, const std::string& reason) {
+        // Its container is being stopped (the application ended): no AM
+        // comes any more.
+        auto& st = self->state;
+        st.orphaned = false;
+        if (st.command_alive)
+          begin_stopping(self, reason);
+        else
+          done(self, st.pending_exit ? st.pending_exit->exit_code : 143);
+      },
+      [=](tokens_atom, const job_tokens&) {},
+      [=](tick_atom) {},
+      [=](cmd_exited_atom, int32_t code, int32_t sig) {
+        on_command_exit(self, code, sig);
+      },
+      [=](escalate_atom) {},
+      [=](reconnect_atom, const caf::actor& registry) { register_again(self, registry); },
+      [=](give_up_atom, const std::string& why) { give_up(self, why); },
+  };
+}
+
+// The AM's connection dropped. Without AM restarts nobody will stop the
+// command or hear its exit, so it dies now; with them, once the command
+// started, it runs on while the next AM attempt is looked for.
 void on_am_lost(executor_pointer self, const caf::down_msg& msg) {
   auto& st = self->state;
   if (msg.source != st.registry.address() || st.finished)
     return;
   st.am_lost = true;
+  if (st.cfg.find_am && st.started && !st.stopping && !st.orphaned) {
+    spdlog::warn("executor: lost the AM ({}); {} runs on while the next AM attempt "
+                 "is looked for",
+                 caf::to_string(msg.reason), to_string(st.cfg.task));
+    st.orphaned = true;
+    self->become(orphaned(self));
+    st.cfg.find_am(false);
+    return;
+  }
+  if (st.orphaned)
+    return; // a new AM's connection that dropped: still looking
   spdlog::error("executor: lost the AM ({}); killing the task",
                 caf::to_string(msg.reason));
   if (st.command_alive)

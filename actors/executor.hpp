@@ -15,6 +15,11 @@
 // registered, renders the task environment from the cluster spec, runs the
 // command in a process group of its own, reports its exit, and kills it when
 // told to or when the AM is gone (then it reports nothing: nobody listens).
+// With AM restarts, a lost AM is waited for instead: the command keeps
+// running (`orphaned`), and the executor registers again with the next AM
+// attempt, reporting an exit that happened meanwhile (doc/operations.md
+// "AM restart").
+//
 // Its effects on the world — the command and the files it writes — come in
 // through interfaces (runtime/process/command_runner.hpp); its time is the
 // actor clock, so the actor harness drives it with fakes.
@@ -92,7 +97,22 @@ struct executor_config {
   std::function<void()> release_port;
   /// Receives the executor's exit code when it is done.
   std::function<void(int)> on_done;
+  /// AM restarts ([am] max_app_attempts >= 2): when the AM's connection
+  /// drops after the command started, the executor keeps the command
+  /// running (and its exit, should it end) and calls `find_am`; whoever
+  /// looks for the next AM attempt (am/executor_host.cpp) answers with
+  /// `reconnect_atom` and the new registry, and the executor registers again
+  /// (executor_hello::resumed), or with `give_up_atom` and why, and the
+  /// executor kills the command and ends. After a `not_ready` answer it
+  /// calls `find_am(true)` (the same AM, again), after a loss `find_am(false)`.
+  /// Empty: the command dies with its AM.
+  std::function<void(bool again)> find_am;
 };
+
+/// Sent to an executor by the process that runs it: the next AM attempt's
+/// registry (a caf::actor), or the end of the wait for one.
+using reconnect_atom = caf::atom_constant<caf::atom("reconnect")>;
+using give_up_atom = caf::atom_constant<caf::atom("give_up")>;
 
 /// Spawns an executor that registers with `registry` (a caf::actor handle to
 /// the AM's registry, typically a remote proxy).

@@ -138,6 +138,17 @@ void carry_out(monitor_pointer self, core::command& c, std::vector<container_ask
           self->send(st.registry, expect_atom_v, std::move(x.tasks), x.attempt);
         } else if constexpr (std::is_same_v<T, core::reopen_task>) {
           self->send(st.registry, reopen_atom_v, x.task, x.attempt);
+        } else if constexpr (std::is_same_v<T, core::resume_tasks>) {
+          std::vector<executor_hello> adopted;
+          for (auto& a : x.adopted) {
+            executor_hello hello;
+            hello.task = a.task;
+            hello.attempt = x.attempt;
+            hello.container_id = a.container_id;
+            adopted.push_back(std::move(hello));
+          }
+          self->send(st.registry, resume_atom_v, std::move(x.tasks), std::move(adopted),
+                     x.attempt);
         } else if constexpr (std::is_same_v<T, core::watch_executor>) {
           if (auto i = st.executors.find(x.container_id); i != st.executors.end()) {
             self->monitor(i->second);
@@ -195,6 +206,8 @@ core::lifecycle_config core_config(const monitor_config& cfg) {
   result.nodes = cfg.nodes;
   result.racks = cfg.racks;
   result.log_dir_of = cfg.log_dir_of;
+  result.am_attempt = cfg.am_attempt;
+  result.resume = cfg.resume;
   return result;
 }
 

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ struct monitor_config {
   std::vector<std::string> racks;
   /// Where a container's logs are (a directory or URL), for the status.
   std::function<std::string(const container&)> log_dir_of;
+  /// A later AM attempt (YARN's attempt number) and the job as the AM
+  /// before saved it: core::lifecycle_config's am_attempt and resume.
+  int32_t am_attempt = 1;
+  std::optional<job_status> resume;
   /// Optional: gets the job's snapshot (what status_atom answers) after
   /// every message that may have changed it; the event log finds what did
   /// (runtime/history/event_log.hpp). Runs in the monitor's context: it must

@@ -32,6 +32,11 @@ struct registry_state {
   std::map<task_id, std::pair<executor_hello, executor_actor>> registered;
   bool barrier_done = false;
   job_tokens tokens; // the newest, sealed
+  /// The supervisor said how the attempt begins (expect or resume).
+  bool decided = false;
+  /// Adopted tasks whose executors have not registered again: the
+  /// container each registers from.
+  std::map<task_id, std::string> adopted;
 
   static inline const char* name = "registry";
 };
@@ -70,12 +75,42 @@ void release_barrier(registry_pointer self) {
   send_spec(self);
 }
 
+// An executor of the AM before registers again with this one.
+caf::result<registration_ack> on_resumed(registry_pointer self, executor_hello& hello,
+                                         executor_actor& exec, const std::string& who) {
+  auto& st = self->state;
+  if (!st.decided && st.cfg.takes_over) {
+    spdlog::info("registry: {} registers again; not decided yet, asked to retry", who);
+    return make_error(errc::not_ready,
+                      "the ApplicationMaster is still taking the job over; try again");
+  }
+  auto i = st.adopted.find(hello.task);
+  if (hello.attempt != st.attempt || i == st.adopted.end() ||
+      i->second != hello.container_id)
+    return reject(who +
+                      " registered again, but this ApplicationMaster did not adopt "
+                      "its container (attempt " +
+                      std::to_string(hello.attempt) + ")",
+                  errc::stale_attempt);
+  if (!exec)
+    return reject(who + " sent no executor handle", errc::protocol);
+  st.adopted.erase(i);
+  hello.secret.clear();
+  spdlog::info("registry: {} registered again at {}:{}", to_string(hello.task),
+               hello.host, hello.port);
+  st.registered[hello.task] = std::make_pair(hello, exec);
+  self->send(st.supervisor, registered_atom_v, hello, exec);
+  return registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens};
+}
+
 caf::result<registration_ack> on_register(registry_pointer self, executor_hello& hello,
                                           executor_actor& exec) {
   auto& st = self->state;
   auto who = to_string(hello.task) + " (container " + hello.container_id + ")";
   if (!same_secret(hello.secret, st.cfg.secret))
     return reject("wrong job secret from " + who, errc::bad_secret);
+  if (hello.resumed)
+    return on_resumed(self, hello, exec, who);
   if (hello.attempt != st.attempt)
     return reject(who + " registered for attempt " + std::to_string(hello.attempt) +
                       " but the current attempt is " + std::to_string(st.attempt),
@@ -185,7 +220,23 @@ registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
           st.attempt = attempt;
           st.expected = std::set<task_id>(tasks.begin(), tasks.end());
           st.registered.clear();
+          st.adopted.clear();
           st.barrier_done = false;
+          st.decided = true;
+        },
+        [=](resume_atom, std::vector<task_id>& tasks,
+            std::vector<executor_hello>& adopted, int32_t attempt) {
+          if (!from_supervisor(self))
+            return;
+          auto& st = self->state;
+          st.attempt = attempt;
+          st.expected = std::set<task_id>(tasks.begin(), tasks.end());
+          st.registered.clear();
+          st.adopted.clear();
+          for (auto& hello : adopted)
+            st.adopted[hello.task] = hello.container_id;
+          st.barrier_done = true; // the spec went out under the AM before
+          st.decided = true;
         },
         [=](reopen_atom, const task_id& task, int32_t attempt) {
           if (!from_supervisor(self) || attempt != self->state.attempt)

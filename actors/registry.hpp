@@ -14,7 +14,13 @@
 //   reopen(task) ─▶ register(task) ─────────▶ the new spec to all (the restarted
 //                                               task's new address included)
 //
-// Only the supervisor may send `expect` and `reopen`, and only the AM's own
+// A later AM attempt (the AM before died, YARN kept its containers): the
+// supervisor says which containers it adopted (`resume`: the attempt, its
+// tasks, and per adopted task the container); their executors register
+// again (`executor_hello::resumed`) without a new barrier or spec: their
+// commands run. Any other resumed registration is refused as stale.
+//
+// Only the supervisor may send `expect`, `reopen` and `resume`, and only the AM's own
 // process `tokens`: the job's new delegation tokens, which the registry
 // seals with the job secret and sends to every registered executor (and
 // with every later registration's acknowledgement). Clients ask for the
@@ -54,12 +60,18 @@ using registry_actor =
                      caf::reacts_to<bye_atom>,
                      caf::reacts_to<expect_atom, std::vector<task_id>, int32_t>,
                      caf::reacts_to<reopen_atom, task_id, int32_t>,
+                     caf::reacts_to<resume_atom, std::vector<task_id>,
+                                    std::vector<executor_hello>, int32_t>,
                      caf::reacts_to<tokens_atom, std::string>>;
 
 struct registry_config {
   std::string app_id;
   std::string secret;
   int32_t heartbeat_interval_ms = 1000;
+  /// A later AM attempt: executors of the AM before register again
+  /// (resumed) and wait (errc::not_ready) until the supervisor said which
+  /// it adopted (`resume`) or that the job starts over (`expect`).
+  bool takes_over = false;
 };
 
 registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,

@@ -225,6 +225,8 @@ int run_am(const am_options& opts) {
   mcfg.nodes = backend->nodes;
   mcfg.racks = backend->racks;
   mcfg.log_dir_of = backend->log_dir_of;
+  mcfg.am_attempt = backend->am_attempt;
+  mcfg.resume = backend->resume;
   std::shared_ptr<history::event_log_writer> events;
   if (auto w = history::event_log_writer::open(backend->event_log))
     events = std::move(*w);
@@ -235,13 +237,20 @@ int run_am(const am_options& opts) {
   auto recorder = std::make_shared<history::job_recorder>(
       events, static_cast<size_t>(job.total_tasks()));
   recorder->submitted(submitted_event(opts, job, tracking_url));
-  mcfg.on_change = [recorder](const job_status& st) { recorder->observe(st); };
+  auto save_state = backend->save_state; // the next AM attempt's (YARN)
+  mcfg.on_change = [recorder, save_state](const job_status& st) {
+    recorder->observe(st);
+    if (save_state)
+      save_state(st);
+  };
   mcfg.on_sample = [recorder](const task_id& task, int32_t attempt,
                               const task_sample& s) {
     recorder->sample(task, attempt, s);
   };
   registry_config rcfg{opts.app_id, secret,
                        static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
+  // Executors of the AM before register again once it decided what it adopts.
+  rcfg.takes_over = backend->am_attempt > 1 && !backend->restart_dir.empty();
   auto port = am.open(mcfg, rcfg, backend->bind_address);
   if (!port) {
     spdlog::error("tony-am: {}", describe(port.error()));
@@ -259,6 +268,8 @@ int run_am(const am_options& opts) {
   am_endpoint endpoint{
       opts.app_id, host, static_cast<int32_t>(*port), secret,
       serve_horovod_rendezvous(horovod, job, secret, backend->bind_address)};
+  endpoint.restart_dir = backend->restart_dir;
+  endpoint.restart_webhdfs = backend->restart_webhdfs;
   if (endpoint.horovod_port > 0)
     spdlog::info("tony-am: Horovod rendezvous at {}:{}", host, endpoint.horovod_port);
   am.start({backend->rm,
@@ -287,6 +298,8 @@ int run_am(const am_options& opts) {
   spdlog::info("tony-am: tracking page: {}", gate::summary(web.counts()));
   if (endpoint.horovod_port > 0)
     spdlog::info("tony-am: Horovod rendezvous: {}", gate::summary(horovod.counts()));
+  if (backend->end_restarts)
+    backend->end_restarts(); // nothing is saved after the staging dir is gone
   backend->on_end(final_status);
   return final_status.state == "SUCCEEDED" ? 0 : 1;
 }

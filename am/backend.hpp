@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,22 @@ struct am_backend {
   std::function<void(std::function<void(const std::string&)>)> start_token_renewal;
   /// Keeps backend state (the local pool, RPC clients) alive as long as the AM.
   std::shared_ptr<void> keep_alive;
+
+  // -- AM restarts (YARN, [am] max_app_attempts >= 2; am/am_restart.hpp) --
+
+  /// YARN's attempt of this AM (2 after one AM died).
+  int32_t am_attempt = 1;
+  /// The job as the AM before this one saved it.
+  std::optional<job_status> resume;
+  /// Saves the job as it changes, for the next AM attempt (may be empty).
+  std::function<void(const job_status&)> save_state;
+  /// Where executors whose AM died find the next one (the staging dir's
+  /// am.json; empty: they do not wait for one), and its WebHDFS address.
+  std::string restart_dir;
+  std::string restart_webhdfs;
+  /// Writes what save_state still holds and stops saving: called before
+  /// on_end removes the staging dir (may be empty).
+  std::function<void()> end_restarts;
 };
 
 using backend_maker = caf::expected<am_backend> (*)(caf::actor_system&, const job_spec&,

@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <future>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -21,6 +24,7 @@
 #include "actors/actor_types.hpp"
 #include "actors/executor.hpp"
 #include "actors/registry.hpp"
+#include "am/am_restart.hpp"
 #include "am/task_layout.hpp"
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
@@ -33,10 +37,154 @@
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
 #include "runtime/rendezvous/horovod_rendezvous.hpp"
+#include "runtime/staging/stager.hpp"
 
 namespace tony {
 
 namespace {
+
+// Looks for the next AM attempt once the executor's AM died (AM restarts,
+// am/am_restart.hpp): reads am.json in the job's staging dir about every
+// second until it names another AM than the lost one, connects through that
+// AM's gate, and hands its registry to the executor (reconnect_atom). After
+// `reconnect_ms` without one, the executor gives up (give_up_atom).
+class am_finder {
+public:
+  am_finder(caf::actor_system& sys, const executor_contract& contract,
+            std::map<std::string, std::string> env)
+      : sys_(sys)
+      , secret_(contract.secret)
+      , dir_(contract.restart_dir)
+      , webhdfs_(contract.restart_webhdfs)
+      , limit_(contract.reconnect_ms)
+      , env_(std::move(env))
+      , current_{contract.am_host, contract.am_port, 0} {
+    // nop
+  }
+
+  ~am_finder() {
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+  void start(caf::actor exec) {
+    exec_ = std::move(exec);
+    thread_ = std::thread([this] { run(); });
+  }
+
+  /// From the executor: its AM died (again = false), or the AM it found
+  /// asked it to try again.
+  void find(bool again) {
+    {
+      std::lock_guard<std::mutex> guard{mtx_};
+      if (!again) {
+        lost_ = current_;
+        deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit_);
+      }
+      wanted_ = true;
+      retry_ = again;
+    }
+    cv_.notify_all();
+  }
+
+private:
+  // The AM named in am.json now, if the file is there and readable.
+  std::optional<am_location> read_location() {
+    auto tokens_path = env_or_empty("HADOOP_TOKEN_FILE_LOCATION");
+    hadoop::credentials tokens;
+    if (!tokens_path.empty())
+      if (auto creds = hadoop::read_credentials_file(tokens_path))
+        tokens = std::move(*creds);
+    auto user = env_or_empty("USER");
+    auto nn = namenode_for(dir_, webhdfs_, user, tokens, env_or_empty("TONY_CA_FILE"));
+    auto dir = staging::make_stager(dir_, nn);
+    if (!dir)
+      return std::nullopt;
+    auto text = (*dir)->read(am_address_file);
+    if (!text)
+      return std::nullopt;
+    return am_location_from_json(*text);
+  }
+
+  std::string env_or_empty(const char* key) const {
+    auto i = env_.find(key);
+    return i == env_.end() ? std::string{} : i->second;
+  }
+
+  void run() {
+    std::unique_lock<std::mutex> lock{mtx_};
+    for (;;) {
+      cv_.wait(lock, [this] { return stop_ || wanted_; });
+      if (stop_)
+        return;
+      if (retry_) { // the AM it found was not ready: a moment
+        retry_ = false;
+        cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; });
+        if (stop_)
+          return;
+      }
+      if (std::chrono::steady_clock::now() >= deadline_) {
+        wanted_ = false;
+        caf::anon_send(exec_, give_up_atom::value,
+                       "no new ApplicationMaster registered it within " +
+                           std::to_string(limit_ / 1000) + " s of losing its AM at " +
+                           lost_.host + ":" + std::to_string(lost_.port) +
+                           " ([am] reconnect_timeout)");
+        continue;
+      }
+      lock.unlock();
+      auto found = read_location();
+      bool is_new = found && !(found->host == lost_.host && found->port == lost_.port);
+      caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
+      if (is_new)
+        registry = gate::remote_actor<registry_actor>(sys_, found->host,
+                                                      static_cast<uint16_t>(found->port),
+                                                      secret_, std::chrono::seconds(10));
+      lock.lock();
+      if (stop_)
+        return;
+      if (is_new && registry) {
+        spdlog::info("tony-executor: the next AM (attempt {}) listens at {}:{}",
+                     found->am_attempt, found->host, found->port);
+        current_ = *found;
+        wanted_ = false;
+        caf::anon_send(exec_, reconnect_atom::value,
+                       caf::actor_cast<caf::actor>(*registry));
+        continue;
+      }
+      if (is_new)
+        spdlog::warn("tony-executor: cannot reach the AM at {}:{} yet: {}", found->host,
+                     found->port, describe(registry.error()));
+      // About a second apart, spread over the executors.
+      auto pause = std::chrono::milliseconds(800 + (::getpid() % 400));
+      cv_.wait_for(lock, pause, [this] { return stop_; });
+      if (stop_)
+        return;
+    }
+  }
+
+  caf::actor_system& sys_;
+  std::string secret_;
+  std::string dir_;
+  std::string webhdfs_;
+  int64_t limit_;
+  std::map<std::string, std::string> env_;
+  caf::actor exec_;
+  std::mutex mtx_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool wanted_ = false;
+  bool retry_ = false;
+  am_location current_; // the AM registered with last
+  am_location lost_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_;
+};
 
 struct executor_system_config : caf::actor_system_config {
   executor_system_config() {
@@ -306,14 +454,23 @@ int run_executor(const std::string& guard_program) {
   }
   std::promise<int> result;
   cfg.on_done = [&result](int code) { result.set_value(code); };
+  // AM restarts: when the AM dies, the task runs on while the next one is found.
+  std::unique_ptr<am_finder> finder;
+  if (contract->reconnect_ms > 0 && !contract->restart_dir.empty()) {
+    finder = std::make_unique<am_finder>(sys, *contract, env);
+    cfg.find_am = [f = finder.get()](bool again) { f->find(again); };
+  }
   auto runner =
       make_process_runner(log_dir + "/stdout", log_dir + "/stderr", guard_program);
   auto exec = spawn_executor(sys, caf::actor_cast<caf::actor>(*registry),
                              std::move(runner), make_file_writer(), std::move(cfg));
+  if (finder)
+    finder->start(exec);
   signals.start([exec](int sig) {
     caf::anon_send(exec, stop_atom_v, std::string{"received "} + ::strsignal(sig));
   });
   auto code = result.get_future().get();
+  finder.reset();
   sys.await_all_actors_done();
   return code;
 }

@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
+#include "am/am_restart.hpp"
 #include "am/backend.hpp"
 #include "am/token_renewer.hpp"
 #include "messages/error.hpp"
@@ -18,6 +19,7 @@
 #include "runtime/http/proxy_filter.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/staging/stager.hpp"
+#include "runtime/status_json.hpp"
 #include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/amrm_client.hpp"
 #include "runtime/yarn/nm_client.hpp"
@@ -52,24 +54,7 @@ std::string event_log_path(const env_map& env, const std::string& work_dir) {
 webhdfs::namenode_http namenode_of(const env_map& env, const std::string& uri,
                                    const std::string& webhdfs, const std::string& user,
                                    const token_box& tokens) {
-  webhdfs::namenode_http nn;
-  nn.base = webhdfs;
-  nn.auth.user = user;
-  if (auto ca = get(env, yarn_env::ca_file); !ca.empty())
-    nn.auth.ca_file = std::filesystem::absolute(ca).string();
-  if (uri.rfind("hdfs://", 0) != 0)
-    return nn;
-  auto authority = uri.substr(7, uri.find('/', 7) - 7);
-  auto address = hadoop::parse_endpoint(authority, 8020);
-  if (!address)
-    return nn;
-  auto service = hdfs::token_service(*address);
-  if (!service)
-    return nn;
-  auto current = tokens.current(); // find() points into it
-  if (auto* tok = current.find(hdfs::delegation_token_kind, *service))
-    nn.auth.delegation = hdfs::to_url_string(*tok);
-  return nn;
+  return namenode_for(uri, webhdfs, user, tokens.current(), get(env, yarn_env::ca_file));
 }
 
 // Copies the event log into the history dir tony-submit named.
@@ -137,6 +122,80 @@ std::shared_ptr<token_renewer> renewer_of(const env_map& env, const std::string&
     return nullptr;
   }
   return std::make_shared<token_renewer>(std::move(*plan), work_dir, std::move(box));
+}
+
+// -- AM restarts (doc/operations.md "AM restart") ----------------------------------
+
+// Writes `content` as `name` in the staging dir (through a file in the AM's
+// working directory: the stager uploads files).
+bool put_text(staging::stager& dir, const std::string& work_dir, const std::string& name,
+              const std::string& content) {
+  auto local = work_dir + "/." + name;
+  if (!write_file_atomically(local, content))
+    return false;
+  auto res = dir.put(local, name, false);
+  if (!res)
+    spdlog::warn("tony-am: cannot write {}/{}: {}", dir.uri(), name,
+                 describe(res.error()));
+  return static_cast<bool>(res);
+}
+
+// What the AM before this one saved of the job; nothing for the first AM,
+// or when nothing (readable) was saved: the job then starts over.
+std::optional<job_status> saved_job(staging::stager& dir, int32_t am_attempt) {
+  if (am_attempt <= 1)
+    return std::nullopt;
+  auto text = dir.read(am_state_file);
+  if (!text) {
+    spdlog::warn("tony-am: AM attempt {}: no saved state of the job in {}: {}",
+                 am_attempt, dir.uri(), describe(text.error()));
+    return std::nullopt;
+  }
+  auto st = job_status_from_json(*text);
+  if (!st) {
+    spdlog::warn("tony-am: AM attempt {}: the saved state {}/{} is unreadable: {}",
+                 am_attempt, dir.uri(), am_state_file, describe(st.error()));
+    return std::nullopt;
+  }
+  return std::move(*st);
+}
+
+// Sets `result` up for a job whose AM may be restarted: the state the AM
+// before saved, the journal of this AM's, and the address file executors
+// read when their AM died.
+void prepare_restarts(am_backend& result, const env_map& env, const job_spec& job,
+                      const am_options& opts, std::shared_ptr<token_box> tokens) {
+  result.am_attempt = std::max(attempt_of_container(get(env, "CONTAINER_ID")), 1);
+  auto staging_uri = get(env, yarn_env::staging_uri);
+  if (job.am.max_app_attempts < 2 || staging_uri.empty())
+    return;
+  auto webhdfs = get(env, yarn_env::webhdfs_address);
+  auto nn = namenode_of(env, staging_uri, webhdfs, hadoop::current_user(), *tokens);
+  auto opened = staging::make_stager(staging_uri, nn);
+  if (!opened) {
+    spdlog::warn("tony-am: AM restarts cannot adopt this job's tasks: {}",
+                 describe(opened.error()));
+    return;
+  }
+  std::shared_ptr<staging::stager> dir = std::move(*opened);
+  result.resume = saved_job(*dir, result.am_attempt);
+  result.restart_dir = staging_uri;
+  result.restart_webhdfs = webhdfs;
+  auto work_dir = opts.work_dir;
+  auto journal = std::make_shared<state_journal>(
+      [dir, work_dir](const std::string& json) {
+        return put_text(*dir, work_dir, am_state_file, json);
+      },
+      std::chrono::milliseconds(250));
+  result.save_state = [journal](const job_status& st) { journal->save(st); };
+  auto am_attempt = result.am_attempt;
+  result.announce = [dir, work_dir, am_attempt](const am_address& at) {
+    am_location where{at.host, at.port, am_attempt};
+    if (put_text(*dir, work_dir, am_address_file, to_json(where)))
+      spdlog::info("tony-am: AM attempt {} at {}:{} written to {}/{}", am_attempt,
+                   at.host, at.port, dir->uri(), am_address_file);
+  };
+  result.end_restarts = [journal] { journal->close(); };
 }
 
 using type_resource_map = std::map<std::string, std::vector<local_resource>>;
@@ -243,6 +302,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   };
   result.event_log = event_log_path(env, opts.work_dir);
   result.announce = [](const am_address&) {}; // the RM's report carries it
+  prepare_restarts(result, env, job, opts, job_tokens);
   auto log_path = result.event_log;
   auto app_id = opts.app_id;
   result.on_end = [env, log_path, app_id, job_tokens, renewer](const job_status&) {

@@ -1140,13 +1140,15 @@ private:
   }
 
   void read_am(const toml::table& t) {
-    check_keys(t, "[am]", {"memory", "vcores", "max_app_attempts"});
+    check_keys(t, "[am]", {"memory", "vcores", "max_app_attempts", "reconnect_timeout"});
     if (auto mb = read_memory(t, "memory"))
       spec_.am.capability.memory_mb = *mb;
     if (auto vcores = read_int(t, "vcores", 1, max_vcores))
       spec_.am.capability.vcores = static_cast<int32_t>(*vcores);
     if (auto attempts = read_int(t, "max_app_attempts", 1, max_app_attempts))
       spec_.am.max_app_attempts = static_cast<int32_t>(*attempts);
+    if (auto ms = read_duration(t, "reconnect_timeout", false))
+      spec_.am.reconnect_timeout_ms = *ms;
   }
 
   void read_policy(const toml::table& t) {

@@ -262,7 +262,8 @@ std::string check_job_spec(const job_spec& s) {
                p.heartbeat_interval_ms + 1, max_duration_ms),
         out_of("policy.stop_grace_ms", p.stop_grace_ms, 0, max_duration_ms),
         out_of("timeout_ms", s.timeout_ms, 0, max_duration_ms),
-        out_of("am.max_app_attempts", s.am.max_app_attempts, 1, max_app_attempts)})
+        out_of("am.max_app_attempts", s.am.max_app_attempts, 1, max_app_attempts),
+        out_of("am.reconnect_timeout_ms", s.am.reconnect_timeout_ms, 1, max_duration_ms)})
     if (!problem.empty())
       return problem;
   return {};
@@ -331,7 +332,8 @@ std::string to_json(const job_spec& spec, int indent) {
           {"gpus", spec.cluster.local.gpus}}}}},
       {"am",
        {{"capability", resource_json(spec.am.capability)},
-        {"max_app_attempts", spec.am.max_app_attempts}}},
+        {"max_app_attempts", spec.am.max_app_attempts},
+        {"reconnect_timeout_ms", spec.am.reconnect_timeout_ms}}},
       {"policy",
        {{"max_attempts", spec.policy.max_attempts},
         {"allocation_timeout_ms", spec.policy.allocation_timeout_ms},
@@ -449,6 +451,8 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
     if (auto* am = r.member(doc, "", "am")) {
       r.read(*am, "am", "capability", s.am.capability);
       r.read_int(*am, "am", "max_app_attempts", s.am.max_app_attempts, 1, INT32_MAX);
+      r.read_int(*am, "am", "reconnect_timeout_ms", s.am.reconnect_timeout_ms, 1,
+                 int64_max);
     }
     if (auto* p = r.member(doc, "", "policy")) {
       auto& pol = s.policy;

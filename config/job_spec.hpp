@@ -94,7 +94,7 @@ struct tensorboard_spec {
 struct local_pool_spec {
   int64_t memory_mb = 0; // 0: this machine's physical memory
   int32_t vcores = 0;    // 0: 4 x this machine's cores (see doc/job-toml.md)
-  int32_t gpus = -1;      // -1: the GPUs this machine has (NVML, /proc)
+  int32_t gpus = -1;     // -1: the GPUs this machine has (NVML, /proc)
 };
 
 struct cluster_settings {
@@ -125,6 +125,10 @@ struct security_spec {
 struct am_spec {
   resource capability{512, 1, 0};
   int32_t max_app_attempts = 1;
+  /// With max_app_attempts >= 2: how long an executor whose AM died keeps
+  /// its task running while it waits for the next AM attempt to adopt it
+  /// (doc/operations.md "AM restart"); then it kills the task.
+  int64_t reconnect_timeout_ms = 600000;
 };
 
 /// [policy]: lifecycle knobs (doc/lifecycle.md).

@@ -155,6 +155,8 @@ void write_am_and_policy(toml_writer& w, const job_spec& job) {
     w.integer("vcores", am.vcores);
   if (job.am.max_app_attempts != defaults.am.max_app_attempts)
     w.integer("max_app_attempts", job.am.max_app_attempts);
+  w.duration_if("reconnect_timeout", job.am.reconnect_timeout_ms,
+                defaults.am.reconnect_timeout_ms);
   w.section("policy");
   auto& p = job.policy;
   auto& d = defaults.policy;

@@ -159,9 +159,13 @@ commands lifecycle::start(int64_t now) {
   now_ = now;
   out_.clear();
   started_ms_ = now;
+  // A later AM attempt keeps the job's start, and so its deadline.
+  if (cfg_.resume && cfg_.resume->started_ms > 0 && cfg_.resume->started_ms < now)
+    started_ms_ = cfg_.resume->started_ms;
   emit(register_am{});
   if (cfg_.job.timeout_ms > 0)
-    arm(timer_kind::job_timeout, cfg_.job.timeout_ms);
+    arm(timer_kind::job_timeout,
+        std::max<int64_t>(cfg_.job.timeout_ms - (now - started_ms_), 0));
   return std::move(out_);
 }
 
@@ -206,6 +210,7 @@ job_status lifecycle::status() const {
   result.started_ms = started_ms_;
   result.finished_ms = finished_ms_;
   result.tracking_url = cfg_.tracking_url;
+  result.recovery = recovery_;
   for (auto& t : tasks_) {
     task_status ts;
     ts.task = t.id;
@@ -291,6 +296,10 @@ void lifecycle::on(const rm_registered& e) {
                                   " in all, but the cluster has only " +
                                   capability_text(cap, gpus) +
                                   "; it can never be scheduled" + gpu_hint(total, cap));
+    return;
+  }
+  if (cfg_.resume || !e.reg.previous_containers.empty()) {
+    take_over(e.reg.previous_containers);
     return;
   }
   start_attempt();
@@ -406,6 +415,31 @@ void lifecycle::on(const registered& e) {
   if (hello.attempt != attempt_)
     return;
   auto t = find(hello.task);
+  if (hello.resumed) {
+    // The executor of an adopted container, back: its command runs (or
+    // ended, and its exit report follows).
+    if (t == nullptr || !t->adopting || hello.container_id != t->c.id ||
+        end_ != end_phase::none) {
+      emit(stop_executor{hello.container_id,
+                         "this ApplicationMaster did not adopt its container"});
+      return;
+    }
+    t->adopting = false;
+    t->executor = hello.container_id;
+    t->host = hello.host;
+    t->port = hello.port;
+    t->tensorboard_port = hello.tensorboard_port;
+    t->last_heartbeat_ms = now_;
+    say(note::info, to_string(t->id) + " is back: its executor registered again from " +
+                        t->c.id + " on " + t->c.host);
+    emit(watch_executor{hello.container_id});
+    if (!armed(timer_kind::heartbeat_check))
+      arm(timer_kind::heartbeat_check,
+          std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+    if (std::none_of(tasks_.begin(), tasks_.end(), [](auto& x) { return x.adopting; }))
+      disarm(timer_kind::adoption);
+    return;
+  }
   if (t == nullptr ||
       (t->state != task_state::allocated && t->state != task_state::launched))
     return;
@@ -526,6 +560,10 @@ void lifecycle::on(const timer_fired& e) {
     if (end_ == end_phase::awaiting_reasons)
       unregister_now();
     return;
+  case timer_kind::adoption:
+    if (end_ == end_phase::none && p.attempt == attempt_)
+      on_adoption_deadline();
+    return;
   case timer_kind::heartbeat_check:
     check_heartbeats();
     if (end_ == end_phase::none)
@@ -609,7 +647,7 @@ void lifecycle::on(const unregistered&) {
 // -- policy
 // ------------------------------------------------------------------------------
 
-void lifecycle::start_attempt() {
+std::vector<task_id> lifecycle::fresh_table() {
   tasks_.clear();
   by_container_.clear();
   for (auto i = timers_.begin(); i != timers_.end();) {
@@ -617,7 +655,7 @@ void lifecycle::start_attempt() {
     bool attempt_bound = k == timer_kind::allocation || k == timer_kind::registration ||
                          k == timer_kind::restart_backoff ||
                          k == timer_kind::task_allocation ||
-                         k == timer_kind::task_registration;
+                         k == timer_kind::task_registration || k == timer_kind::adoption;
     i = attempt_bound ? timers_.erase(i) : std::next(i);
   }
   std::vector<task_id> ids;
@@ -629,6 +667,11 @@ void lifecycle::start_attempt() {
       ids.push_back(t.id);
       tasks_.push_back(std::move(t));
     }
+  return ids;
+}
+
+void lifecycle::start_attempt() {
+  auto ids = fresh_table();
   say(note::info, "attempt " + std::to_string(attempt_) + ": asking for " +
                       std::to_string(ids.size()) + " containers");
   state_ = job_state::allocating;
@@ -711,6 +754,7 @@ void lifecycle::schedule_restart(task_record& t, const std::string& diag) {
   t.c = container{};
   t.has_container = false;
   t.container_done = false;
+  t.adopting = false;
   t.executor.clear();
   t.host.clear();
   t.port = 0;
@@ -950,6 +994,206 @@ void lifecycle::check_heartbeats() {
   }
 }
 
+// -- a later AM attempt -------------------------------------------------------------
+
+// The AM before died without unregistering, and YARN kept its containers
+// (keep_containers_across_application_attempts). What it last saved of the
+// job, and what the RM says still runs, decide what this AM does: end with
+// the outcome it had decided, adopt the running tasks, or start over.
+void lifecycle::take_over(const std::vector<container>& previous) {
+  auto am = "AM attempt " + std::to_string(cfg_.am_attempt);
+  auto release_all = [&] {
+    std::vector<std::string> ids;
+    for (auto& c : previous)
+      ids.push_back(c.id);
+    if (!ids.empty())
+      emit(release_containers{std::move(ids)});
+  };
+  auto& saved = cfg_.resume;
+  if (saved && is_final(*saved)) {
+    // It had decided the outcome and died before it told the RM.
+    recovery_ =
+        am + " found the job " + saved->state + " already; it reports that outcome";
+    say(note::warn, recovery_);
+    attempt_ = std::max(saved->attempt, 1);
+    fresh_table();
+    for (auto& ts : saved->tasks)
+      if (auto t = find(ts.task)) {
+        t->exit_code = ts.exit_code;
+        t->started_ms = ts.started_ms;
+        t->finished_ms = ts.finished_ms;
+        t->restarts = ts.restarts;
+        mark_finished(*t, task_state::killed, ts.diagnostics);
+        for (auto x : {task_state::succeeded, task_state::failed, task_state::killed,
+                       task_state::lost})
+          if (ts.state == to_string(x))
+            t->state = x;
+      }
+    release_all();
+    finish(saved->state == "SUCCEEDED" ? job_state::succeeded
+           : saved->state == "KILLED"  ? job_state::killed
+                                       : job_state::failed,
+           saved->diagnostics);
+    return;
+  }
+  auto why = adoption_problem();
+  if (why.empty()) {
+    adopt(previous);
+    return;
+  }
+  recovery_ = am + " started the job over: " + why;
+  say(note::warn, recovery_);
+  release_all();
+  // Executors of the attempt before are stale now: they cannot register.
+  if (saved)
+    attempt_ = std::max(saved->attempt, 1) + 1;
+  start_attempt();
+}
+
+std::string lifecycle::adoption_problem() const {
+  auto& saved = cfg_.resume;
+  if (!saved)
+    return "the ApplicationMaster before it saved no state of the job";
+  if (saved->state != "RUNNING")
+    return "the ApplicationMaster before it died with the job " + saved->state +
+           " (not every task had the cluster spec yet)";
+  return {};
+}
+
+void lifecycle::adopt(const std::vector<container>& previous) {
+  auto& saved = *cfg_.resume;
+  attempt_ = std::max(saved.attempt, 1);
+  auto ids = fresh_table();
+  std::map<std::string, container> alive;
+  for (auto& c : previous)
+    alive.emplace(c.id, c);
+  std::vector<adopted_task> adopted;
+  std::vector<task_id> ask_again;
+  std::vector<std::pair<task_id, std::string>> gone; // task, why
+  for (auto& ts : saved.tasks) {
+    auto t = find(ts.task);
+    if (t == nullptr)
+      continue;
+    t->restarts = ts.restarts;
+    t->exit_code = ts.exit_code;
+    t->started_ms = ts.started_ms;
+    t->finished_ms = ts.finished_ms;
+    t->diagnostics = ts.diagnostics;
+    std::optional<task_state> state;
+    for (auto x : {task_state::requested, task_state::allocated, task_state::launched,
+                   task_state::registered, task_state::running, task_state::restarting,
+                   task_state::succeeded, task_state::failed, task_state::killed,
+                   task_state::lost})
+      if (ts.state == to_string(x))
+        state = x;
+    if (!state) {
+      gone.emplace_back(t->id, "its saved state '" + ts.state + "' is unknown");
+      continue;
+    }
+    if (is_final(*state)) {
+      t->state = *state;
+      // A failed task in a running job was absorbed: a sidecar's, or
+      // within the tolerance (its budget counts again).
+      if ((*state == task_state::failed || *state == task_state::lost) &&
+          !t->type->sidecar) {
+        t->tolerated = true;
+        if (!t->type->elastic()) {
+          if (t->type->tolerated_failures >= 0)
+            ++tolerated_by_type_[t->type->name];
+          else
+            ++tolerated_in_job_;
+        }
+      }
+      continue;
+    }
+    if (*state == task_state::requested || *state == task_state::restarting) {
+      ask_again.push_back(t->id);
+      continue;
+    }
+    auto c = alive.find(ts.container_id);
+    if (*state == task_state::running && c != alive.end()) {
+      t->state = task_state::running;
+      t->c = c->second;
+      t->has_container = true;
+      t->adopting = true;
+      t->host = ts.host;
+      t->port = ts.port;
+      by_container_[t->c.id] = static_cast<size_t>(t - tasks_.data());
+      adopted.push_back({t->id, t->c.id});
+      alive.erase(c);
+      continue;
+    }
+    // A restart in flight (its executor had not registered: it knows only
+    // the dead AM's address), or a container that ended while no AM ran.
+    if (c != alive.end()) {
+      emit(discard_containers{{c->second}});
+      alive.erase(c);
+    }
+    gone.emplace_back(t->id, *state == task_state::running
+                                 ? "its container " + ts.container_id + " on " + ts.host +
+                                       " ended while no ApplicationMaster ran"
+                                 : "it was starting in container " + ts.container_id +
+                                       " when the ApplicationMaster before died");
+  }
+  std::vector<std::string> strays;
+  for (auto& [id, c] : alive)
+    strays.push_back(id);
+  if (!strays.empty())
+    emit(release_containers{std::move(strays)});
+  state_ = job_state::running;
+  registration_armed_for_ = attempt_;
+  recovery_ = "AM attempt " + std::to_string(cfg_.am_attempt) + " adopted " +
+              plural(static_cast<int64_t>(adopted.size()), "running task") +
+              " of attempt " + std::to_string(attempt_) + "; the training goes on";
+  say(note::warn, recovery_);
+  emit(resume_tasks{std::move(ids), adopted, attempt_});
+  if (!adopted.empty()) {
+    auto wait = cfg_.job.policy.registration_timeout_ms > 0
+                    ? cfg_.job.policy.registration_timeout_ms
+                    : cfg_.job.policy.heartbeat_timeout_ms;
+    arm(timer_kind::adoption, wait);
+  }
+  for (auto& id : ask_again)
+    if (auto t = find(id))
+      request_again(*t); // the restart the AM before had begun
+  // Tasks that cannot come back fail as any lost task (restart, sidecar,
+  // tolerance, the next attempt); a failure may start a new attempt.
+  auto attempt = attempt_;
+  for (auto& [id, why] : gone) {
+    auto t = find(id);
+    if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
+      break;
+    task_failed(*t, task_state::lost,
+                to_string(id) + " lost while the ApplicationMaster restarted: " + why);
+  }
+  if (attempt_ == attempt)
+    check_success();
+}
+
+// Adopted containers whose executors did not register again: lost.
+void lifecycle::on_adoption_deadline() {
+  std::vector<task_id> silent;
+  for (auto& t : tasks_)
+    if (t.adopting)
+      silent.push_back(t.id);
+  auto attempt = attempt_;
+  auto limit = cfg_.job.policy.registration_timeout_ms > 0
+                   ? cfg_.job.policy.registration_timeout_ms
+                   : cfg_.job.policy.heartbeat_timeout_ms;
+  for (auto& id : silent) {
+    auto t = find(id);
+    if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
+      break;
+    t->awaiting_reason = true;
+    task_failed(*t, task_state::lost,
+                to_string(t->id) +
+                    " lost: its executor did not register with the new "
+                    "ApplicationMaster within " +
+                    std::to_string(limit / 1000) + " s (container " + t->c.id + " on " +
+                    t->c.host + ")");
+  }
+}
+
 void lifecycle::avoid_node(const std::string& host, const task_record& t) {
   // A NodeManager killed with its containers drops their executors' connections
   // at once, while the RM takes its liveness expiry to call the node lost and
@@ -981,6 +1225,7 @@ lifecycle::task_record* lifecycle::by_container(const std::string& container_id)
 
 void lifecycle::mark_finished(task_record& t, task_state state, std::string diag) {
   t.state = state;
+  t.adopting = false;
   t.diagnostics = std::move(diag);
   t.finished_ms = now_;
 }

@@ -194,6 +194,22 @@ struct reopen_task {
   int32_t attempt = 0;
 };
 
+/// An adopted container: the task it runs, and the container.
+struct adopted_task {
+  task_id task;
+  std::string container_id;
+};
+
+/// This AM took over `attempt` from an earlier AM attempt that died: tell
+/// the registry that every task in `tasks` belongs to it, that the cluster
+/// spec is out already, and that the executors of `adopted` register again
+/// (resumed) from their containers.
+struct resume_tasks {
+  std::vector<task_id> tasks;
+  std::vector<adopted_task> adopted;
+  int32_t attempt = 0;
+};
+
 /// Supervise the executor that registered from this container.
 struct watch_executor {
   std::string container_id;
@@ -244,9 +260,9 @@ struct note {
 
 using command =
     std::variant<register_am, ask_containers, cancel_asks, release_containers,
-                 avoid_nodes, launch, expect_tasks, reopen_task, watch_executor,
-                 stop_executor, discard_containers, stop_containers, arm_timer,
-                 unregister, job_done, publish_status, note>;
+                 avoid_nodes, launch, expect_tasks, reopen_task, resume_tasks,
+                 watch_executor, stop_executor, discard_containers, stop_containers,
+                 arm_timer, unregister, job_done, publish_status, note>;
 
 using commands = std::vector<command>;
 
@@ -267,6 +283,13 @@ struct lifecycle_config {
   /// whose executor vanished (a NodeManager kills a container over its
   /// memory limit before the RM reports why).
   int64_t container_reason_wait_ms = 3000;
+  /// This AM's attempt (YARN's application attempt: 2 after one AM died).
+  int32_t am_attempt = 1;
+  /// The job as the AM attempt before this one last saved it (YARN kept
+  /// its containers): the AM adopts what still runs, or starts over when it
+  /// cannot, and says which (job_status::recovery). Empty: the first AM,
+  /// or nothing was saved.
+  std::optional<job_status> resume;
 };
 
 class lifecycle {
@@ -316,7 +339,8 @@ private:
     restart_backoff,   // a failed task waits before its new container
     task_allocation,   // a restarted task's container was not granted
     task_registration, // a restarted task's executor did not register
-    container_reasons  // the wait for the RM's reasons is over
+    container_reasons, // the wait for the RM's reasons is over
+    adoption           // adopted executors did not register again in time
   };
 
   struct timer_purpose {
@@ -346,9 +370,13 @@ private:
     /// A signal ended it or its executor vanished: its container's
     /// completion may still say why (add_container_reason).
     bool awaiting_reason = false;
+    /// Its container, adopted from the AM before, runs the task; its
+    /// executor has not registered with this AM yet.
+    bool adopting = false;
 
     bool has_executor() const {
-      return state == task_state::registered || state == task_state::running;
+      return (state == task_state::registered || state == task_state::running) &&
+             !adopting;
     }
   };
 
@@ -376,6 +404,16 @@ private:
   // -- policy ------------------------------------------------------------------
 
   void start_attempt();
+  /// The task table of a new attempt: every task REQUESTED, nothing asked.
+  std::vector<task_id> fresh_table();
+  /// A later AM attempt: adopt what the AM before left running (the saved
+  /// table and the containers the RM kept), or start over, or end with the
+  /// outcome the AM before had decided.
+  void take_over(const std::vector<container>& previous);
+  /// Why the saved job cannot be adopted; empty when it can.
+  std::string adoption_problem() const;
+  void adopt(const std::vector<container>& previous);
+  void on_adoption_deadline();
   /// The ask for `count` containers of task `index`'s capability and
   /// priority (a task may have its own), placed on the configured nodes.
   container_ask ask_for(const task_type_spec& type, int32_t index, int32_t count) const;
@@ -433,6 +471,7 @@ private:
   std::vector<std::string> avoided_nodes_;
   int64_t started_ms_ = 0;
   int64_t finished_ms_ = 0;
+  std::string recovery_; // job_status::recovery
   // The current call: its time and the commands it produced.
   int64_t now_ = 0;
   commands out_;

@@ -33,6 +33,7 @@ TONY_ATOM(linger_atom, "linger")
 TONY_ATOM(tick_atom, "tick")
 TONY_ATOM(timer_atom, "timer")
 TONY_ATOM(reopen_atom, "reopen")
+TONY_ATOM(resume_atom, "resume")
 
 // resource manager and heartbeater
 TONY_ATOM(rm_ready_atom, "rm_ready")

@@ -35,6 +35,9 @@ enum class errc : uint8_t {
   timeout,
   /// The job was stopped.
   stopped,
+  /// Not yet: the AM has not decided what to do with the request; ask
+  /// again shortly (an executor registering again with a new AM attempt).
+  not_ready,
 };
 
 const char* to_string(errc x);
@@ -46,8 +49,7 @@ inline caf::error make_error(errc x) {
 }
 
 inline caf::error make_error(errc x, std::string context) {
-  return {static_cast<uint8_t>(x), errc_category,
-          caf::make_message(std::move(context))};
+  return {static_cast<uint8_t>(x), errc_category, caf::make_message(std::move(context))};
 }
 
 /// The context text of an error made by make_error, or CAF's rendering.

@@ -31,6 +31,8 @@ const char* to_string(errc x) {
     return "timeout";
   case errc::stopped:
     return "stopped";
+  case errc::not_ready:
+    return "not_ready";
   }
   return "unknown";
 }

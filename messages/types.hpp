@@ -137,12 +137,15 @@ struct rm_registration {
   resource max_capability;   // largest single container
   resource cluster_capacity; // total, or all zero when unknown
   std::string queue;
+  /// The containers of earlier AM attempts that still run (an application
+  /// that keeps its containers across attempts): a later AM adopts them.
+  std::vector<container> previous_containers = {};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, rm_registration& x) {
   return f(caf::meta::type_name("rm_registration"), x.max_capability, x.cluster_capacity,
-           x.queue);
+           x.queue, x.previous_containers);
 }
 
 /// One allocate call. `asks` carry absolute outstanding counts per priority
@@ -244,12 +247,17 @@ struct executor_hello {
   /// The port the executor reserved for the TensorBoard its task starts
   /// (`[tensorboard] on = "chief"`: TB_PORT); 0 when it reserved none.
   int32_t tensorboard_port = 0;
+  /// The executor registered with an earlier ApplicationMaster, which died;
+  /// it registers again with the next AM attempt, its task still running
+  /// (or ended, with the exit not yet reported): doc/operations.md "AM
+  /// restart".
+  bool resumed = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
   return f(caf::meta::type_name("executor_hello"), x.task, x.attempt, x.container_id,
-           x.host, x.port, x.secret, x.pid, x.tensorboard_port);
+           x.host, x.port, x.secret, x.pid, x.tensorboard_port, x.resumed);
 }
 
 /// The job's Hadoop delegation tokens as the AM hands them to executors
@@ -405,6 +413,10 @@ struct job_status {
   std::string tensorboard_task = {};
   std::string tensorboard_address = {};
   std::string tensorboard_log_dir = {};
+  /// How this ApplicationMaster took the job over from an earlier AM
+  /// attempt that died ("adopted 3 running tasks ...", "started over ...");
+  /// empty for the first AM.
+  std::string recovery = {};
 };
 
 /// True once the job reached SUCCEEDED, FAILED or KILLED.
@@ -414,7 +426,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {
   return f(caf::meta::type_name("job_status"), x.app_id, x.name, x.state, x.diagnostics,
            x.attempt, x.started_ms, x.finished_ms, x.tracking_url, x.tasks,
-           x.tensorboard_task, x.tensorboard_address, x.tensorboard_log_dir);
+           x.tensorboard_task, x.tensorboard_address, x.tensorboard_log_dir, x.recovery);
 }
 
 } // namespace tony

@@ -31,6 +31,8 @@ constexpr const char* v_docker_image = "TONY_DOCKER_IMAGE";
 constexpr const char* v_docker_mounts = "TONY_DOCKER_MOUNTS";
 constexpr const char* v_docker_network = "TONY_DOCKER_NETWORK";
 constexpr const char* v_docker_options = "TONY_DOCKER_RUN_OPTIONS";
+constexpr const char* v_reconnect = "TONY_AM_RECONNECT";
+constexpr const char* v_restart_webhdfs = "TONY_AM_WEBHDFS";
 
 std::string join(const std::vector<std::string>& xs, char sep) {
   std::string out;
@@ -129,6 +131,11 @@ std::map<std::string, std::string> executor_contract::to_env() const {
     env[v_tensorboard] = "reserve";
   for (auto& [k, v] : docker.to_env())
     env[k] = v;
+  if (reconnect_ms > 0 && !restart_dir.empty()) {
+    env[v_reconnect] = std::to_string(reconnect_ms) + " " + restart_dir;
+    if (!restart_webhdfs.empty())
+      env[v_restart_webhdfs] = restart_webhdfs;
+  }
   return env;
 }
 
@@ -199,6 +206,19 @@ executor_contract::from_env(const std::map<std::string, std::string>& env) {
     if (auto options = r.get(v_docker_options, false))
       c.docker.run_options = split(*options, '\n');
   }
+  if (auto reconnect = r.get(v_reconnect, false)) {
+    auto space = reconnect->find(' ');
+    auto ms = space == std::string::npos
+                  ? std::nullopt
+                  : number(reconnect->substr(0, space), 1, INT64_MAX / 2);
+    if (!ms || space + 1 >= reconnect->size())
+      return fail(std::string{v_reconnect} + " '" + *reconnect +
+                  "' is not '<milliseconds> <dir URI>'");
+    c.reconnect_ms = *ms;
+    c.restart_dir = reconnect->substr(space + 1);
+    if (auto webhdfs = r.get(v_restart_webhdfs, false))
+      c.restart_webhdfs = *webhdfs;
+  }
   if (!r.problem.empty())
     return fail(r.problem);
   return c;
@@ -255,7 +275,8 @@ bool executor_contract::is_private(const std::string& name) {
          name == v_stop_grace || name == v_spec_signal || name == v_elastic ||
          name == v_python_binary_path || name == v_shipped_files || name == v_horovod ||
          name == v_tensorboard || name == v_docker_image || name == v_docker_mounts ||
-         name == v_docker_network || name == v_docker_options;
+         name == v_docker_network || name == v_docker_options || name == v_reconnect ||
+         name == v_restart_webhdfs;
 }
 
 std::map<std::string, std::string> executor_env(const job_spec& job, const task_id& task,
@@ -282,6 +303,11 @@ std::map<std::string, std::string> executor_env(const job_spec& job, const task_
   c.command = type ? type->command : job.command;
   c.stop_grace_ms = job.policy.stop_grace_ms;
   c.python_binary_path = job.python_binary_path;
+  if (job.am.max_app_attempts >= 2 && !am.restart_dir.empty()) {
+    c.reconnect_ms = job.am.reconnect_timeout_ms;
+    c.restart_dir = am.restart_dir;
+    c.restart_webhdfs = am.restart_webhdfs;
+  }
   for (auto& f : shipped_files_of(job, task.type))
     c.shipped_files.push_back(f.name);
   if (job.framework == "horovod" && am.horovod_port > 0)

@@ -38,6 +38,11 @@ struct am_endpoint {
   std::string secret;
   /// The port of the AM's Horovod rendezvous (horovod jobs; 0: none).
   int32_t horovod_port = 0;
+  /// Where executors whose AM died find the next AM attempt (the staging
+  /// dir holding am.json, am/am_restart.hpp) and its WebHDFS address; empty:
+  /// the AM is not restarted, and executors do not wait for another.
+  std::string restart_dir = {};
+  std::string restart_webhdfs = {};
 };
 
 /// How the executor runs its command in a container on the local backend
@@ -96,6 +101,13 @@ struct executor_contract {
   bool tensorboard = false;
   /// The local backend's container for the command (image empty: none).
   docker_contract docker;
+  /// TONY_AM_RECONNECT "<ms> <dir URI>" (and TONY_AM_WEBHDFS): when the AM
+  /// dies, keep the task running up to `reconnect_ms` while reading the
+  /// dir's am.json for the next AM attempt, and register again with it
+  /// (doc/operations.md "AM restart"). 0: the task dies with its AM.
+  int64_t reconnect_ms = 0;
+  std::string restart_dir;
+  std::string restart_webhdfs;
 
   /// The variables, by name.
   std::map<std::string, std::string> to_env() const;

@@ -39,6 +39,8 @@ std::string to_json(const job_status& st, int indent) {
     j["tensorboard"] = {{"task", st.tensorboard_task},
                         {"address", st.tensorboard_address},
                         {"log_dir", st.tensorboard_log_dir}};
+  if (!st.recovery.empty())
+    j["recovery"] = st.recovery;
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
@@ -63,6 +65,7 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
   st.started_ms = num(j, "started_ms");
   st.finished_ms = num(j, "finished_ms");
   st.tracking_url = str(j, "tracking_url");
+  st.recovery = str(j, "recovery");
   if (auto tb = j.find("tensorboard"); tb != j.end() && tb->is_object()) {
     st.tensorboard_task = str(*tb, "task");
     st.tensorboard_address = str(*tb, "address");

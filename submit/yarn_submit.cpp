@@ -332,6 +332,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   auto last_report_ok = clock_type::now();
   std::optional<job_status> last_status;
   int32_t last_attempt = 0;
+  std::string last_recovery;
   for (;;) {
     auto client_stop = hook.stop_reason();
     if ((interrupted() || !client_stop.empty()) && !kill_sent) {
@@ -397,6 +398,10 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
     // The final status comes from the AM itself (it waits for us to have
     // it); until then the polls show the job.
     if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
+      // What a later AM attempt did with the job: adopted it, or started over.
+      if (st->recovery != last_recovery && !st->recovery.empty())
+        view.note(st->recovery);
+      last_recovery = st->recovery;
       last_status = *st;
       view.show(*st);
       if (follower)
@@ -692,6 +697,9 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.application_type = application_type(job.framework);
   ctx.am_resource = job.am.capability;
   ctx.max_app_attempts = job.am.max_app_attempts;
+  // A later AM attempt adopts the running tasks (doc/operations.md "AM
+  // restart"): YARN must not stop them with the AM that died.
+  ctx.keep_containers_across_attempts = job.am.max_app_attempts >= 2;
   ctx.tags = job.tags;
   ctx.node_label = job.node_label;
   ctx.am_launch.resources = am_resources;

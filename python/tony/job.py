@@ -87,7 +87,8 @@ SCHEMA = {
     "data": {"input_path": STRING, "output_path": STRING},
     "tasks": TASKS,
     "tensorboard": {"enabled": BOOLEAN, "log_dir": STRING, "on": STRING},
-    "am": {"memory": SIZE, "vcores": INTEGER, "max_app_attempts": INTEGER},
+    "am": {"memory": SIZE, "vcores": INTEGER, "max_app_attempts": INTEGER,
+           "reconnect_timeout": DURATION},
     "policy": {
         "max_attempts": INTEGER,
         "allocation_timeout": DURATION,

@@ -105,6 +105,17 @@ public:
     return res;
   }
 
+  caf::expected<std::string> read(const std::string& name) override {
+    auto target = dir_ + "/" + name;
+    std::ifstream in(target, std::ios::binary);
+    if (!in)
+      return make_error(errc::unsatisfiable, "no staged file " + target);
+    std::string bytes{std::istreambuf_iterator<char>(in), {}};
+    if (in.bad())
+      return fail("cannot read " + target);
+    return bytes;
+  }
+
   caf::expected<void> remove_all() override {
     std::error_code ec;
     fs::remove_all(dir_, ec);
@@ -166,6 +177,30 @@ public:
     res.archive = archive;
     res.visibility = "APPLICATION";
     return res;
+  }
+
+  // OPEN answers 307 with the DataNode that serves the bytes.
+  caf::expected<std::string> read(const std::string& name) override {
+    auto target = dir_ + "/" + name;
+    auto first = webhdfs::call("GET", op_url(target, "OPEN"), nn_.auth);
+    if (!first)
+      return first.error();
+    if (first->status == 404)
+      return make_error(errc::unsatisfiable, "no staged file " + fs_uri_ + target);
+    if (first->status == 200)
+      return std::move(first->body);
+    if (first->status != 307 || first->location.empty())
+      return fail("WebHDFS OPEN " + target + " failed (HTTP " +
+                  std::to_string(first->status) +
+                  "): " + webhdfs::remote_message(first->body));
+    auto second = webhdfs::call("GET", first->location, data_node_auth());
+    if (!second)
+      return second.error();
+    if (second->status != 200)
+      return fail("WebHDFS OPEN " + target + " failed at the DataNode (HTTP " +
+                  std::to_string(second->status) +
+                  "): " + webhdfs::remote_message(second->body));
+    return std::move(second->body);
   }
 
   caf::expected<void> remove_all() override {

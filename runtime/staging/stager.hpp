@@ -40,6 +40,10 @@ public:
   /// when there is none.
   virtual caf::expected<local_resource> stat(const std::string& name, bool archive) = 0;
 
+  /// The content of the staged file `name` (a small one: the AM's address,
+  /// its saved state); errc::unsatisfiable when there is none.
+  virtual caf::expected<std::string> read(const std::string& name) = 0;
+
   /// Deletes the staging dir and everything in it.
   virtual caf::expected<void> remove_all() = 0;
 

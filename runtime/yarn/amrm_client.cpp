@@ -96,6 +96,7 @@ expected<rm_registration> amrm_client::register_locked(const am_registration& re
     previous_.clear();
     for (auto& c : rsp->containers_from_previous_attempts())
       previous_.push_back(convert::container_from_proto(c));
+    result.previous_containers = previous_;
   }
   return result;
 }

@@ -98,6 +98,8 @@ private:
 /// The registry as the executor sees it: answers what the script says.
 struct fake_registry_state {
   bool refuse = false;
+  /// Answers to resumed registrations, in order (none left: accepted).
+  std::vector<errc> resumed_answers;
   job_tokens ack_tokens; // what the acknowledgement carries
   std::vector<executor_hello> hellos;
   std::vector<task_exit> exits;
@@ -116,6 +118,13 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
         self->state.hellos.push_back(hello);
         if (self->state.refuse)
           return make_error(errc::bad_secret, "wrong job secret");
+        auto& answers = self->state.resumed_answers;
+        if (hello.resumed && !answers.empty()) {
+          auto answer = answers.front();
+          answers.erase(answers.begin());
+          if (answer != errc::none)
+            return make_error(answer, "scripted answer");
+        }
         return registration_ack{"application_1_0001", 1000, self->state.ack_tokens};
       },
       [=](heartbeat_atom, const task_id&, int32_t, const task_sample& sample) {
@@ -131,6 +140,8 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
       [=](bye_atom) {},
       [=](expect_atom, const std::vector<task_id>&, int32_t) {},
       [=](reopen_atom, const task_id&, int32_t) {},
+      [=](resume_atom, const std::vector<task_id>&, const std::vector<executor_hello>&,
+          int32_t) {},
       [=](tokens_atom, const std::string&) {},
   };
 }
@@ -341,6 +352,115 @@ CAF_TEST(losing the AM kills the running command and reports nothing) {
   runner->finish(137, 9);
   sched.run();
   CAF_CHECK_EQUAL(exit_code, 137);
+  registry = nullptr;
+}
+
+// -- AM restarts: the task runs on while the next AM attempt is found -------------------
+
+CAF_TEST(with AM restarts a lost AM leaves the command running and the next is looked for) {
+  std::vector<bool> finds;
+  cfg.find_am = [&finds](bool again) { finds.push_back(again); };
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  CAF_CHECK(runner->signals.empty()); // the task runs on
+  CAF_CHECK_EQUAL(finds, (std::vector<bool>{false}));
+  CAF_CHECK(!exit_code);
+  advance(milliseconds(5000)); // no heartbeats to nobody, nothing ends
+  CAF_CHECK(!exit_code);
+  // The next AM's registry: the executor registers again, resumed.
+  registry = sys.spawn(fake_registry, false);
+  self->send(exec, reconnect_atom::value, caf::actor_cast<caf::actor>(registry));
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().hellos.size(), 1u);
+  CAF_CHECK(reg().hellos[0].resumed);
+  CAF_CHECK_EQUAL(reg().hellos[0].container_id, cfg.container_id);
+  CAF_CHECK_EQUAL(reg().hellos[0].port, 2001);
+  CAF_CHECK_EQUAL(reg().hellos[0].attempt, 1);
+  advance(milliseconds(2100));
+  CAF_CHECK_GREATER_OR_EQUAL(reg().heartbeats, 2);
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u); // never started again
+  // Its exit goes to the new AM.
+  command_ends(0);
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
+  CAF_CHECK_EQUAL(exit_code, 0);
+}
+
+CAF_TEST(an exit while no AM runs is held and reported to the next AM) {
+  cfg.find_am = [](bool) {};
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  command_ends(3);
+  sched.run();
+  CAF_CHECK(!exit_code); // held, not reported to nobody
+  registry = sys.spawn(fake_registry, false);
+  self->send(exec, reconnect_atom::value, caf::actor_cast<caf::actor>(registry));
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().hellos.size(), 1u);
+  CAF_CHECK(reg().hellos[0].resumed);
+  CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
+  CAF_CHECK_EQUAL(reg().exits[0].exit_code, 3);
+  CAF_CHECK_EQUAL(reg().exits[0].stderr_tail, "Traceback: boom\n");
+  CAF_CHECK_EQUAL(exit_code, 3);
+}
+
+CAF_TEST(an AM not ready yet is asked again and a refusal kills the task) {
+  std::vector<bool> finds;
+  cfg.find_am = [&finds](bool again) { finds.push_back(again); };
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  registry = sys.spawn(fake_registry, false);
+  reg().resumed_answers = {errc::not_ready, errc::stale_attempt};
+  self->send(exec, reconnect_atom::value, caf::actor_cast<caf::actor>(registry));
+  sched.run();
+  CAF_CHECK_EQUAL(finds, (std::vector<bool>{false, true}));
+  CAF_CHECK(runner->signals.empty());
+  self->send(exec, reconnect_atom::value, caf::actor_cast<caf::actor>(registry));
+  sched.run();
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGKILL}));
+  runner->finish(137, 9);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 137);
+}
+
+CAF_TEST(no next AM in time kills the task) {
+  cfg.find_am = [](bool) {};
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  self->send(exec, give_up_atom::value, std::string{"no new ApplicationMaster"});
+  sched.run();
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGKILL}));
+  runner->finish(137, 9);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 137);
+  registry = nullptr;
+}
+
+CAF_TEST(a stop while no AM runs stops the command and ends the executor) {
+  cfg.find_am = [](bool) {};
+  run_command();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  self->send(exec, stop_atom_v, std::string{"received Terminated"});
+  sched.run();
+  CAF_CHECK_EQUAL(runner->signals, (std::vector<int>{SIGTERM}));
+  command_ends(143, 15);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 143);
+  registry = nullptr;
+}
+
+CAF_TEST(with AM restarts an AM lost before the spec still ends the executor) {
+  cfg.find_am = [](bool) { CAF_FAIL("nothing to adopt before the command runs"); };
+  spawn();
+  sched.run();
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 1);
   registry = nullptr;
 }
 

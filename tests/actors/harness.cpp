@@ -127,7 +127,11 @@ void harness::start(bool run) {
   mcfg.app_id = "application_1_0001";
   mcfg.tracking_url = "http://am.test:8080";
   mcfg.on_change = on_change;
-  am = spawn_am(sys, mcfg, registry_config{"application_1_0001", secret, 1000});
+  mcfg.am_attempt = am_attempt;
+  mcfg.resume = resume;
+  registry_config rcfg{"application_1_0001", secret, 1000};
+  rcfg.takes_over = am_attempt > 1;
+  am = spawn_am(sys, mcfg, rcfg);
   am_drivers drivers;
   drivers.rm = rm;
   drivers.nm = nm;
@@ -173,6 +177,27 @@ caf::expected<registration_ack> harness::register_task(const task_id& t, int32_t
   hello.host = host.empty() ? container_of(t).host : host;
   hello.port = 2000 + t.index + (t.type == "ps" ? 100 : 0);
   hello.secret = std::move(secret_text);
+  auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
+  sched.run();
+  caf::expected<registration_ack> result = caf::sec::unexpected_response;
+  rh.receive([&](registration_ack& ack) { result = std::move(ack); },
+             [&](caf::error& err) { result = std::move(err); });
+  return result;
+}
+
+caf::expected<registration_ack> harness::register_again(const task_id& t,
+                                                        const std::string& container_id,
+                                                        int32_t attempt) {
+  auto exec = sys.spawn(fake_executor, t);
+  executors[t] = exec;
+  executor_hello hello;
+  hello.task = t;
+  hello.attempt = attempt;
+  hello.container_id = container_id;
+  hello.host = "node.test";
+  hello.port = 2000 + t.index;
+  hello.secret = secret;
+  hello.resumed = true;
   auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
   sched.run();
   caf::expected<registration_ack> result = caf::sec::unexpected_response;

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,6 +130,10 @@ struct harness : test_coordinator_fixture<harness_config> {
   std::map<task_id, executor_actor> executors;
   /// The monitor's event sink (monitor_config::on_change); set before start().
   std::function<void(const job_status&)> on_change;
+  /// A later AM attempt and the job as the AM before saved it; set before
+  /// start() (the fake RM's registration then names the kept containers).
+  int32_t am_attempt = 1;
+  std::optional<job_status> resume;
 
   explicit harness(job_spec j = default_job());
   ~harness() override;
@@ -154,6 +159,11 @@ struct harness : test_coordinator_fixture<harness_config> {
   caf::expected<registration_ack> register_task(const task_id& t, int32_t attempt = 1,
                                                 std::string secret_text = secret,
                                                 std::string host = "");
+
+  /// The executor of `t` in `container_id` registers again with this AM
+  /// (an AM restart); returns the registry's answer.
+  caf::expected<registration_ack>
+  register_again(const task_id& t, const std::string& container_id, int32_t attempt = 1);
 
   /// Registers every task of the job (the barrier then releases).
   void register_all(int32_t attempt = 1);

@@ -577,4 +577,89 @@ CAF_TEST(a task with its own capability asks with its own priority) {
   CAF_CHECK_EQUAL(status().state, "RUNNING");
 }
 
+// -- a later AM attempt (doc/operations.md "AM restart") ---------------------------
+
+namespace {
+
+// The job as an AM that died had saved it: every task RUNNING in
+// container_<type>_<index>.
+job_status saved_running_job(const job_spec& job) {
+  job_status st;
+  st.app_id = "application_1_0001";
+  st.state = "RUNNING";
+  st.attempt = 1;
+  st.started_ms = 1;
+  for (auto& type : job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i) {
+      task_status ts;
+      ts.task = {type.name, i};
+      ts.attempt = 1;
+      ts.state = "RUNNING";
+      ts.container_id = "container_" + type.name + "_" + std::to_string(i);
+      ts.host = "node.test";
+      ts.port = 2000 + i;
+      ts.tracked = type.tracked;
+      st.tasks.push_back(ts);
+    }
+  return st;
+}
+
+std::vector<container> containers_of(const job_status& st) {
+  std::vector<container> result;
+  for (auto& t : st.tasks) {
+    container c;
+    c.id = t.container_id;
+    c.host = t.host;
+    c.port = 45454;
+    result.push_back(c);
+  }
+  return result;
+}
+
+} // namespace
+
+CAF_TEST(a later AM attempt adopts the running containers and their executors return ) {
+  am_attempt = 2;
+  resume = saved_running_job(job);
+  settle(); // the fake RM takes its spawn arguments first
+  rm_state().registration.previous_containers = containers_of(*resume);
+  start();
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "RUNNING");
+  CAF_CHECK(st.recovery.find("AM attempt 2 adopted 3 running tasks") !=
+            std::string::npos);
+  CAF_CHECK(nm_state().started.empty()); // nothing launched again
+  // The adopted executors register again; a stranger's container does not.
+  CAF_CHECK(register_again(w0, "container_worker_0"));
+  auto stranger = register_again(w1, "container_1_0001_01_000099");
+  CAF_REQUIRE(!stranger);
+  CAF_CHECK_EQUAL(stranger.error().code(), static_cast<uint8_t>(errc::stale_attempt));
+  CAF_CHECK(register_again(w1, "container_worker_1"));
+  CAF_CHECK(register_again(ps0, "container_ps_0"));
+  CAF_CHECK(exec_state(w0).specs.empty()); // their commands run: no new spec
+  // Their exits end the job as usual; the ps is stopped through its executor.
+  exit_task(w0, 0);
+  exit_task(w1, 0);
+  CAF_CHECK_EQUAL(status().state, "SUCCEEDED");
+  CAF_CHECK_EQUAL(exec_state(ps0).stops.size(), 1u);
+}
+
+CAF_TEST(an executor of the AM before is asked to retry until the new AM decided) {
+  am_attempt = 2;
+  resume = saved_running_job(job);
+  settle();
+  rm_state().refuse_registration = true; // the AM never gets to decide
+  start();
+  auto early = register_again(w0, "container_worker_0");
+  CAF_REQUIRE(!early);
+  CAF_CHECK_EQUAL(early.error().code(), static_cast<uint8_t>(errc::not_ready));
+}
+
+CAF_TEST(a first AM refuses executors that register again) {
+  start();
+  auto stray = register_again(w0, "container_worker_0");
+  CAF_REQUIRE(!stray);
+  CAF_CHECK_EQUAL(stray.error().code(), static_cast<uint8_t>(errc::stale_attempt));
+}
+
 CAF_TEST_FIXTURE_SCOPE_END()

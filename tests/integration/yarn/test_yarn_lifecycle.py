@@ -199,3 +199,55 @@ stop_grace = "5s"
                       re.M)
     assert len(seen) >= 2 and seen[0] == ("3", "0"), seen
     assert seen[-1][0] == "3" and seen[-1][1] != "0", seen
+
+
+def test_an_am_killed_mid_job_on_hdfs_staging_is_replaced_and_its_tasks_adopted():
+    """AM restart with the job staged on HDFS (the shared cluster's
+    fs.defaultFS): the AM saves the job to, and the executors find the next
+    AM in, the staging dir through WebHDFS. The AM killed with SIGKILL mid
+    training: the second AM adopts both workers, which never restart."""
+    ha_dir = os.path.join(y.ROOT, "tests", "integration", "ha")
+    d = tempfile.mkdtemp(prefix="tony-yarn-adopt-")
+    job = os.path.join(d, "job.toml")
+    with open(job, "w") as f:
+        f.write(f'''name = "adopt-hdfs"
+framework = "tensorflow"
+
+[code]
+src_dir = "{ha_dir}"
+command = "exec python3 steps.py 15"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+
+[am]
+max_app_attempts = 2
+''')
+    proc = y.start_submit([job])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        head = "".join(lines)
+        assert re.search(r"staged in hdfs://", head), head
+        app = y.app_id_of(head)
+        time.sleep(3)
+        am = [p for p in y.job_processes(app)
+              if open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]
+              .endswith(b"tony-am")]
+        assert len(am) == 1, y.commands_of(y.job_processes(app))
+        os.kill(am[0], signal.SIGKILL)
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = head + out
+    assert proc.returncode == 0, text
+    assert "AM attempt 2 adopted 2 running tasks of attempt 1" in text, text
+    assert "FINISHED/SUCCEEDED" in text, text
+    outs = container_stdouts(app, lambda found: sum(
+        t.count("TASK_DONE") for t in found.values()) >= 2)
+    starts = sum(t.count("TASK_START") for t in outs.values())
+    assert starts == 2, outs
+    for i in range(15):
+        assert sum(t.count(f"STEP {i}\n") for t in outs.values()) == 2, (i, outs)

@@ -176,6 +176,7 @@ log_dir = "hdfs:///logs"
 memory = "1g"
 vcores = 2
 max_app_attempts = 2
+reconnect_timeout = "90s"
 
 [policy]
 max_attempts = 3
@@ -227,6 +228,7 @@ gpus = 2
   EXPECT_EQ(spec.tensorboard.log_dir, "hdfs:///logs");
   EXPECT_EQ(spec.am.capability, (resource{1024, 2, 0}));
   EXPECT_EQ(spec.am.max_app_attempts, 2);
+  EXPECT_EQ(spec.am.reconnect_timeout_ms, 90000);
   EXPECT_EQ(spec.policy.max_attempts, 3);
   EXPECT_EQ(spec.policy.allocation_timeout_ms, 300000);
   EXPECT_EQ(spec.policy.registration_timeout_ms, 90000);
@@ -532,7 +534,7 @@ TEST_F(job_config, task_table_outside_tasks_gets_a_hint) {
 TEST_F(job_config, unknown_key_without_a_close_match_lists_the_known_ones) {
   EXPECT_EQ(error(base("[am]\ncolour = 1\n")),
             "job.toml:7:1: unknown key 'colour' in [am]; known keys: memory, vcores, "
-            "max_app_attempts");
+            "max_app_attempts, reconnect_timeout");
 }
 
 TEST_F(job_config, wrong_types) {

@@ -50,6 +50,7 @@ job_spec sample() {
   s.cluster.local = {16384, 8, 2};
   s.am.capability = {1024, 2, 0};
   s.am.max_app_attempts = 2;
+  s.am.reconnect_timeout_ms = 45000;
   s.policy = {3, 1, 2, 3, 4, 5};
   s.job_file = "/home/u/job.toml";
   return s;
@@ -93,6 +94,7 @@ void expect_same(const job_spec& x, const job_spec& y) {
   EXPECT_EQ(x.cluster.local.gpus, y.cluster.local.gpus);
   EXPECT_EQ(x.am.capability, y.am.capability);
   EXPECT_EQ(x.am.max_app_attempts, y.am.max_app_attempts);
+  EXPECT_EQ(x.am.reconnect_timeout_ms, y.am.reconnect_timeout_ms);
   EXPECT_EQ(x.policy.max_attempts, y.policy.max_attempts);
   EXPECT_EQ(x.policy.allocation_timeout_ms, y.policy.allocation_timeout_ms);
   EXPECT_EQ(x.policy.registration_timeout_ms, y.policy.registration_timeout_ms);

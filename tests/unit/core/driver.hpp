@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ public:
   explicit driver(job_spec spec = workers_and_ps())
       : job(std::move(spec))
       , lc(config_of(job)) {
+    // nop
+  }
+
+  /// A later AM attempt's lifecycle: `am_attempt`, and the job as the AM
+  /// before saved it.
+  driver(job_spec spec, int32_t am_attempt, std::optional<job_status> resume)
+      : job(std::move(spec))
+      , lc(config_of(job, am_attempt, std::move(resume))) {
     // nop
   }
 
@@ -205,11 +214,14 @@ public:
   }
 
 private:
-  static core::lifecycle_config config_of(const job_spec& job) {
+  static core::lifecycle_config config_of(const job_spec& job, int32_t am_attempt = 1,
+                                          std::optional<job_status> resume = {}) {
     core::lifecycle_config cfg;
     cfg.job = job;
     cfg.app_id = "application_1_0001";
     cfg.tracking_url = "http://am:8080/";
+    cfg.am_attempt = am_attempt;
+    cfg.resume = std::move(resume);
     return cfg;
   }
 
