@@ -49,7 +49,8 @@
 #       Prints `export NAME=VALUE` lines for a client of the running cluster
 #       (eval "$(cluster.sh env)"): HADOOP_CONF_DIR, TONY_YARN_DIR,
 #       TONY_YARN_HOST, TONY_YARN_NODES (the NodeManagers' addresses),
-#       TONY_HADOOP_VERSION, and with --secure KRB5_CONFIG, KRB5CCNAME (the
+#       TONY_HADOOP_VERSION, TONY_YARN_NM_CLOCK (when a node's clock is
+#       off), and with --secure KRB5_CONFIG, KRB5CCNAME (the
 #       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
 #       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
 #       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
@@ -68,6 +69,14 @@
 #                            (it gets the java command line as arguments and
 #                            must exec it), e.g. one that hides libraries in a
 #                            mount namespace
+#   TONY_YARN_NM_CLOCK       N:OFFSET, one node whose wall clock is off: node N
+#                            (1 to --nodes, in TONY_YARN_NODES' order) sees
+#                            the time OFFSET away from everyone else's,
+#                            +90s, -30m, +1h or +2d (libfaketime, Debian's
+#                            `faketime` package); its NodeManager and every
+#                            process of its containers do, file times stay
+#                            true, as on a node whose NTP is off
+#   TONY_FAKETIME_LIB        libfaketime.so.1 when not in /usr/lib/*/faketime
 #   TONY_YARN_HOST           the loopback address the RM (and HDFS) binds
 #                            (default 127.0.0.1); clusters on different
 #                            addresses of 127.0.0.0/8 run side by side on one
@@ -270,6 +279,98 @@ node_conf_dir() {
   if single_node; then echo "$conf"; else echo "$state/nodes/$1/conf"; fi
 }
 
+# -- a node's clock (TONY_YARN_NM_CLOCK) ---------------------------------------
+
+# The node whose clock is off, as asked for (N:OFFSET), or empty.
+clock_knob=${TONY_YARN_NM_CLOCK:-}
+
+# The node whose clock is off in the running cluster (N:OFFSET), or empty.
+state_clock() {
+  cat "$state/node-clock" 2>/dev/null || true
+}
+
+# Checks TONY_YARN_NM_CLOCK against the nodes to start.
+check_clock_knob() {
+  [[ -n "$clock_knob" ]] || return 0
+  [[ "$clock_knob" =~ ^([1-9][0-9]*):([+-][0-9]+[smhd]?)$ ]] ||
+    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK must be NODE:OFFSET, e.g. 3:+1h or 1:-30m (a node from 1 to --nodes; an offset of + or - a whole number of s, m, h or d), not '$clock_knob'"
+  ((BASH_REMATCH[1] <= node_count)) ||
+    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]}, but the cluster has ${node_count} (--nodes)"
+  faketime_lib >/dev/null
+}
+
+# The address of the node whose clock is off, or nothing.
+clock_address() {
+  local knob=${1:-$clock_knob}
+  [[ -n "$knob" ]] || return 0
+  echo "${nodes[$((${knob%%:*} - 1))]}"
+}
+
+# libfaketime's path.
+faketime_lib() {
+  local lib
+  if [[ -n "${TONY_FAKETIME_LIB:-}" ]]; then
+    [[ -r "$TONY_FAKETIME_LIB" ]] ||
+      yarn_die "cluster.sh: TONY_FAKETIME_LIB '$TONY_FAKETIME_LIB' is not a readable file"
+    echo "$TONY_FAKETIME_LIB"
+    return
+  fi
+  for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 \
+    /usr/local/lib/faketime/libfaketime.so.1; do
+    if [[ -r "$lib" ]]; then
+      echo "$lib"
+      return
+    fi
+  done
+  yarn_die "cluster.sh: TONY_YARN_NM_CLOCK needs libfaketime: apt-get install faketime (scripts/setup.sh installs it), or set TONY_FAKETIME_LIB"
+}
+
+# The environment that puts a process on the node's clock, NAME=VALUE a
+# line: the wall clock (CLOCK_REALTIME, time(), gettimeofday) runs OFFSET
+# away. File times stay true (NO_FAKE_STAT), as on a real node: they come
+# from the file system, and the NodeManager compares them with what the
+# client saw when it localizes a job's files. The monotonic clock moves by
+# the same constant, which no interval notices; leaving it alone instead
+# (FAKETIME_DONT_FAKE_MONOTONIC=1) breaks libfaketime 0.9.10's
+# pthread_cond_timedwait: the JVM's timed waits (Object.wait, parkNanos)
+# return at once, every waiting thread spins, and the NodeManager took more
+# than 5 minutes to start on a loaded machine instead of 15 s. A frozen
+# clock (the absolute "YYYY-MM-DD hh:mm:ss" form) never lets it start at
+# all. An ASan build of tony's binaries accepts the preloaded library ahead
+# of its runtime with verify_asan_link_order=0. Measured: doc/local-yarn.md.
+clock_env() {
+  local lib offset=${clock_knob#*:}
+  lib=$(faketime_lib)
+  echo "LD_PRELOAD=$lib"
+  echo "FAKETIME=$offset"
+  echo "NO_FAKE_STAT=1"
+  echo "ASAN_OPTIONS=verify_asan_link_order=0"
+}
+
+# Writes the program the skewed node's NodeManager starts under: the clock's
+# environment, then TONY_YARN_NM_WRAPPER if any. Prints its path.
+write_clock_wrapper() {
+  local file="$state/run/clock-wrapper.sh" line
+  {
+    echo "#!/bin/sh"
+    echo "# Written by scripts/yarn/cluster.sh: node $(clock_address) runs ${clock_knob#*:} off."
+    while IFS= read -r line; do
+      if [[ "$line" == LD_PRELOAD=* ]]; then
+        printf 'export LD_PRELOAD=%q"${LD_PRELOAD:+:$LD_PRELOAD}"\n' "${line#*=}"
+      else
+        printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
+      fi
+    done < <(clock_env)
+    if [[ -n "${TONY_YARN_NM_WRAPPER:-}" ]]; then
+      printf 'exec %q "$@"\n' "$TONY_YARN_NM_WRAPPER"
+    else
+      echo 'exec "$@"'
+    fi
+  } >"$file"
+  chmod +x "$file"
+  echo "$file"
+}
+
 # -- processes ---------------------------------------------------------------
 
 # True when pid runs and is one of this cluster's JVMs or its KDC (pids get
@@ -462,6 +563,10 @@ yarn_site() {
   # shellcheck disable=SC2016 # expanded by the NodeManager, not here
   local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
   ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
+  # The node whose clock is off: its containers' processes see its clock.
+  if [[ -n "$clock_knob" && -n "$node" && "$node" == "$(clock_address)" ]]; then
+    admin_env+=",$(clock_env | paste -sd, -)"
+  fi
   prop yarn.nodemanager.admin-env "$admin_env"
   # A nearly full disk would otherwise mark the node UNHEALTHY.
   prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
@@ -632,6 +737,7 @@ LOG4J
   echo "$host" >"$state/host"
   if ((with_ha)); then ha_write_zk_conf; fi
   printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
+  if [[ -n "$clock_knob" ]]; then echo "$clock_knob" >"$state/node-clock"; fi
   echo "$hadoop_version" >"$state/hadoop-version"
 }
 
@@ -707,11 +813,16 @@ launch() {
 }
 
 # Starts the NodeManager of every node, each with its config directory.
+# The node of TONY_YARN_NM_CLOCK starts under libfaketime.
 launch_nodemanagers() {
-  local node nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
+  local node wrapper nm_wrapper=${TONY_YARN_NM_WRAPPER:-} clock_wrapper="" skewed
+  skewed=$(clock_address)
+  [[ -n "$skewed" ]] && clock_wrapper=$(write_clock_wrapper)
   for node in "${nodes[@]}"; do
+    wrapper=$nm_wrapper
+    [[ "$node" == "$skewed" ]] && wrapper=$clock_wrapper
     DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
-      DAEMON_WRAPPER="$nm_wrapper" \
+      DAEMON_WRAPPER="$wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
   done
 }
@@ -854,6 +965,7 @@ same_cluster() {
     [[ "$((second_nn))" -eq "$(state_has_nn2 && echo 1 || echo 0)" ]] &&
     [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
     [[ "${#nodes[@]}" -eq "$node_count" ]] &&
+    [[ "$(state_clock)" == "$clock_knob" ]] &&
     [[ "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")" == "$hadoop_version" ]]
 }
 
@@ -877,6 +989,7 @@ start_cluster() {
   ((secure)) && secure_check_tools
   [[ -z "${TONY_YARN_NM_WRAPPER:-}" || -x "${TONY_YARN_NM_WRAPPER}" ]] ||
     yarn_die "cluster.sh: TONY_YARN_NM_WRAPPER '$TONY_YARN_NM_WRAPPER' is not an executable program"
+  check_clock_knob
   check_ports_free
   command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
   command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"
@@ -949,6 +1062,7 @@ start_cluster() {
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
   ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
+  [[ -n "$clock_knob" ]] && mode+=" (node $(clock_address)'s clock ${clock_knob#*:} off)"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
 }
@@ -1036,6 +1150,9 @@ status_cluster() {
     if state_is_secure; then
       echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
     fi
+    if [[ -n "$(state_clock)" ]]; then
+      echo "clock:   node $(clock_address "$(state_clock)") runs $(state_clock | cut -d: -f2) off (TONY_YARN_NM_CLOCK=$(state_clock))"
+    fi
     echo "conf:    $conf"
     return 0
   fi
@@ -1103,6 +1220,7 @@ case "$cmd" in
     printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr" \
       TONY_YARN_NODES "${nodes[*]}" \
       TONY_HADOOP_VERSION "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
+    if [[ -n "$(state_clock)" ]]; then printf 'export %s=%q\n' TONY_YARN_NM_CLOCK "$(state_clock)"; fi
     if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_has_nn2; then printf 'export %s=%q\n' TONY_YARN_NAMENODE2 "hdfs://$addr:$nn2_port"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi
