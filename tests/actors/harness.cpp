@@ -127,6 +127,7 @@ void harness::start(bool run) {
   mcfg.app_id = "application_1_0001";
   mcfg.tracking_url = "http://am.test:8080";
   mcfg.on_change = on_change;
+  mcfg.on_sample = on_sample;
   am = spawn_am(sys, mcfg, registry_config{"application_1_0001", secret, 1000});
   am_drivers drivers;
   drivers.rm = rm;
@@ -196,8 +197,8 @@ void harness::exit_task(const task_id& t, int32_t code, std::string stderr_tail,
              [](caf::error& err) { CAF_FAIL("exit report failed: " << err); });
 }
 
-void harness::heartbeat(const task_id& t, int32_t attempt) {
-  self->send(registry, heartbeat_atom_v, t, attempt, task_sample{});
+void harness::heartbeat(const task_id& t, int32_t attempt, task_sample sample) {
+  self->send(registry, heartbeat_atom_v, t, attempt, std::move(sample));
   sched.run();
 }
 
