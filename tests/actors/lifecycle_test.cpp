@@ -138,11 +138,11 @@ CAF_TEST(an executor that stops heartbeating is lost after the timeout) {
 CAF_TEST(samples carry the clock of the AM whatever the clock of their node says) {
   std::vector<std::pair<task_id, task_sample>> got;
   on_sample = [&](const task_id& t, int32_t, const task_sample& s) {
-  got.emplace_back(t, s);
+    got.emplace_back(t, s);
   };
   auto wall = [] {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
   };
   auto before = wall();
   start();
@@ -160,10 +160,10 @@ CAF_TEST(samples carry the clock of the AM whatever the clock of their node says
   auto after = wall();
   CAF_REQUIRE_EQUAL(got.size(), 2u);
   for (auto& [task, s] : got) {
-  // The AM's clock: its wall time at spawn plus the 2 s the test moved.
-  CAF_CHECK_GREATER_OR_EQUAL(s.time_ms, before + 2000);
-  CAF_CHECK_LESS_OR_EQUAL(s.time_ms, after + 2000);
-  CAF_CHECK_EQUAL(s.rss_bytes, 1 << 20);
+    // The AM's clock: its wall time at spawn plus the 2 s the test moved.
+    CAF_CHECK_GREATER_OR_EQUAL(s.time_ms, before + 2000);
+    CAF_CHECK_LESS_OR_EQUAL(s.time_ms, after + 2000);
+    CAF_CHECK_EQUAL(s.rss_bytes, 1 << 20);
   }
   CAF_CHECK_EQUAL(got[0].first, w0);
   CAF_CHECK_EQUAL(got[0].second.time_ms, got[1].second.time_ms);
