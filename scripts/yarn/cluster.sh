@@ -69,13 +69,15 @@
 #                            (it gets the java command line as arguments and
 #                            must exec it), e.g. one that hides libraries in a
 #                            mount namespace
-#   TONY_YARN_NM_CLOCK       N:OFFSET, one node whose wall clock is off: node N
-#                            (1 to --nodes, in TONY_YARN_NODES' order) sees
-#                            the time OFFSET away from everyone else's,
-#                            +90s, -30m, +1h or +2d (libfaketime, Debian's
-#                            `faketime` package); its NodeManager and every
-#                            process of its containers do, file times stay
-#                            true, as on a node whose NTP is off
+#   TONY_YARN_NM_CLOCK       N:OFFSET[,N:OFFSET...], nodes whose wall clock is
+#                            off: node N (1 to --nodes, in TONY_YARN_NODES'
+#                            order) sees the time OFFSET away from everyone
+#                            else's, +90s, -30m, +1h or +2d (libfaketime,
+#                            Debian's `faketime` package); its NodeManager's
+#                            wall clock does, its monotonic clock and file
+#                            times stay true, as on a node whose NTP is off
+#                            (its containers run on the true clock: see
+#                            clock_env)
 #   TONY_FAKETIME_LIB        libfaketime.so.1 when not in /usr/lib/*/faketime
 #   TONY_YARN_HOST           the loopback address the RM (and HDFS) binds
 #                            (default 127.0.0.1); clusters on different
@@ -279,12 +281,13 @@ node_conf_dir() {
   if single_node; then echo "$conf"; else echo "$state/nodes/$1/conf"; fi
 }
 
-# -- a node's clock (TONY_YARN_NM_CLOCK) ---------------------------------------
+# -- nodes' clocks (TONY_YARN_NM_CLOCK) ---------------------------------------
 
-# The node whose clock is off, as asked for (N:OFFSET), or empty.
+# The nodes whose clock is off, as asked for (N:OFFSET[,N:OFFSET...]), or
+# empty.
 clock_knob=${TONY_YARN_NM_CLOCK:-}
 
-# The node whose clock is off in the running cluster (N:OFFSET), or empty.
+# The same of the running cluster, or empty.
 state_clock() {
   cat "$state/node-clock" 2>/dev/null || true
 }
@@ -292,18 +295,47 @@ state_clock() {
 # Checks TONY_YARN_NM_CLOCK against the nodes to start.
 check_clock_knob() {
   [[ -n "$clock_knob" ]] || return 0
-  [[ "$clock_knob" =~ ^([1-9][0-9]*):([+-][0-9]+[smhd]?)$ ]] ||
-    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK must be NODE:OFFSET, e.g. 3:+1h or 1:-30m (a node from 1 to --nodes; an offset of + or - a whole number of s, m, h or d), not '$clock_knob'"
-  ((BASH_REMATCH[1] <= node_count)) ||
-    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]}, but the cluster has ${node_count} (--nodes)"
+  local item seen=" " one='[1-9][0-9]*:[+-][0-9]+[smhd]?'
+  local -a items
+  [[ "$clock_knob" =~ ^$one(,$one)*$ ]] ||
+    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK must be NODE:OFFSET[,NODE:OFFSET...], e.g. 3:+1h or 1:-30m,2:+2h (a node from 1 to --nodes; an offset of + or - a whole number of s, m, h or d), not '$clock_knob'"
+  IFS=, read -r -a items <<<"$clock_knob"
+  for item in "${items[@]}"; do
+    [[ "$item" =~ ^([0-9]+): ]]
+    ((BASH_REMATCH[1] <= node_count)) ||
+      yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]}, but the cluster has ${node_count} (--nodes)"
+    [[ "$seen" != *" ${BASH_REMATCH[1]} "* ]] ||
+      yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]} twice"
+    seen+="${BASH_REMATCH[1]} "
+  done
   faketime_lib >/dev/null
 }
 
-# The address of the node whose clock is off, or nothing.
-clock_address() {
-  local knob=${1:-$clock_knob}
+# The offset of node ADDRESS's clock (arg 2: the knob, default the one asked
+# for), or nothing.
+clock_offset_of() {
+  local address=$1 knob=${2-$clock_knob} item
+  local -a items
   [[ -n "$knob" ]] || return 0
-  echo "${nodes[$((${knob%%:*} - 1))]}"
+  IFS=, read -r -a items <<<"$knob"
+  for item in "${items[@]}"; do
+    if [[ "${nodes[$((${item%%:*} - 1))]}" == "$address" ]]; then
+      echo "${item#*:}"
+      return
+    fi
+  done
+}
+
+# "node 127.0.0.4's clock +1h off, node ..." of a knob (default the one
+# asked for).
+describe_clocks() {
+  local knob=${1-$clock_knob} item out=""
+  local -a items
+  IFS=, read -r -a items <<<"$knob"
+  for item in "${items[@]}"; do
+    out+="${out:+, }node ${nodes[$((${item%%:*} - 1))]}'s clock ${item#*:} off"
+  done
+  echo "$out"
 }
 
 # libfaketime's path.
@@ -325,42 +357,48 @@ faketime_lib() {
   yarn_die "cluster.sh: TONY_YARN_NM_CLOCK needs libfaketime: apt-get install faketime (scripts/setup.sh installs it), or set TONY_FAKETIME_LIB"
 }
 
-# The environment that puts a process on the node's clock, NAME=VALUE a
-# line: the wall clock (CLOCK_REALTIME, time(), gettimeofday) runs OFFSET
-# away. File times stay true (NO_FAKE_STAT), as on a real node: they come
-# from the file system, and the NodeManager compares them with what the
-# client saw when it localizes a job's files. The monotonic clock moves by
-# the same constant, which no interval notices; leaving it alone instead
-# (FAKETIME_DONT_FAKE_MONOTONIC=1) breaks libfaketime 0.9.10's
-# pthread_cond_timedwait: the JVM's timed waits (Object.wait, parkNanos)
-# return at once, every waiting thread spins, and the NodeManager took more
-# than 5 minutes to start on a loaded machine instead of 15 s. A frozen
-# clock (the absolute "YYYY-MM-DD hh:mm:ss" form) never lets it start at
-# all. An ASan build of tony's binaries accepts the preloaded library ahead
-# of its runtime with verify_asan_link_order=0. Measured: doc/local-yarn.md.
+# The environment that puts the NodeManager on the node's clock, NAME=VALUE
+# a line: its wall clock (CLOCK_REALTIME, time(), gettimeofday) runs OFFSET
+# away, and nothing else does, as on a real node whose NTP is off: file
+# times stay true (NO_FAKE_STAT; the NodeManager compares them with what the
+# client saw when it localizes a job's files), and so does the monotonic
+# clock (FAKETIME_DONT_FAKE_MONOTONIC). libfaketime 0.9.10 then "fixes"
+# pthread_cond_timedwait as if the monotonic clock were faked, unless
+# FAKETIME_FORCE_MONOTONIC_FIX=0: with that fix the JVM's timed waits
+# (Object.wait, parkNanos) return at once, every waiting thread spins, and
+# the NodeManager took more than 5 minutes to start on a loaded machine
+# instead of 15 s (doc/local-yarn.md). A frozen clock (the absolute
+# "YYYY-MM-DD hh:mm:ss" form) never lets it start at all. Its containers
+# run on the true clock: under libfaketime 0.9.10 no setting keeps both a
+# C++ program's waits (std::condition_variable: tony-executor's heartbeat
+# timer never fired with a faked monotonic clock) and Python's time.sleep
+# (EINVAL with a true one) working.
 clock_env() {
-  local lib offset=${clock_knob#*:}
+  local lib offset=$1
   lib=$(faketime_lib)
   echo "LD_PRELOAD=$lib"
   echo "FAKETIME=$offset"
+  echo "FAKETIME_DONT_FAKE_MONOTONIC=1"
+  echo "FAKETIME_FORCE_MONOTONIC_FIX=0"
   echo "NO_FAKE_STAT=1"
-  echo "ASAN_OPTIONS=verify_asan_link_order=0"
 }
 
-# Writes the program the skewed node's NodeManager starts under: the clock's
-# environment, then TONY_YARN_NM_WRAPPER if any. Prints its path.
+# Writes the program the NodeManager of node ADDRESS, whose clock is OFFSET
+# off, starts under: the clock's environment, then TONY_YARN_NM_WRAPPER if
+# any. Prints its path.
 write_clock_wrapper() {
-  local file="$state/run/clock-wrapper.sh" line
+  local address=$1 offset=$2 line
+  local file="$state/run/clock-$address.sh"
   {
     echo "#!/bin/sh"
-    echo "# Written by scripts/yarn/cluster.sh: node $(clock_address) runs ${clock_knob#*:} off."
+    echo "# Written by scripts/yarn/cluster.sh: node $address runs $offset off."
     while IFS= read -r line; do
       if [[ "$line" == LD_PRELOAD=* ]]; then
         printf 'export LD_PRELOAD=%q"${LD_PRELOAD:+:$LD_PRELOAD}"\n' "${line#*=}"
       else
         printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
       fi
-    done < <(clock_env)
+    done < <(clock_env "$offset")
     if [[ -n "${TONY_YARN_NM_WRAPPER:-}" ]]; then
       printf 'exec %q "$@"\n' "$TONY_YARN_NM_WRAPPER"
     else
@@ -563,10 +601,6 @@ yarn_site() {
   # shellcheck disable=SC2016 # expanded by the NodeManager, not here
   local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
   ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
-  # The node whose clock is off: its containers' processes see its clock.
-  if [[ -n "$clock_knob" && -n "$node" && "$node" == "$(clock_address)" ]]; then
-    admin_env+=",$(clock_env | paste -sd, -)"
-  fi
   prop yarn.nodemanager.admin-env "$admin_env"
   # A nearly full disk would otherwise mark the node UNHEALTHY.
   prop yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage 99.9
@@ -813,14 +847,13 @@ launch() {
 }
 
 # Starts the NodeManager of every node, each with its config directory.
-# The node of TONY_YARN_NM_CLOCK starts under libfaketime.
+# The nodes of TONY_YARN_NM_CLOCK start under libfaketime.
 launch_nodemanagers() {
-  local node wrapper nm_wrapper=${TONY_YARN_NM_WRAPPER:-} clock_wrapper="" skewed
-  skewed=$(clock_address)
-  [[ -n "$skewed" ]] && clock_wrapper=$(write_clock_wrapper)
+  local node wrapper offset nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
   for node in "${nodes[@]}"; do
     wrapper=$nm_wrapper
-    [[ "$node" == "$skewed" ]] && wrapper=$clock_wrapper
+    offset=$(clock_offset_of "$node")
+    [[ -n "$offset" ]] && wrapper=$(write_clock_wrapper "$node" "$offset")
     DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
       DAEMON_WRAPPER="$wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
@@ -1062,7 +1095,7 @@ start_cluster() {
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
   ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
-  [[ -n "$clock_knob" ]] && mode+=" (node $(clock_address)'s clock ${clock_knob#*:} off)"
+  [[ -n "$clock_knob" ]] && mode+=" ($(describe_clocks))"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
 }
@@ -1151,7 +1184,7 @@ status_cluster() {
       echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
     fi
     if [[ -n "$(state_clock)" ]]; then
-      echo "clock:   node $(clock_address "$(state_clock)") runs $(state_clock | cut -d: -f2) off (TONY_YARN_NM_CLOCK=$(state_clock))"
+      echo "clocks:  $(describe_clocks "$(state_clock)") (TONY_YARN_NM_CLOCK=$(state_clock))"
     fi
     echo "conf:    $conf"
     return 0
