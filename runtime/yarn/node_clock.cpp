@@ -84,4 +84,25 @@ std::string describe_clock_ahead(const std::string& host, const expired_token& x
   return text;
 }
 
+std::optional<std::string> describe_am_clock_ahead(const std::string& rm_diagnostics,
+                                                   int64_t rm_time_ms) {
+  auto x = parse_expired_token(rm_diagnostics);
+  if (!x || rm_diagnostics.find("Error launching appattempt") == std::string::npos)
+    return std::nullopt;
+  std::string text =
+      "the ResourceManager could not start the AM: the clock of the node it "
+      "chose ";
+  if (rm_time_ms > 0 && x->node_now_ms > rm_time_ms)
+    text += "is about " + describe_duration(x->node_now_ms - rm_time_ms) +
+            " ahead of the ResourceManager's";
+  else
+    text += "is ahead of the ResourceManager's by more than the container token lifetime "
+            "(yarn.resourcemanager.rm.container-allocation.expiry-interval-ms, 10 min by "
+            "default)";
+  return text + ", and its NodeManager takes every container token for expired (the "
+                "ResourceManager's page of the application names the node of each "
+                "attempt); keep the nodes' clocks in step (NTP: chrony, ntpd, "
+                "systemd-timesyncd)";
+}
+
 } // namespace tony::yarn

@@ -53,6 +53,14 @@ std::optional<container_token_times> token_times(std::string_view serialized_tok
 std::string describe_clock_ahead(const std::string& host, const expired_token& x,
                                  const std::optional<container_token_times>& times);
 
+/// The same for the AM's container, which the ResourceManager starts itself
+/// ("Error launching appattempt_...": the application fails before any AM
+/// runs): `rm_time_ms` is the ResourceManager's clock just after the
+/// refusal (the application's finish time). Nothing when `rm_diagnostics`
+/// do not say so.
+std::optional<std::string> describe_am_clock_ahead(const std::string& rm_diagnostics,
+                                                   int64_t rm_time_ms);
+
 /// "1 h 0 min (3600 s)", "12 min 5 s (725 s)", "45 s".
 std::string describe_duration(int64_t ms);
 

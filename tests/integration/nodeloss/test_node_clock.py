@@ -13,8 +13,9 @@ shrunk to 256 MB takes neither the AM (512 MB) nor a worker (896 MB). Nodes 2
 and 3 start shrunk, so the AM and the first worker go to node 1; node 3 then
 gets its 1536 MB back and is the only room for the second worker, as on a
 busy cluster whose free node is the bad one; node 2 gets its memory back once
-the first attempt failed, room for the next one. HADOOP_CONF_DIR,
-TONY_YARN_DIR and TONY_BIN come from ctest."""
+the first attempt failed, room for the next one. The last test leaves node 3
+the only room for the AM. HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come
+from ctest."""
 
 import contextlib
 import getpass
@@ -64,15 +65,19 @@ def set_memory(node, mb):
 
 
 @contextlib.contextmanager
-def only_node_one():
-    """Nodes 2 and 3 shrunk; every node whole again on the way out."""
-    set_memory(SPARE, 256)
-    set_memory(SKEWED, 256)
+def shrunk(*nodes):
+    """`nodes` shrunk; every node whole again on the way out."""
+    for node in nodes:
+        set_memory(node, 256)
     try:
         yield
     finally:
         for node in NODES:
             set_memory(node, FULL_MB)
+
+
+def only_node_one():
+    return shrunk(SPARE, SKEWED)
 
 
 def start_on_node_one(attempts, steps):
@@ -141,5 +146,21 @@ def test_a_node_clock_ahead_without_an_attempt_left_fails_the_job_naming_it():
     assert re.search(r"diagnostics: " + CLOCK.pattern, text), text
     # The other worker was stopped, not left to run its 60 steps.
     assert not re.search(r"worker:\d\s+SUCCEEDED", after), after
+    assert y.wait_until(lambda: not nl.app_pids(app), 60), y.commands_of(nl.app_pids(app))
+    assert not on_skewed_node(), y.commands_of(on_skewed_node())
+
+
+def test_a_node_clock_ahead_under_the_am_fails_the_job_at_once_saying_so():
+    # Nodes 1 and 2 shrunk: node 3 is the only room for the AM, which the
+    # ResourceManager starts itself ([am] max_app_attempts = 1).
+    with shrunk(FIRST, SPARE):
+        code, out, _ = y.submit([nl.job(3, 2)])
+    app = y.app_id_of(out)
+    assert code == 1, out
+    assert "FAILED/FAILED" in out, out
+    assert re.search(r"This token is expired", out), out
+    assert re.search(r"the ResourceManager could not start the AM: the clock of the node it "
+                     r"chose is about (59 min|1 h \d+ min) .*ahead of the ResourceManager's",
+                     out), out
     assert y.wait_until(lambda: not nl.app_pids(app), 60), y.commands_of(nl.app_pids(app))
     assert not on_skewed_node(), y.commands_of(on_skewed_node())

@@ -83,6 +83,33 @@ TEST(node_clock, without_the_creation_time_says_how_long_the_token_had_expired) 
   EXPECT_NE(text.find("and 50 min 0 s (3000 s)"), std::string::npos) << text;
 }
 
+TEST(node_clock, an_am_the_resource_manager_could_not_start_is_said_in_plain_words) {
+  // What the RM's application report says when its AMLauncher was refused.
+  auto diag =
+      std::string{"Application application_1_0001 failed 1 times (global limit =2; "
+                  "local limit is =1) due to Error launching "
+                  "appattempt_1_0001_000001. Got exception: "
+                  "org.apache.hadoop.yarn.exceptions.YarnException: "} +
+      refusal +
+      "\n\tat java.base/Thread.run(Thread.java:840)\n. Failing the "
+      "application.";
+  // The application failed 660 s before the node's "now".
+  auto text = describe_am_clock_ahead(diag, 1700003600123 - 660'000);
+  ASSERT_TRUE(text);
+  EXPECT_NE(
+      text->find("the ResourceManager could not start the AM: the clock of the node it "
+                 "chose is about 11 min 0 s (660 s) ahead of the ResourceManager's"),
+      std::string::npos)
+      << *text;
+  EXPECT_NE(text->find("NTP"), std::string::npos);
+  EXPECT_TRUE(describe_am_clock_ahead(diag, 0));
+  // A task's launch (the AM's own words) or another AM failure: nothing.
+  EXPECT_FALSE(describe_am_clock_ahead(refusal, 1700000000000));
+  EXPECT_FALSE(describe_am_clock_ahead("Error launching appattempt_1_0001_000001. Got "
+                                       "exception: java.net.ConnectException",
+                                       1700000000000));
+}
+
 TEST(node_clock, durations_read_in_hours_minutes_and_seconds) {
   EXPECT_EQ(describe_duration(45'000), "45 s");
   EXPECT_EQ(describe_duration(725'000), "12 min 5 s (725 s)");
