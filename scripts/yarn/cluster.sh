@@ -366,8 +366,8 @@ faketime_lib() {
 # pthread_cond_timedwait as if the monotonic clock were faked, unless
 # FAKETIME_FORCE_MONOTONIC_FIX=0: with that fix the JVM's timed waits
 # (Object.wait, parkNanos) return at once, every waiting thread spins, and
-# the NodeManager took more than 5 minutes to start on a loaded machine
-# instead of 15 s (doc/local-yarn.md). A frozen clock (the absolute
+# the NodeManager had not registered after more than 5 minutes on a loaded
+# machine, where the others took 31 s (doc/local-yarn.md). A frozen clock (the absolute
 # "YYYY-MM-DD hh:mm:ss" form) never lets it start at all. Its containers
 # run on the true clock: under libfaketime 0.9.10 no setting keeps both a
 # C++ program's waits (std::condition_variable: tony-executor's heartbeat
