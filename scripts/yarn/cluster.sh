@@ -386,6 +386,7 @@ clock_env() {
 # Writes the program the NodeManager of node ADDRESS, whose clock is OFFSET
 # off, starts under: the clock's environment, then TONY_YARN_NM_WRAPPER if
 # any. Prints its path.
+# shellcheck disable=SC2016 # the wrapper expands $LD_PRELOAD and $@, not us
 write_clock_wrapper() {
   local address=$1 offset=$2 line
   local file="$state/run/clock-$address.sh"
