@@ -297,8 +297,15 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           // their samples go to the metrics.
           run(self,
               self->state.core->handle(core::heartbeat{task, attempt}, now_ms(self)));
-          if (sample.time_ms > 0 && self->state.cfg.on_sample)
-            self->state.cfg.on_sample(task, attempt, sample);
+          // Stamped with the AM's clock when it arrives, not the node's: a
+          // node whose clock is off would put its task's points in the
+          // future or the past of every other task's (doc/operations.md,
+          // "Node clocks"). A heartbeat comes every second.
+          if (sample.time_ms > 0 && self->state.cfg.on_sample) {
+            auto received = sample;
+            received.time_ms = now_ms(self);
+            self->state.cfg.on_sample(task, attempt, received);
+          }
         },
         [=](exit_atom, const task_exit& x) {
           feed(self, core::exited{x});

@@ -65,7 +65,9 @@ struct monitor_config {
   /// be quick and must not wait for actors.
   std::function<void(const job_status&)> on_change;
   /// Optional: gets every sample of a task's resource use that heartbeats
-  /// carry (the AM's metrics, runtime/history/job_record.hpp). Same rules.
+  /// carry (the AM's metrics, runtime/history/job_record.hpp), its time_ms
+  /// the AM's clock when it arrived, whatever the node's clock says. Same
+  /// rules.
   std::function<void(const task_id&, int32_t attempt, const task_sample&)> on_sample;
 };
 

@@ -403,6 +403,13 @@ void lifecycle::on(const launch_failed& e) {
   if (t == nullptr)
     return;
   t->container_done = true;
+  // A NodeManager that takes the ResourceManager's container tokens for
+  // expired has a clock ahead of the RM's: it starts no container, so the
+  // node is avoided like a lost one (YARN's words: runtime/yarn/node_clock.hpp).
+  if (end_ == end_phase::none && e.why.find("This token is expired") != std::string::npos)
+    avoid_node(t->c.host, *t,
+               "starts no container: its clock is ahead of the "
+               "ResourceManager's");
   task_failed(*t, task_state::failed,
               to_string(t->id) + " could not be launched in " + t->c.id + " on " +
                   t->c.host + ": " + e.why);
@@ -1194,7 +1201,8 @@ void lifecycle::on_adoption_deadline() {
   }
 }
 
-void lifecycle::avoid_node(const std::string& host, const task_record& t) {
+void lifecycle::avoid_node(const std::string& host, const task_record& t,
+                           const std::string& why) {
   // A NodeManager killed with its containers drops their executors' connections
   // at once, while the RM takes its liveness expiry to call the node lost and
   // may grant the next containers there meanwhile. The RM keeps at least one
@@ -1203,7 +1211,9 @@ void lifecycle::avoid_node(const std::string& host, const task_record& t) {
                           avoided_nodes_.end())
     return;
   avoided_nodes_.push_back(host);
-  say(note::warn, "node " + host + " lost " + to_string(t.id) +
+  say(note::warn, "node " + host +
+                      (why.empty() ? " lost " + to_string(t.id)
+                                   : " " + why + " (" + to_string(t.id) + ")") +
                       ": the job's next containers avoid it");
   emit(avoid_nodes{{host}});
 }

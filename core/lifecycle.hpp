@@ -168,7 +168,8 @@ struct release_containers {
 };
 
 /// Never place a container on these node hosts again (YARN's blacklist): a
-/// task was lost there, so the node is taken for lost too.
+/// task was lost there, so the node is taken for lost too, or the node's
+/// clock keeps it from starting containers.
 struct avoid_nodes {
   std::vector<std::string> hosts;
 };
@@ -435,8 +436,10 @@ private:
   void on_task_deadline(const timer_purpose& p);
   void check_heartbeats();
   /// A task was lost on `host` (its executor vanished, its node was lost or
-  /// its disks failed): the node is avoided from now on.
-  void avoid_node(const std::string& host, const task_record& t);
+  /// its disks failed), or `why` says what else is wrong with the node (its
+  /// clock): the node is avoided from now on.
+  void avoid_node(const std::string& host, const task_record& t,
+                  const std::string& why = {});
 
   // -- helpers -----------------------------------------------------------------
 

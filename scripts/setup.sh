@@ -22,7 +22,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libpugixml-dev
   libsasl2-dev libsasl2-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
   openjdk-17-jdk-headless maven procps psmisc curl unzip zip tar
-  openssl
+  openssl faketime
   python3 python3-venv python3-pip python3-torch
   chromium
 )

@@ -34,6 +34,7 @@
 #include "runtime/status_printer.hpp"
 #include "runtime/yarn/am_env.hpp"
 #include "runtime/yarn/application_client.hpp"
+#include "runtime/yarn/node_clock.hpp"
 #include "runtime/yarn/protocols.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/event_output.hpp"
@@ -423,6 +424,9 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
           "/" + final);
       if (!report->diagnostics.empty())
         say("diagnostics: " + report->diagnostics);
+      if (auto clock =
+              yarn::describe_am_clock_ahead(report->diagnostics, report->finish_time))
+        say(*clock);
       say("logs: yarn logs -applicationId " + app);
       if (!quiet && !history_uri.empty())
         say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +

@@ -2,6 +2,7 @@
 
 #include "runtime/hadoop/rpc_codec.hpp"
 #include "runtime/yarn/convert.hpp"
+#include "runtime/yarn/node_clock.hpp"
 #include "runtime/yarn/protocols.hpp"
 
 namespace tony::yarn {
@@ -93,6 +94,15 @@ expected<void> nm_client::start_container(const container& c,
   if (!rsp)
     return rsp.error();
   auto where = hadoop::describe_server(*target);
+  // A node whose clock is ahead refuses the token as expired: YARN says so
+  // past the first line of its message, which describe() keeps.
+  if (!rsp->failed_requests().empty())
+    if (auto& first = rsp->failed_requests().Get(0);
+        auto expired = parse_expired_token(first.exception().message()))
+      return error{error_code::remote,
+                   where + ": starting container " + c.id + " failed: " +
+                       describe_clock_ahead(c.host, *expired, token_times(c.token)),
+                   first.exception().class_name(), first.exception().message(), false};
   if (auto ok = check_failures(rsp->failed_requests(), where, "starting container"); !ok)
     return ok.error();
   for (auto& id : rsp->succeeded_requests())

@@ -49,7 +49,8 @@
 #       Prints `export NAME=VALUE` lines for a client of the running cluster
 #       (eval "$(cluster.sh env)"): HADOOP_CONF_DIR, TONY_YARN_DIR,
 #       TONY_YARN_HOST, TONY_YARN_NODES (the NodeManagers' addresses),
-#       TONY_HADOOP_VERSION, and with --secure KRB5_CONFIG, KRB5CCNAME (the
+#       TONY_HADOOP_VERSION, TONY_YARN_NM_CLOCK (when a node's clock is
+#       off), and with --secure KRB5_CONFIG, KRB5CCNAME (the
 #       user's ticket cache), KRB5_KDC_PROFILE, TONY_TEST_PRINCIPAL,
 #       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
 #       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
@@ -68,6 +69,16 @@
 #                            (it gets the java command line as arguments and
 #                            must exec it), e.g. one that hides libraries in a
 #                            mount namespace
+#   TONY_YARN_NM_CLOCK       N:OFFSET[,N:OFFSET...], nodes whose wall clock is
+#                            off: node N (1 to --nodes, in TONY_YARN_NODES'
+#                            order) sees the time OFFSET away from everyone
+#                            else's, +90s, -30m, +1h or +2d (libfaketime,
+#                            Debian's `faketime` package); its NodeManager's
+#                            wall clock does, its monotonic clock and file
+#                            times stay true, as on a node whose NTP is off
+#                            (its containers run on the true clock: see
+#                            clock_env)
+#   TONY_FAKETIME_LIB        libfaketime.so.1 when not in /usr/lib/*/faketime
 #   TONY_YARN_HOST           the loopback address the RM (and HDFS) binds
 #                            (default 127.0.0.1); clusters on different
 #                            addresses of 127.0.0.0/8 run side by side on one
@@ -268,6 +279,135 @@ node_log_dir() {
 # nodes/<address>/conf for each of several.
 node_conf_dir() {
   if single_node; then echo "$conf"; else echo "$state/nodes/$1/conf"; fi
+}
+
+# -- nodes' clocks (TONY_YARN_NM_CLOCK) ---------------------------------------
+
+# The nodes whose clock is off, as asked for (N:OFFSET[,N:OFFSET...]), or
+# empty.
+clock_knob=${TONY_YARN_NM_CLOCK:-}
+
+# The same of the running cluster, or empty.
+state_clock() {
+  cat "$state/node-clock" 2>/dev/null || true
+}
+
+# Checks TONY_YARN_NM_CLOCK against the nodes to start.
+check_clock_knob() {
+  [[ -n "$clock_knob" ]] || return 0
+  local item seen=" " one='[1-9][0-9]*:[+-][0-9]+[smhd]?'
+  local -a items
+  [[ "$clock_knob" =~ ^$one(,$one)*$ ]] ||
+    yarn_die "cluster.sh: TONY_YARN_NM_CLOCK must be NODE:OFFSET[,NODE:OFFSET...], e.g. 3:+1h or 1:-30m,2:+2h (a node from 1 to --nodes; an offset of + or - a whole number of s, m, h or d), not '$clock_knob'"
+  IFS=, read -r -a items <<<"$clock_knob"
+  for item in "${items[@]}"; do
+    [[ "$item" =~ ^([0-9]+): ]]
+    ((BASH_REMATCH[1] <= node_count)) ||
+      yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]}, but the cluster has ${node_count} (--nodes)"
+    [[ "$seen" != *" ${BASH_REMATCH[1]} "* ]] ||
+      yarn_die "cluster.sh: TONY_YARN_NM_CLOCK names node ${BASH_REMATCH[1]} twice"
+    seen+="${BASH_REMATCH[1]} "
+  done
+  faketime_lib >/dev/null
+}
+
+# The offset of node ADDRESS's clock (arg 2: the knob, default the one asked
+# for), or nothing.
+clock_offset_of() {
+  local address=$1 knob=${2-$clock_knob} item
+  local -a items
+  [[ -n "$knob" ]] || return 0
+  IFS=, read -r -a items <<<"$knob"
+  for item in "${items[@]}"; do
+    if [[ "${nodes[$((${item%%:*} - 1))]}" == "$address" ]]; then
+      echo "${item#*:}"
+      return
+    fi
+  done
+}
+
+# "node 127.0.0.4's clock +1h off, node ..." of a knob (default the one
+# asked for).
+describe_clocks() {
+  local knob=${1-$clock_knob} item out=""
+  local -a items
+  IFS=, read -r -a items <<<"$knob"
+  for item in "${items[@]}"; do
+    out+="${out:+, }node ${nodes[$((${item%%:*} - 1))]}'s clock ${item#*:} off"
+  done
+  echo "$out"
+}
+
+# libfaketime's path.
+faketime_lib() {
+  local lib
+  if [[ -n "${TONY_FAKETIME_LIB:-}" ]]; then
+    [[ -r "$TONY_FAKETIME_LIB" ]] ||
+      yarn_die "cluster.sh: TONY_FAKETIME_LIB '$TONY_FAKETIME_LIB' is not a readable file"
+    echo "$TONY_FAKETIME_LIB"
+    return
+  fi
+  for lib in /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 \
+    /usr/local/lib/faketime/libfaketime.so.1; do
+    if [[ -r "$lib" ]]; then
+      echo "$lib"
+      return
+    fi
+  done
+  yarn_die "cluster.sh: TONY_YARN_NM_CLOCK needs libfaketime: apt-get install faketime (scripts/setup.sh installs it), or set TONY_FAKETIME_LIB"
+}
+
+# The environment that puts the NodeManager on the node's clock, NAME=VALUE
+# a line: its wall clock (CLOCK_REALTIME, time(), gettimeofday) runs OFFSET
+# away, and nothing else does, as on a real node whose NTP is off: file
+# times stay true (NO_FAKE_STAT; the NodeManager compares them with what the
+# client saw when it localizes a job's files), and so does the monotonic
+# clock (FAKETIME_DONT_FAKE_MONOTONIC). libfaketime 0.9.10 then "fixes"
+# pthread_cond_timedwait as if the monotonic clock were faked, unless
+# FAKETIME_FORCE_MONOTONIC_FIX=0: with that fix the JVM's timed waits
+# (Object.wait, parkNanos) return at once, every waiting thread spins, and
+# the NodeManager had not registered after more than 5 minutes on a loaded
+# machine, where the others took 31 s (doc/local-yarn.md). A frozen clock (the absolute
+# "YYYY-MM-DD hh:mm:ss" form) never lets it start at all. Its containers
+# run on the true clock: under libfaketime 0.9.10 no setting keeps both a
+# C++ program's waits (std::condition_variable: tony-executor's heartbeat
+# timer never fired with a faked monotonic clock) and Python's time.sleep
+# (EINVAL with a true one) working.
+clock_env() {
+  local lib offset=$1
+  lib=$(faketime_lib)
+  echo "LD_PRELOAD=$lib"
+  echo "FAKETIME=$offset"
+  echo "FAKETIME_DONT_FAKE_MONOTONIC=1"
+  echo "FAKETIME_FORCE_MONOTONIC_FIX=0"
+  echo "NO_FAKE_STAT=1"
+}
+
+# Writes the program the NodeManager of node ADDRESS, whose clock is OFFSET
+# off, starts under: the clock's environment, then TONY_YARN_NM_WRAPPER if
+# any. Prints its path.
+# shellcheck disable=SC2016 # the wrapper expands $LD_PRELOAD and $@, not us
+write_clock_wrapper() {
+  local address=$1 offset=$2 line
+  local file="$state/run/clock-$address.sh"
+  {
+    echo "#!/bin/sh"
+    echo "# Written by scripts/yarn/cluster.sh: node $address runs $offset off."
+    while IFS= read -r line; do
+      if [[ "$line" == LD_PRELOAD=* ]]; then
+        printf 'export LD_PRELOAD=%q"${LD_PRELOAD:+:$LD_PRELOAD}"\n' "${line#*=}"
+      else
+        printf 'export %s=%q\n' "${line%%=*}" "${line#*=}"
+      fi
+    done < <(clock_env "$offset")
+    if [[ -n "${TONY_YARN_NM_WRAPPER:-}" ]]; then
+      printf 'exec %q "$@"\n' "$TONY_YARN_NM_WRAPPER"
+    else
+      echo 'exec "$@"'
+    fi
+  } >"$file"
+  chmod +x "$file"
+  echo "$file"
 }
 
 # -- processes ---------------------------------------------------------------
@@ -632,6 +772,7 @@ LOG4J
   echo "$host" >"$state/host"
   if ((with_ha)); then ha_write_zk_conf; fi
   printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
+  if [[ -n "$clock_knob" ]]; then echo "$clock_knob" >"$state/node-clock"; fi
   echo "$hadoop_version" >"$state/hadoop-version"
 }
 
@@ -707,11 +848,15 @@ launch() {
 }
 
 # Starts the NodeManager of every node, each with its config directory.
+# The nodes of TONY_YARN_NM_CLOCK start under libfaketime.
 launch_nodemanagers() {
-  local node nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
+  local node wrapper offset nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
   for node in "${nodes[@]}"; do
+    wrapper=$nm_wrapper
+    offset=$(clock_offset_of "$node")
+    [[ -n "$offset" ]] && wrapper=$(write_clock_wrapper "$node" "$offset")
     DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
-      DAEMON_WRAPPER="$nm_wrapper" \
+      DAEMON_WRAPPER="$wrapper" \
       launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
   done
 }
@@ -854,6 +999,7 @@ same_cluster() {
     [[ "$((second_nn))" -eq "$(state_has_nn2 && echo 1 || echo 0)" ]] &&
     [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
     [[ "${#nodes[@]}" -eq "$node_count" ]] &&
+    [[ "$(state_clock)" == "$clock_knob" ]] &&
     [[ "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")" == "$hadoop_version" ]]
 }
 
@@ -877,6 +1023,7 @@ start_cluster() {
   ((secure)) && secure_check_tools
   [[ -z "${TONY_YARN_NM_WRAPPER:-}" || -x "${TONY_YARN_NM_WRAPPER}" ]] ||
     yarn_die "cluster.sh: TONY_YARN_NM_WRAPPER '$TONY_YARN_NM_WRAPPER' is not an executable program"
+  check_clock_knob
   check_ports_free
   command -v curl >/dev/null || yarn_die "cluster.sh: curl not found (scripts/setup.sh installs it)"
   command -v python3 >/dev/null || yarn_die "cluster.sh: python3 not found"
@@ -949,6 +1096,7 @@ start_cluster() {
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
   ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
+  [[ -n "$clock_knob" ]] && mode+=" ($(describe_clocks))"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
 }
@@ -1036,6 +1184,9 @@ status_cluster() {
     if state_is_secure; then
       echo "secure:  Kerberos realm $krb5_realm, KDC $host:$kdc_port, user $(secure_user_principal), rpc protection $(<"$state/rpc-protection")"
     fi
+    if [[ -n "$(state_clock)" ]]; then
+      echo "clocks:  $(describe_clocks "$(state_clock)") (TONY_YARN_NM_CLOCK=$(state_clock))"
+    fi
     echo "conf:    $conf"
     return 0
   fi
@@ -1103,6 +1254,7 @@ case "$cmd" in
     printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr" \
       TONY_YARN_NODES "${nodes[*]}" \
       TONY_HADOOP_VERSION "$(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
+    if [[ -n "$(state_clock)" ]]; then printf 'export %s=%q\n' TONY_YARN_NM_CLOCK "$(state_clock)"; fi
     if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_has_nn2; then printf 'export %s=%q\n' TONY_YARN_NAMENODE2 "hdfs://$addr:$nn2_port"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi

@@ -129,6 +129,7 @@ void harness::start(bool run) {
   mcfg.on_change = on_change;
   mcfg.am_attempt = am_attempt;
   mcfg.resume = resume;
+  mcfg.on_sample = on_sample;
   registry_config rcfg{"application_1_0001", secret, 1000};
   rcfg.takes_over = am_attempt > 1;
   am = spawn_am(sys, mcfg, rcfg);
@@ -221,8 +222,8 @@ void harness::exit_task(const task_id& t, int32_t code, std::string stderr_tail,
              [](caf::error& err) { CAF_FAIL("exit report failed: " << err); });
 }
 
-void harness::heartbeat(const task_id& t, int32_t attempt) {
-  self->send(registry, heartbeat_atom_v, t, attempt, task_sample{});
+void harness::heartbeat(const task_id& t, int32_t attempt, task_sample sample) {
+  self->send(registry, heartbeat_atom_v, t, attempt, std::move(sample));
   sched.run();
 }
 

@@ -134,6 +134,8 @@ struct harness : test_coordinator_fixture<harness_config> {
   /// start() (the fake RM's registration then names the kept containers).
   int32_t am_attempt = 1;
   std::optional<job_status> resume;
+  /// The monitor's sample sink (monitor_config::on_sample); set before start().
+  std::function<void(const task_id&, int32_t, const task_sample&)> on_sample;
 
   explicit harness(job_spec j = default_job());
   ~harness() override;
@@ -172,8 +174,8 @@ struct harness : test_coordinator_fixture<harness_config> {
   void exit_task(const task_id& t, int32_t code, std::string stderr_tail = "",
                  int32_t attempt = 1, int32_t signal = 0);
 
-  /// The executor of `t` sends a heartbeat.
-  void heartbeat(const task_id& t, int32_t attempt = 1);
+  /// The executor of `t` sends a heartbeat (with `sample`: what it measured).
+  void heartbeat(const task_id& t, int32_t attempt = 1, task_sample sample = {});
 
   /// The executor of `t` dies: its handle goes down.
   void kill_executor(const task_id& t);

@@ -135,6 +135,40 @@ CAF_TEST(an executor that stops heartbeating is lost after the timeout) {
   CAF_CHECK(contains(st.diagnostics, "no heartbeat from its executor for 10 s"));
 }
 
+CAF_TEST(samples carry the clock of the AM whatever the clock of their node says) {
+  std::vector<std::pair<task_id, task_sample>> got;
+  on_sample = [&](const task_id& t, int32_t, const task_sample& s) {
+    got.emplace_back(t, s);
+  };
+  auto wall = [] {
+    using namespace std::chrono;
+    return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  };
+  auto before = wall();
+  start();
+  register_all();
+  advance(seconds(2));
+  // worker:0's node is an hour ahead, worker:1's an hour behind.
+  task_sample ahead;
+  ahead.time_ms = before + 3'600'000;
+  ahead.rss_bytes = 1 << 20;
+  task_sample behind = ahead;
+  behind.time_ms = before - 3'600'000;
+  heartbeat(w0, 1, ahead);
+  heartbeat(w1, 1, behind);
+  heartbeat(ps0, 1, task_sample{}); // no sample yet: nothing to store
+  auto after = wall();
+  CAF_REQUIRE_EQUAL(got.size(), 2u);
+  for (auto& [task, s] : got) {
+    // The AM's clock: its wall time at spawn plus the 2 s the test moved.
+    CAF_CHECK_GREATER_OR_EQUAL(s.time_ms, before + 2000);
+    CAF_CHECK_LESS_OR_EQUAL(s.time_ms, after + 2000);
+    CAF_CHECK_EQUAL(s.rss_bytes, 1 << 20);
+  }
+  CAF_CHECK_EQUAL(got[0].first, w0);
+  CAF_CHECK_EQUAL(got[0].second.time_ms, got[1].second.time_ms);
+}
+
 CAF_TEST(a lost node is named in plain words) {
   start();
   register_all();

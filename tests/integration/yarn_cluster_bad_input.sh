@@ -9,7 +9,10 @@
 # the cluster's address; --second-namenode without --hdfs; --hadoop-version
 # that is no release number, or a release Maven Central does not have; a
 # node's port taken (refused before anything starts); a NodeManager wrapper
-# that is not a program (refused before anything starts); a second start of
+# that is not a program (refused before anything starts); TONY_YARN_NM_CLOCK
+# naming a node the cluster does not have, an offset without its sign, a
+# node twice, or no libfaketime (refused before anything starts); a second
+# start of
 # a different shape on a running cluster (refused, the cluster untouched).
 # Exits 0 when all hold, 1 otherwise, 77 when java or mvn is missing. Uses
 # $TONY_YARN_HOST.
@@ -96,6 +99,17 @@ TONY_YARN_NM_WRAPPER="$work/no-such-wrapper" \
   start_must_fail "TONY_YARN_NM_WRAPPER '$work/no-such-wrapper' is not an executable program" --nodes 2
 nothing_left "a missing NodeManager wrapper"
 pass "a NodeManager wrapper that is not a program is refused before anything starts"
+
+TONY_YARN_NM_CLOCK=3:+1h \
+  start_must_fail "TONY_YARN_NM_CLOCK names node 3, but the cluster has 2 \(--nodes\)" --nodes 2
+TONY_YARN_NM_CLOCK=2:1h \
+  start_must_fail "TONY_YARN_NM_CLOCK must be NODE:OFFSET\[,NODE:OFFSET...\], e.g. 3:\+1h .*not '2:1h'" --nodes 2
+TONY_YARN_NM_CLOCK=2:+1h,2:-1h \
+  start_must_fail "TONY_YARN_NM_CLOCK names node 2 twice" --nodes 2
+TONY_YARN_NM_CLOCK=1:+1h TONY_FAKETIME_LIB="$work/no-libfaketime.so" \
+  start_must_fail "TONY_FAKETIME_LIB '$work/no-libfaketime.so' is not a readable file" --nodes 2
+nothing_left "a node clock"
+pass "a node clock on a node that is not there, without a sign, twice or without libfaketime is refused"
 
 "$cluster" start --dir "$state" --nodes 2 >/dev/null 2>&1 || fail "a start with --nodes 2 failed"
 start_must_fail "a different or partial cluster runs in $state" --nodes 3

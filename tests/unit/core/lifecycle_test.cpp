@@ -29,6 +29,37 @@ bool has(const Xs& xs, const X& x) {
 }
 
 /// The host of the container `t` was launched in last.
+// What runtime/yarn makes of a NodeManager whose clock is an hour ahead.
+constexpr const char* clock_refusal =
+    "127.0.0.3:45454: starting container c failed: node 127.0.0.3's clock is about 1 h 0 "
+    "min (3600 s) ahead of the ResourceManager's: its NodeManager takes every container "
+    "token for expired and starts no container (YARN: This token is expired. current "
+    "time is 1700003600000 found 1700000600000); keep the nodes' clocks in step (NTP)";
+
+// Grants every container the job asks for; all launch but `t`'s, which
+// fails with `why`. Returns `t`'s container.
+container grant_failing_one(driver& d, const task_id& t, const std::string& why) {
+  std::vector<container> cs;
+  int n = 0;
+  for (auto& ts : d.lc.status().tasks) {
+    container c;
+    c.id = "container_clock_" + std::to_string(++n);
+    c.host = "node" + std::to_string(n);
+    c.priority = d.job.find(ts.task.type)->priority;
+    cs.push_back(c);
+  }
+  d.send(core::granted{cs});
+  container failing;
+  for (auto& l : d.of<core::launch>())
+    if (l.task == t)
+      failing = l.target;
+  for (auto& l : d.of<core::launch>())
+    if (l.task != t)
+      d.send(core::launched{l.target.id});
+  d.send(core::launch_failed{failing.id, why});
+  return failing;
+}
+
 std::string launched_on(const driver& d, const task_id& t) {
   std::string host;
   for (auto& l : d.ever<core::launch>())
@@ -799,6 +830,59 @@ const rule new_rules[] = {
        EXPECT_EQ(avoided_after([](driver& e) { e.complete(w0, -102, "preempted"); }), 0u);
        EXPECT_EQ(avoided_after([](driver& e) { e.exit(w0, 1, "boom\n"); }), 0u);
        d.run_job(); // the table's own driver: nothing lost, nothing avoided
+       EXPECT_TRUE(d.ever<core::avoid_nodes>().empty());
+     }},
+    {"a_launch_refused_by_a_node_clock_ahead_has_the_next_attempt_avoid_the_node",
+     [](job_spec& j) { j.policy.max_attempts = 2; },
+     [](driver& d) {
+       d.start();
+       auto failed = grant_failing_one(d, w0, clock_refusal);
+       EXPECT_EQ(d.lc.attempt(), 2);
+       auto avoid = first_index<core::avoid_nodes>(d.out);
+       auto ask = first_index<core::ask_containers>(d.out);
+       ASSERT_LT(avoid, d.out.size());
+       EXPECT_LT(avoid, ask);
+       EXPECT_EQ(std::get<core::avoid_nodes>(d.out[avoid]).hosts,
+                 std::vector<std::string>{failed.host});
+       EXPECT_TRUE(contains(d.diagnostics(), "worker:0 could not be launched in " +
+                                                 failed.id + " on " + failed.host))
+           << d.diagnostics();
+       EXPECT_TRUE(contains(d.diagnostics(), "clock is about 1 h 0 min (3600 s) ahead"))
+           << d.diagnostics();
+       bool said = false;
+       for (auto& n : d.ever<core::note>())
+         said |= contains(n.text, "node " + failed.host +
+                                      " starts no container: its clock is ahead of the "
+                                      "ResourceManager's (worker:0)");
+       EXPECT_TRUE(said);
+     }},
+    {"a_launch_refused_by_a_node_clock_ahead_restarts_the_task_elsewhere",
+     [](job_spec& j) {
+       type_of(j, "worker").restart = restart_policy::on_failure;
+       type_of(j, "worker").max_restarts = 1;
+       type_of(j, "worker").restart_backoff_ms = 0;
+     },
+     [](driver& d) {
+       d.start();
+       auto failed = grant_failing_one(d, w1, clock_refusal);
+       EXPECT_EQ(d.lc.attempt(), 1);
+       EXPECT_EQ(d.state(w1), "REQUESTED");
+       auto avoid = first_index<core::avoid_nodes>(d.out);
+       auto ask = first_index<core::ask_containers>(d.out);
+       ASSERT_LT(avoid, d.out.size());
+       EXPECT_LT(avoid, ask);
+       EXPECT_EQ(std::get<core::avoid_nodes>(d.out[avoid]).hosts,
+                 std::vector<std::string>{failed.host});
+     }},
+    {"a_launch_refused_for_another_reason_avoids_no_node",
+     [](job_spec& j) { j.policy.max_attempts = 2; },
+     [](driver& d) {
+       d.start();
+       grant_failing_one(d, w0,
+                         "127.0.0.3:45454: starting container c failed: "
+                         "org.apache.hadoop.yarn.exceptions.YarnException: Unauthorized "
+                         "request to start container.");
+       EXPECT_EQ(d.lc.attempt(), 2);
        EXPECT_TRUE(d.ever<core::avoid_nodes>().empty());
      }},
     {"a_failed_job_whose_tasks_exited_by_themselves_does_not_wait", nullptr,

@@ -360,6 +360,46 @@ TEST(nm_client, a_failed_request_is_an_error_even_if_the_call_succeeded) {
   EXPECT_EQ(r.error().message().find("more"), std::string::npos);
 }
 
+TEST(nm_client, a_token_expired_by_the_node_clock_names_the_node_and_its_skew) {
+  hadoop::token nm_tok{"nmid", "nmpw", "NMToken", ""};
+  fake_server nm{[&](fake_peer& peer) {
+    ASSERT_TRUE(accept_token(peer, nm_tok));
+    auto call = read_call(peer);
+    ASSERT_TRUE(call);
+    proto::StartContainersResponseProto rsp;
+    auto* failed = rsp.add_failed_requests();
+    convert::to_proto(*parse_container_id(granted(0).id), failed->mutable_container_id());
+    failed->mutable_exception()->set_class_name(
+        "org.apache.hadoop.yarn.exceptions.YarnException");
+    failed->mutable_exception()->set_message(
+        "Unauthorized request to start container.\nThis token is expired. current time "
+        "is 1700003600000 found 1700000660000\nNote: System times on machines may be out "
+        "of sync. Check system time and time zones.");
+    peer.write(response_frame(call->call_id, status::SUCCESS, &rsp));
+    peer.wait_for_eof();
+  }};
+  auto cache = std::make_shared<nm_token_cache>();
+  cache->put("127.0.0.1:" + std::to_string(nm.port()), nm_tok);
+  nm_client client{make_ipc(), cache};
+  auto target = granted(nm.port());
+  // The RM created the container at ...060000 and let its token live 10 min.
+  proto::ContainerTokenIdentifierProto id;
+  id.set_creationtime(1700000060000);
+  id.set_expirytimestamp(1700000660000);
+  target.token = hadoop::serialize_token_proto(
+      {id.SerializeAsString(), "ctpw", "ContainerToken", "127.0.0.1"});
+  auto r = client.start_container(target, container_launch{}, deadline_after(5s));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), hadoop::error_code::remote);
+  auto& text = r.error().message();
+  EXPECT_NE(text.find("starting container container_1700000000000_0001_01_000002 failed: "
+                      "node 127.0.0.1's clock is about 59 min 0 s (3540 s) ahead of the "
+                      "ResourceManager's"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("This token is expired"), std::string::npos) << text;
+}
+
 TEST(nm_client, without_an_nm_token_for_the_node_nothing_is_sent) {
   nm_client client{make_ipc(), std::make_shared<nm_token_cache>()};
   auto r = client.stop_container(granted(45454), deadline_after(1s));
