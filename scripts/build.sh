@@ -11,7 +11,10 @@ if [[ "${1:-}" == "--sanitize" ]]; then
   args+=(-DTONY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug)
 fi
 # ccache, when installed, makes rebuilds in fresh clones and worktrees cheap.
+# Paths are hashed relative to the checkout, so one clone's objects serve
+# another's.
 if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S "$here" -B "$build" -G Ninja "${args[@]}" "$@" >/dev/null

@@ -8,10 +8,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 start=$(date +%s)
 
+phases=()
+phase() { phases+=("$1 $(( $(date +%s) - $2 )) s"); }
+
+t=$(date +%s)
 "$here/scripts/setup.sh"
+phase setup "$t"
 
 build=${TONY_BUILD_DIR:-$here/build-asan}
+t=$(date +%s)
 TONY_BUILD_DIR="$build" "$here/scripts/build.sh" --sanitize -DTONY_WERROR=ON
+phase build "$t"
 
 # Tasks on the local backend and on the local YARN find the examples'
 # Python (torch, tensorflow) first on PATH.
@@ -21,10 +28,24 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 status=0
+t=$(date +%s)
 (cd "$build" && ctest --output-on-failure --timeout 1200 -j 2 "$@") || status=$?
+phase ctest "$t"
 
 if [[ $# -eq 0 && -x "$here/scripts/fuzz.sh" ]]; then
+  t=$(date +%s)
   "$here/scripts/fuzz.sh" || status=$?
+  phase fuzz "$t"
+fi
+
+# Where the time went: each phase, and the slowest tests (ctest's own record).
+echo "test.sh: phases: $(IFS=,; echo "${phases[*]}" | sed 's/,/, /g')"
+costs="$build/Testing/Temporary/CTestCostData.txt"
+if [[ -f "$costs" ]]; then
+  echo "test.sh: the slowest tests (seconds):"
+  awk '$0 == "---" { exit }
+       NF >= 3 { cost = $NF; NF -= 2; printf "  %8.1f  %s\n", cost, $0 }' "$costs" |
+    sort -rn | head -25
 fi
 
 echo "test.sh: finished in $(( $(date +%s) - start )) s with status $status"

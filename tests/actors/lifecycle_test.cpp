@@ -652,7 +652,7 @@ std::vector<container> containers_of(const job_status& st) {
 
 } // namespace
 
-CAF_TEST(a later AM attempt adopts the running containers and their executors return ) {
+CAF_TEST(a later AM attempt adopts the running containers and their executors return) {
   am_attempt = 2;
   resume = saved_running_job(job);
   settle(); // the fake RM takes its spawn arguments first
