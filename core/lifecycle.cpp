@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "config/task_env.hpp"
 
@@ -61,9 +62,23 @@ std::string error_file_tails(const std::string& diagnostics, size_t max_lines) {
     found.push_back({diagnostics.substr(name_at, end - name_at), end + 3, at});
   }
   std::string result;
+  std::vector<std::string> shown; // a NodeManager may report a tail twice
   for (size_t i = 0; i < found.size(); ++i) {
     auto stop = i + 1 < found.size() ? found[i + 1].header : diagnostics.size();
     auto text = diagnostics.substr(found[i].begin, stop - found[i].begin);
+    // A new diagnostic of the NodeManager ("[2024-01-01 00:00:00.000]Container
+    // exited with ...") ends the file's bytes.
+    for (size_t at = text.find("\n["); at != std::string::npos;
+         at = text.find("\n[", at + 2)) {
+      auto line_end = text.find('\n', at + 1);
+      auto line = text.substr(at + 1, line_end == std::string::npos ? std::string::npos
+                                                                    : line_end - at - 1);
+      if (line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[1])) &&
+          line.find("]Container ") != std::string::npos) {
+        text.resize(at);
+        break;
+      }
+    }
     // The next section's "Error files: ..." line belongs to it.
     if (auto err = text.rfind("Error file"); err != std::string::npos) {
       auto nl = text.find('\n', err);
@@ -74,8 +89,12 @@ std::string error_file_tails(const std::string& diagnostics, size_t max_lines) {
     if (last == std::string::npos)
       continue;
     text.resize(last + 1);
-    result +=
+    auto section =
         "\n--- last lines of " + found[i].file + " ---\n" + tail_lines(text, max_lines);
+    if (std::find(shown.begin(), shown.end(), section) != shown.end())
+      continue;
+    shown.push_back(section);
+    result += section;
   }
   return result;
 }

@@ -146,8 +146,9 @@ def test_progress_and_logs_of_a_running_and_an_ended_job(tmp_path):
 
     # `yarn logs` shows the AM's log and every task's files.
     text = y.yarn_cli("logs", "-applicationId", app)
-    assert text.count("LogType:am.log") == 1, text[-3000:]
-    assert text.count("LogType:executor.log") == 2, text[-3000:]
+    files = re.findall(r"^LogType:(\S+)$", text, re.M)
+    assert files.count("am.log") == 1, files
+    assert files.count("executor.log") == 2 and files.count("prelaunch.err") == 3, files
     for task in ("worker:0", "worker:1"):
         assert f"TOOLS stdout of {task}" in text and f"TOOLS stderr of {task}" in text
     assert "job " + app + " SUCCEEDED" in text, text[-3000:]
@@ -163,7 +164,7 @@ name = "sleeper"
 [code]
 command = "exec sleep 600"
 [tasks.worker]
-memory = "128m"
+memory = "256m"
 {extra}
 """)
     return str(job)
@@ -240,7 +241,7 @@ def test_the_next_submit_sweeps_ended_jobs_and_spares_running_ones(tmp_path):
         # C's submit sweeps; C itself runs to its end and removes its own.
         job_c = tmp_path / "quick.toml"
         job_c.write_text('name = "quick"\n[code]\ncommand = "true"\n'
-                         '[tasks.worker]\nmemory = "128m"\n')
+                         '[tasks.worker]\nmemory = "256m"\n')
         code, out_c, _ = y.submit([str(job_c)])
         assert code == 0, out_c
         assert re.search(r"removed the staging dirs of \d+ ended jobs? under " +

@@ -51,6 +51,36 @@ TEST(aggregated_log, tfile_vlongs_decode_as_hadoops_utils_reads_them) {
   EXPECT_FALSE(read_tfile_vlong("\x80\x01", &pos)); // a length of 1: corrupt
 }
 
+TEST(aggregated_log, a_real_nodemanagers_file) {
+  // Two workers of test_yarn_tools.py's job on one node, uncompressed.
+  auto log = parse_aggregated_log(golden("nodemanager.tfile"));
+  ASSERT_TRUE(log) << log.error().message();
+  EXPECT_EQ(log->version, 1);
+  EXPECT_EQ(log->owner, "root");
+  ASSERT_EQ(log->containers.size(), 2u);
+  EXPECT_EQ(log->containers[0].container_id, "container_1795795196112_0003_01_000003");
+  EXPECT_EQ(log->containers[1].container_id, "container_1795795196112_0003_01_000002");
+  std::vector<std::string> names;
+  for (auto& f : log->containers[0].files)
+    names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"directory.info", "executor.log",
+                                             "launch_container.sh", "prelaunch.err",
+                                             "prelaunch.out", "stderr", "stdout"}));
+  auto* w1 = log->find("container_1795795196112_0003_01_000003");
+  EXPECT_EQ(w1->find("stdout")->content,
+            "TOOLS stdout of worker:1\nTOOLS progress 0.8\nTOOLS worker:1 finishing\n");
+  EXPECT_EQ(w1->find("stderr")->content, "TOOLS stderr of worker:1\n");
+  EXPECT_EQ(w1->find("prelaunch.err")->content, "");
+  EXPECT_EQ(w1->find("executor.log")->content.size(), 318u);
+  EXPECT_NE(w1->find("executor.log")
+                ->content.find("executor: worker:1 command ended with code 0\n"),
+            std::string::npos);
+  EXPECT_EQ(w1->find("launch_container.sh")->content.substr(0, 12), "#!/bin/bash\n");
+  auto* w0 = log->find("container_1795795196112_0003_01_000002");
+  EXPECT_EQ(w0->find("stdout")->content, "TOOLS stdout of worker:0\n");
+  EXPECT_EQ(w0->find("nosuch"), nullptr);
+}
+
 TEST(aggregated_log, a_gz_file_with_a_value_of_several_chunks) {
   auto log = parse_aggregated_log(golden("gz.tfile"));
   ASSERT_TRUE(log) << log.error().message();
