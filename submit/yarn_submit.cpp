@@ -931,12 +931,13 @@ std::optional<job_status> tasks_of(const yarn::application_report& report,
 
 // The tasks as --logs shows them after the end: each task whose container
 // the NodeManagers aggregated points at the aggregated file. The upload
-// follows the application's end by a moment: a job that ended in the last
-// minutes is waited for (at most 60 s) until every container asked for is
-// there; the others are read from their NodeManager, as while it ran.
+// follows the application's end by a moment: until the RM says the
+// NodeManagers are done (or, from an RM that does not say, for a job that
+// ended in the last minutes), --logs waits, at most 60 s, for every
+// container it prints; the others are read from their NodeManager.
 job_status aggregated_view(const job_status& st, const logs_request& req,
-                           aggregated_logs& logs,
-                           const yarn::application_report& report) {
+                           aggregated_logs& logs, rm_target& target,
+                           yarn::application_report report) {
   std::vector<std::string> wanted;
   for (auto& task : st.tasks)
     if ((req.task.empty() || to_string(task.task) == req.task) &&
@@ -945,21 +946,28 @@ job_status aggregated_view(const job_status& st, const logs_request& req,
   auto now_ms = std::chrono::duration_cast<milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
-  auto patience = now_ms - report.finish_time < 300000 ? seconds(60) : seconds(0);
-  auto deadline = clock_type::now() + patience;
+  auto recent = now_ms - report.finish_time < 300000;
+  auto deadline = clock_type::now() + seconds(60);
   bool said = false;
   for (;;) {
+    // Read what is there now, then see whether more may come.
+    auto uploading = report.log_aggregation == yarn::log_aggregation_state::unknown
+                         ? recent
+                         : !yarn::is_final(report.log_aggregation);
     logs.refresh();
     auto missing = std::count_if(wanted.begin(), wanted.end(),
                                  [&logs](auto& id) { return logs.find(id) == nullptr; });
-    if (missing == 0 || clock_type::now() >= deadline)
+    if (missing == 0 || !uploading || clock_type::now() >= deadline)
       break;
     if (!said) {
       said = true;
       complain("waiting for the NodeManagers to aggregate the logs of " + st.app_id +
-               " (at most " + std::to_string(patience.count()) + " s)");
+               " (at most 60 s)");
     }
     std::this_thread::sleep_for(seconds(1));
+    if (auto again = target.rm.get_application_report(target.id,
+                                                      hadoop::deadline_after(seconds(5))))
+      report = std::move(*again);
   }
   auto view = st;
   for (auto& task : view.tasks) {
@@ -1035,6 +1043,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     j["queue"] = report.queue;
     j["application_type"] = report.application_type;
     j["yarn_diagnostics"] = report.diagnostics;
+    j["progress"] = report.progress;
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << std::endl;
     return exit_succeeded;
@@ -1043,6 +1052,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
             << "\ntype: " << report.application_type << "\nqueue: " << report.queue
             << "\nstate: " << yarn::to_string(report.state)
             << "\nfinal status: " << yarn::to_string(report.final)
+            << "\nprogress: " << static_cast<int>(report.progress * 100.0f + 0.5f) << "%"
             << "\ntracking url: " << report.tracking_url << "\n";
   if (!report.diagnostics.empty())
     std::cout << "diagnostics: " << report.diagnostics << "\n";
@@ -1088,7 +1098,7 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   if (!nn.auth.kerberos)
     nn.auth.user = user; // SIMPLE: read as the application's user
   aggregated_logs logs{aggregation, user, app_id, nn};
-  auto view = aggregated_view(*st, req, logs, report);
+  auto view = aggregated_view(*st, req, logs, t, report);
   for (auto& problem : logs.problems())
     complain("warning: aggregated logs: " + problem);
   return print_task_logs(

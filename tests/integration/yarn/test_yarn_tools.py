@@ -103,6 +103,9 @@ def test_progress_and_logs_of_a_running_and_an_ended_job(tmp_path):
         assert y.wait_until(lambda: abs(rm_progress(app) - 80.0) < 0.01, 60), \
             rm_progress(app)
         assert y.app_status(app)["Progress"] == "80%"
+        status = subprocess.run([y.SUBMIT, "--status", app], stdout=subprocess.PIPE,
+                                text=True, timeout=120).stdout
+        assert "progress: 80%" in status, status
 
         # --logs while the job runs: from the NodeManagers.
         code, out, err = logs(app)
