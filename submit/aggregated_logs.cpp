@@ -1,6 +1,7 @@
 #include "submit/aggregated_logs.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "messages/error.hpp"
 #include "runtime/staging/remote_dir.hpp"
@@ -14,6 +15,16 @@ bool is_true(std::string value) {
   std::transform(value.begin(), value.end(), value.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return value == "true";
+}
+
+// A node's file is named after its NodeManager, "<host>_<port>" (and
+// "_<time>" for a rolled upload).
+bool of_hosts(const std::string& file, const std::set<std::string>& hosts) {
+  for (auto& host : hosts)
+    if (file.size() > host.size() && file.compare(0, host.size(), host) == 0 &&
+        file[host.size()] == '_')
+      return true;
+  return false;
 }
 
 } // namespace
@@ -37,7 +48,7 @@ log_aggregation log_aggregation_of(const hadoop::configuration& conf) {
   return result;
 }
 
-void aggregated_logs::refresh() {
+void aggregated_logs::refresh(const std::set<std::string>& hosts) {
   problems_.clear();
   std::vector<staging::dir_entry> entries;
   std::string found;
@@ -62,7 +73,7 @@ void aggregated_logs::refresh() {
         e.name.compare(e.name.size() - 4, 4, ".tmp") == 0)
       continue;
     auto uri = found + "/" + e.name;
-    if (by_file_.count(uri) != 0)
+    if (by_file_.count(uri) != 0 || (!hosts.empty() && !of_hosts(e.name, hosts)))
       continue;
     auto bytes = staging::read_whole(uri, nn_);
     if (!bytes) {

@@ -8,6 +8,7 @@
 // the caller refreshes, boundedly, until the containers it wants are there.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,11 @@ public:
     // nop
   }
 
-  /// Reads the node files there are now; files still being written
-  /// ("<node>.tmp") and those read before are skipped. What could not be
-  /// read is in problems().
-  void refresh();
+  /// Reads the node files there are now, only those of `hosts` unless it is
+  /// empty (a node's file is named "<host>_<port>[_<time>]"); files still
+  /// being written ("<node>.tmp") and those read before are skipped. What
+  /// could not be read is in problems().
+  void refresh(const std::set<std::string>& hosts = {});
 
   /// A container's files, or nullptr; `from` gets the node file's URI.
   const yarn::aggregated_container* find(const std::string& container_id,

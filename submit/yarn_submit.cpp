@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -939,10 +940,15 @@ job_status aggregated_view(const job_status& st, const logs_request& req,
                            aggregated_logs& logs, rm_target& target,
                            yarn::application_report report) {
   std::vector<std::string> wanted;
+  std::set<std::string> hosts; // only their nodes' files are read
   for (auto& task : st.tasks)
     if ((req.task.empty() || to_string(task.task) == req.task) &&
-        !task.container_id.empty())
+        !task.container_id.empty()) {
       wanted.push_back(task.container_id);
+      hosts.insert(task.host);
+    }
+  if (hosts.count("") != 0)
+    hosts.clear(); // a task without its host: read every node's file
   auto now_ms = std::chrono::duration_cast<milliseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
@@ -954,7 +960,7 @@ job_status aggregated_view(const job_status& st, const logs_request& req,
     auto uploading = report.log_aggregation == yarn::log_aggregation_state::unknown
                          ? recent
                          : !yarn::is_final(report.log_aggregation);
-    logs.refresh();
+    logs.refresh(hosts);
     auto missing = std::count_if(wanted.begin(), wanted.end(),
                                  [&logs](auto& id) { return logs.find(id) == nullptr; });
     if (missing == 0 || !uploading || clock_type::now() >= deadline)
