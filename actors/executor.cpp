@@ -46,6 +46,7 @@ struct executor_state {
   int32_t am_generation = 0;     // counts the AMs registered with
   /// The command's exit while no AM listens: reported to the next one.
   std::optional<task_exit> pending_exit;
+  float progress = -1;           // the task's, from its progress file
 
   static inline const char* name = "executor";
 };
@@ -138,7 +139,9 @@ void take_tokens(executor_pointer self, const job_tokens& x) {
 }
 
 // Every heartbeat carries what the command's process tree uses now (an
-// empty sample before it runs): the AM's metrics (doc/tracking.md).
+// empty sample before it runs): the AM's metrics (doc/tracking.md); and
+// the progress the task last wrote into its progress file (the AM reports
+// the job's to the RM).
 void beat(executor_pointer self) {
   auto& st = self->state;
   if (st.am_lost)
@@ -149,6 +152,10 @@ void beat(executor_pointer self) {
     sample = st.runner->sample(
         duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count());
   }
+  if (auto text = st.files->read_small(st.cfg.file_dir + "/" + progress_file_name, 64))
+    if (auto p = parse_progress(*text))
+      st.progress = *p;
+  sample.progress = st.progress;
   self->send(st.registry, heartbeat_atom_v, st.cfg.task, st.cfg.attempt,
              std::move(sample));
   self->delayed_send(self, std::chrono::milliseconds(st.heartbeat_ms), tick_atom_v);
@@ -173,6 +180,7 @@ task_env_input env_input(executor_pointer self, cluster_map cluster) {
   in.cluster = std::move(cluster);
   in.file_dir = st.cfg.file_dir;
   in.spec_file = st.cfg.file_dir + "/cluster_spec.json";
+  in.progress_file = st.cfg.file_dir + "/" + progress_file_name;
   in.elastic_min = st.cfg.elastic_min;
   in.elastic_max = st.cfg.elastic_max;
   in.elastic_restarts = st.cfg.elastic_restarts;

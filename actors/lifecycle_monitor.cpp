@@ -1,6 +1,7 @@
 #include "actors/lifecycle_monitor.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -8,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/lifecycle.hpp"
+#include "core/progress.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
 
@@ -35,6 +37,11 @@ struct monitor_state {
   /// (which the test coordinator drives), anchored at spawn.
   int64_t wall_at_spawn_ms = 0;
   caf::actor_clock::time_point clock_at_spawn;
+  /// The tasks' own progress (core/progress.hpp), and the job's as last
+  /// told to the heartbeater, worked out at most once a second.
+  core::reported_progress progress;
+  float progress_sent = -1;
+  int64_t progress_at_ms = 0;
 
   static inline const char* name = "lifecycle_monitor";
 };
@@ -48,6 +55,22 @@ int64_t now_ms(monitor_pointer self) {
 }
 
 void feed(monitor_pointer self, const core::event& e);
+
+// The job's progress goes to the RM with the heartbeater's allocate calls:
+// worked out again at most once a second (10,000 tasks heartbeat every
+// 0.1 ms), and sent when it moved.
+void report_progress(monitor_pointer self) {
+  auto& st = self->state;
+  auto now = now_ms(self);
+  if (!st.hb || now - st.progress_at_ms < 1000)
+    return;
+  st.progress_at_ms = now;
+  auto p = core::job_progress(st.core->status(), st.progress);
+  if (std::abs(p - st.progress_sent) < 0.001f)
+    return;
+  st.progress_sent = p;
+  self->send(st.hb, progress_atom_v, p);
+}
 
 // -- carrying out the core's commands -------------------------------------------------
 
@@ -306,6 +329,9 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
             received.time_ms = now_ms(self);
             self->state.cfg.on_sample(task, attempt, received);
           }
+          if (sample.progress >= 0)
+            self->state.progress[task] = {attempt, sample.progress};
+          report_progress(self);
         },
         [=](exit_atom, const task_exit& x) {
           feed(self, core::exited{x});

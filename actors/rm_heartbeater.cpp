@@ -27,6 +27,7 @@ struct heartbeater_state {
   bool reported_failure = false;
   int64_t failures = 0; // consecutive failed calls
   int64_t tick_gen = 0; // only the newest scheduled tick counts
+  float progress = 0;   // the job's, sent with every allocate
 
   static inline const char* name = "rm_heartbeater";
 };
@@ -93,6 +94,7 @@ void allocate(hb_pointer self) {
   if (!st.registered || st.finishing || st.in_flight)
     return;
   auto req = st.ledger.next_request();
+  req.progress = st.progress;
   st.in_flight = true;
   self->request(st.rm, std::chrono::milliseconds(st.timing.rpc_timeout_ms),
                 allocate_atom_v, req)
@@ -202,6 +204,7 @@ rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_acto
           schedule_tick(self);
         },
         [=](finish_atom, final_report& report) { return finish(self, report); },
+        [=](progress_atom, float progress) { self->state.progress = progress; },
     };
   };
   return sys.spawn(impl, std::move(rm), std::move(listener), std::move(am), timing);

@@ -14,7 +14,8 @@
 // from response id 0, and so does the blacklist (`avoid`: nodes the job
 // lost, never to be used again). A failing RM call is retried on the next tick; failing
 // for longer than rm_failure_limit_ms is reported as rm_error. `finish` unregisters
-// (repeated until the RM confirms) and stops the loop.
+// (repeated until the RM confirms) and stops the loop. `progress` (0..1, the
+// monitor's core/progress.hpp) goes with every allocate call from then on.
 
 #include <cstdint>
 #include <string>
@@ -49,7 +50,7 @@ using rm_heartbeater_actor = caf::typed_actor<
     caf::reacts_to<release_atom, std::vector<std::string>>, caf::reacts_to<cancel_atom>,
     caf::reacts_to<avoid_atom, std::vector<std::string>>,
     caf::replies_to<finish_atom, final_report>::with<bool>,
-    caf::reacts_to<tick_atom, int64_t>>;
+    caf::reacts_to<tick_atom, int64_t>, caf::reacts_to<progress_atom, float>>;
 
 rm_heartbeater_actor spawn_rm_heartbeater(caf::actor_system& sys, rm_client_actor rm,
                                           allocation_listener_actor listener,

@@ -158,7 +158,11 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
           spec.env = executor_env(job, task, attempt, restart, am);
           for (auto& [k, v] : local_docker(job, task.type, job_dir).to_env())
             spec.env[k] = v;
-          spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log", "2>&1"};
+          // The executor's stderr stays the container's (container.out): what
+          // an executor that cannot start says (a missing library, a failed
+          // exec, its own errors) is in the container's diagnostics, as on
+          // YARN. Its log, stdout, is executor.log.
+          spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log"};
           if (!wrapper.empty())
             spec.command.insert(spec.command.begin() + 1, wrapper);
           spec.resources = local_resources(job, task.type);

@@ -223,7 +223,13 @@ launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
     auto creds = tokens->current();
     creds.add_secret(gate::secret_alias, am.secret);
     spec.tokens = hadoop::serialize_credentials(creds);
-    spec.command = {"exec", executor, "1><LOG_DIR>/executor.log", "2>&1"};
+    // The executor's log (stdout) is executor.log; its stderr stays the
+    // launch script's, prelaunch.err, whose tail the NodeManager puts into
+    // the diagnostics of a container that fails: an executor that cannot
+    // start (a missing library, a failed exec, its own errors, which it
+    // also writes to stderr) is reported with its reason, on a Kerberos
+    // cluster too (the AM needs no access to the node's files).
+    spec.command = {"exec", executor, "1><LOG_DIR>/executor.log"};
     spec.resources = resources;
     if (auto own = by_type.find(task.type); own != by_type.end())
       spec.resources.insert(spec.resources.end(), own->second.begin(), own->second.end());

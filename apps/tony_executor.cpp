@@ -5,8 +5,10 @@
 
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 
+#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "am/executor_host.hpp"
@@ -46,6 +48,15 @@ int main(int argc, char** argv) {
               << "'; it takes none (see --help)\n";
     return 2;
   }
+  // The log goes to stdout (executor.log); its warnings and errors also to
+  // stderr, which stays the container's own: the NodeManager (and the local
+  // pool) put its tail into the diagnostics of a container that fails, so
+  // an executor that cannot start is reported with its reason.
+  auto out = std::make_shared<spdlog::sinks::stdout_sink_mt>();
+  auto err = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+  err->set_level(spdlog::level::warn);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "tony-executor", spdlog::sinks_init_list{std::move(out), std::move(err)}));
   spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   return tony::run_executor(guard_beside(argv[0]));
 }

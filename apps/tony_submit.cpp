@@ -92,7 +92,9 @@ void add_control_options(CLI::App& app, control_line& cl, tony::front_request& r
                "check the job and print its resolved spec as JSON; submit nothing");
   app.add_option("--kill", cl.kill_id, "kill application APP_ID and exit");
   app.add_option("--status", cl.status_id, "print application APP_ID's state and exit");
-  app.add_option("--logs", cl.logs_id, "print the task logs of application APP_ID");
+  app.add_option("--logs", cl.logs_id,
+                 "print the task logs of application APP_ID (on YARN from the "
+                 "NodeManagers while it runs, from the aggregated logs after it ended)");
   app.add_option("--task", cl.logs.task, "with --logs: only this task, e.g. worker:1");
   app.add_option("--file", cl.logs.file,
                  "with --logs: this file of the task's log dir instead of stdout and "

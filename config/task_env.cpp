@@ -1,6 +1,8 @@
 #include "config/task_env.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -193,6 +195,8 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
   v["TONY_RESTART"] = std::to_string(in.restart);
   if (!in.spec_file.empty())
     v["TONY_CLUSTER_SPEC_FILE"] = in.spec_file;
+  if (!in.progress_file.empty())
+    v["TONY_PROGRESS_FILE"] = in.progress_file;
   v["TONY_TASK_ID"] = self.type + ":" + std::to_string(self.index);
   if (!self_addr.empty()) {
     auto hp = split_address(self_addr);
@@ -288,6 +292,25 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
 
 std::string cluster_spec_json(const cluster_map& cluster) {
   return dump(json(cluster));
+}
+
+std::optional<float> parse_progress(const std::string& text) {
+  auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos)
+    return std::nullopt;
+  auto end = text.find_last_not_of(" \t\r\n") + 1;
+  auto number = text.substr(begin, end - begin);
+  // A trailing '.' or exponent sign is a number cut short by a read while
+  // the task writes it.
+  if (number.size() > 32 ||
+      number.find_first_not_of("0123456789.eE+-") != std::string::npos ||
+      std::string{".eE+-"}.find(number.back()) != std::string::npos)
+    return std::nullopt;
+  char* stop = nullptr;
+  double x = std::strtod(number.c_str(), &stop);
+  if (stop != number.c_str() + number.size() || !std::isfinite(x))
+    return std::nullopt;
+  return static_cast<float>(std::clamp(x, 0.0, 1.0));
 }
 
 std::string render_task_command(const task_env_input& in, const std::string& command) {

@@ -51,6 +51,11 @@ struct task_env_input {
   /// restarted task moves); exported as TONY_CLUSTER_SPEC_FILE when set.
   std::string spec_file;
 
+  /// The file the task may write its progress into (a number 0..1, read by
+  /// the executor with each heartbeat); exported as TONY_PROGRESS_FILE when
+  /// set.
+  std::string progress_file;
+
   /// Elastic PyTorch (max > 0): the task is a node of torchrun's c10d
   /// rendezvous with min..max nodes, served by the `rendezvous` task; its
   /// agent restarts the local worker up to `elastic_restarts` times.
@@ -95,6 +100,16 @@ task_env render_task_env_files(const task_env_input& in,
 
 /// The cluster spec file's content: CLUSTER_SPEC's JSON.
 std::string cluster_spec_json(const cluster_map& cluster);
+
+/// The name of a task's progress file in its working dir (TONY_PROGRESS_FILE).
+constexpr const char* progress_file_name = "tony_progress";
+
+/// The progress a task wrote into its progress file: a decimal number
+/// (surrounding blanks allowed), 0..1; a number above 1 is taken as 1, below
+/// 0 as 0. Nothing for an empty file or text that is no number, or one cut
+/// short ("0.": a task halfway through writing it): the previous value
+/// stays.
+std::optional<float> parse_progress(const std::string& text);
 
 /// The command line the executor runs for `command`: the command itself, or
 /// for an elastic task the command as a node of torchrun's c10d rendezvous

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "config/task_env.hpp"
 
@@ -31,6 +32,71 @@ std::string tail_lines(const std::string& text, size_t max_lines) {
     pos = nl;
   }
   return text.substr(pos);
+}
+
+// What a NodeManager says of a container that failed ends with the tail of
+// the container's error files (Hadoop 3's ContainerLaunch): "Error file:
+// prelaunch.err.\nLast 4096 bytes of prelaunch.err :\n<bytes>", and the same
+// for the newest file matching yarn.nodemanager.container.stderr.pattern.
+// The local backend's pool says it the same way (runtime/local). Returns
+// "\n--- last lines of <file> ---\n<lines>" for each one with any text, or
+// empty when there is none.
+std::string error_file_tails(const std::string& diagnostics, size_t max_lines) {
+  struct section {
+    std::string file;
+    size_t begin;  // the bytes' start
+    size_t header; // the "Last ..." line's start
+  };
+  std::vector<section> found;
+  for (size_t at = diagnostics.find("Last "); at != std::string::npos;
+       at = diagnostics.find("Last ", at + 5)) {
+    auto digits = at + 5;
+    auto after = diagnostics.find_first_not_of("0123456789", digits);
+    if (after == digits || after == std::string::npos ||
+        diagnostics.compare(after, 10, " bytes of ") != 0)
+      continue;
+    auto name_at = after + 10;
+    auto end = diagnostics.find(" :\n", name_at);
+    if (end == std::string::npos || diagnostics.find('\n', name_at) < end)
+      continue;
+    found.push_back({diagnostics.substr(name_at, end - name_at), end + 3, at});
+  }
+  std::string result;
+  std::vector<std::string> shown; // a NodeManager may report a tail twice
+  for (size_t i = 0; i < found.size(); ++i) {
+    auto stop = i + 1 < found.size() ? found[i + 1].header : diagnostics.size();
+    auto text = diagnostics.substr(found[i].begin, stop - found[i].begin);
+    // A new diagnostic of the NodeManager ("[2024-01-01 00:00:00.000]Container
+    // exited with ...") ends the file's bytes.
+    for (size_t at = text.find("\n["); at != std::string::npos;
+         at = text.find("\n[", at + 2)) {
+      auto line_end = text.find('\n', at + 1);
+      auto line = text.substr(at + 1, line_end == std::string::npos ? std::string::npos
+                                                                    : line_end - at - 1);
+      if (line.size() > 2 && std::isdigit(static_cast<unsigned char>(line[1])) &&
+          line.find("]Container ") != std::string::npos) {
+        text.resize(at);
+        break;
+      }
+    }
+    // The next section's "Error files: ..." line belongs to it.
+    if (auto err = text.rfind("Error file"); err != std::string::npos) {
+      auto nl = text.find('\n', err);
+      if (nl == std::string::npos || nl + 1 == text.size())
+        text.resize(err);
+    }
+    auto last = text.find_last_not_of(" \t\r\n");
+    if (last == std::string::npos)
+      continue;
+    text.resize(last + 1);
+    auto section =
+        "\n--- last lines of " + found[i].file + " ---\n" + tail_lines(text, max_lines);
+    if (std::find(shown.begin(), shown.end(), section) != shown.end())
+      continue;
+    shown.push_back(section);
+    result += section;
+  }
+  return result;
 }
 
 std::string exit_diagnostics(const task_exit& x) {
@@ -358,9 +424,17 @@ void lifecycle::on(const completed& e) {
       mark_finished(*t, task_state::killed, ending_reason());
       continue;
     }
+    // An executor that never registered could not start (a missing library,
+    // a failed exec, a bad environment): what it said is in the container's
+    // error files, whose tails the NodeManager reports (rule 10).
+    bool unregistered =
+        t->state == task_state::allocated || t->state == task_state::launched;
     auto diag = to_string(t->id) + " failed: " + describe_container_exit(cc.exit_status) +
-                " (container " + t->c.id + " on " + t->c.host + ")";
-    if (!cc.diagnostics.empty())
+                (unregistered ? " before its executor registered" : "") + " (container " +
+                t->c.id + " on " + t->c.host + ")";
+    if (auto tails = error_file_tails(cc.diagnostics, 10); unregistered && !tails.empty())
+      diag += tails;
+    else if (!cc.diagnostics.empty())
       diag += "\n" + tail_lines(cc.diagnostics, 10);
     t->exit_code = cc.exit_status;
     if (cc.exit_status == -100 || cc.exit_status == -101) // node lost, disks failed

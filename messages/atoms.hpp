@@ -46,6 +46,7 @@ TONY_ATOM(release_atom, "release")
 TONY_ATOM(cancel_atom, "cancel")
 TONY_ATOM(avoid_atom, "avoid")
 TONY_ATOM(finish_atom, "finish")
+TONY_ATOM(progress_atom, "progress")
 
 // node manager and launcher
 TONY_ATOM(launch_atom, "launch")

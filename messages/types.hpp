@@ -362,12 +362,16 @@ struct task_sample {
   float cpu_cores = 0;
   int32_t processes = 0;
   std::vector<gpu_sample> gpus = {};
+  /// The task's own progress, 0..1, from its TONY_PROGRESS_FILE
+  /// (doc/task-environment.md); -1 while it wrote none. Also sent in a
+  /// heartbeat whose usage is empty (time_ms 0).
+  float progress = -1;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, task_sample& x) {
   return f(caf::meta::type_name("task_sample"), x.time_ms, x.rss_bytes, x.cpu_cores,
-           x.processes, x.gpus);
+           x.processes, x.gpus, x.progress);
 }
 
 // -- job status (clients, tracking page) --------------------------------------

@@ -1,12 +1,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -36,11 +38,13 @@
 #include "runtime/yarn/application_client.hpp"
 #include "runtime/yarn/node_clock.hpp"
 #include "runtime/yarn/protocols.hpp"
+#include "submit/aggregated_logs.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/event_output.hpp"
 #include "submit/job_control.hpp"
 #include "submit/job_tokens.hpp"
 #include "submit/shipping.hpp"
+#include "submit/staging_sweep.hpp"
 #include "submit/submit.hpp"
 
 namespace fs = std::filesystem;
@@ -572,6 +576,53 @@ caf::expected<void> stage_security(const rm_connection& c, const job_credentials
   return caf::unit;
 }
 
+// What the RM says about application `id`, for the staging sweep.
+rm_verdict verdict_of(yarn::application_client& rm, const yarn::application_id& id) {
+  auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(5)));
+  if (report)
+    return {yarn::is_terminal(report->state) ? rm_verdict::ended : rm_verdict::live};
+  if (report.error().is_remote("ApplicationNotFoundException"))
+    return {rm_verdict::unknown};
+  return {rm_verdict::no_answer};
+}
+
+// tony-submit on its way out: the job's staging dir goes once the RM says
+// the application is over (its AM, killed, may not have removed it).
+void remove_own_staging(yarn::application_client& rm, const yarn::application_id& id,
+                        staging::stager& stager) {
+  auto v = verdict_of(rm, id);
+  if (v.kind != rm_verdict::ended && v.kind != rm_verdict::unknown)
+    return; // it may still run (the RM did not answer): the next sweep decides
+  if (auto ok = stager.remove_all(); !ok)
+    complain("warning: could not remove the staging dir " + stager.uri() + ": " +
+             describe(ok.error()));
+}
+
+// The next submit sweeps the staging root of ended jobs' dirs
+// (submit/staging_sweep.hpp); `own` is this job's.
+void sweep_ended_jobs(yarn::application_client& rm, const std::string& root,
+                      const webhdfs::namenode_http& nn, int64_t cluster_ts,
+                      const std::string& own, bool quiet) {
+  auto now_ms = std::chrono::duration_cast<milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  sweep_options sweep;
+  sweep.except = own;
+  auto result = sweep_staging(
+      root, nn, [&rm](const yarn::application_id& id) { return verdict_of(rm, id); },
+      cluster_ts, now_ms, sweep);
+  if (!quiet && !result.removed.empty())
+    say("removed the staging dirs of " +
+        http::plural(result.removed.size(), "ended job") + " under " + root);
+  // One line, whatever the count: a shared root may hold dirs this user
+  // cannot remove, and every submit would say so again.
+  if (!result.problems.empty())
+    complain("warning: sweeping " + root + ": " + result.problems.front() +
+             (result.problems.size() > 1
+                  ? " (and " + std::to_string(result.problems.size() - 1) + " more)"
+                  : std::string{}));
+}
+
 // The RUNNING nodes as TONY_NODES' value, or empty.
 std::string node_places(yarn::application_client& rm) {
   auto nodes = rm.get_cluster_nodes(hadoop::deadline_after(seconds(10)));
@@ -772,11 +823,15 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (opts.events)
     opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
                            {{"queue", job.queue}, {"staging", staging_uri}});
+  sweep_ended_jobs(*rm, staging_uri.substr(0, staging_uri.rfind('/')), webhdfs,
+                   fresh->id.cluster_timestamp, app, opts.quiet);
   if (opts.detach) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  return follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
+  auto code = follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
+  remove_own_staging(*rm, fresh->id, **stager);
+  return code;
 }
 
 namespace {
@@ -887,6 +942,60 @@ std::optional<job_status> tasks_of(const yarn::application_report& report,
   }
 }
 
+// The tasks as --logs shows them after the end: each task whose container
+// the NodeManagers aggregated points at the aggregated file. The upload
+// follows the application's end by a moment: until the RM says the
+// NodeManagers are done (or, from an RM that does not say, for a job that
+// ended in the last minutes), --logs waits, at most 60 s, for every
+// container it prints; the others are read from their NodeManager.
+job_status aggregated_view(const job_status& st, const logs_request& req,
+                           aggregated_logs& logs, rm_target& target,
+                           yarn::application_report report) {
+  std::vector<std::string> wanted;
+  std::set<std::string> hosts; // only their nodes' files are read
+  for (auto& task : st.tasks)
+    if ((req.task.empty() || to_string(task.task) == req.task) &&
+        !task.container_id.empty()) {
+      wanted.push_back(task.container_id);
+      hosts.insert(task.host);
+    }
+  if (hosts.count("") != 0)
+    hosts.clear(); // a task without its host: read every node's file
+  auto now_ms = std::chrono::duration_cast<milliseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  auto recent = now_ms - report.finish_time < 300000;
+  auto deadline = clock_type::now() + seconds(60);
+  bool said = false;
+  for (;;) {
+    // Read what is there now, then see whether more may come.
+    auto uploading = report.log_aggregation == yarn::log_aggregation_state::unknown
+                         ? recent
+                         : !yarn::is_final(report.log_aggregation);
+    logs.refresh(hosts);
+    auto missing = std::count_if(wanted.begin(), wanted.end(),
+                                 [&logs](auto& id) { return logs.find(id) == nullptr; });
+    if (missing == 0 || !uploading || clock_type::now() >= deadline)
+      break;
+    if (!said) {
+      said = true;
+      complain("waiting for the NodeManagers to aggregate the logs of " + st.app_id +
+               " (at most 60 s)");
+    }
+    std::this_thread::sleep_for(seconds(1));
+    if (auto again = target.rm.get_application_report(target.id,
+                                                      hadoop::deadline_after(seconds(5))))
+      report = std::move(*again);
+  }
+  auto view = st;
+  for (auto& task : view.tasks) {
+    std::string from;
+    if (logs.find(task.container_id, &from) != nullptr)
+      task.log_dir = from + " " + task.container_id;
+  }
+  return view;
+}
+
 } // namespace
 
 bool hadoop_conf_known(const submit_options& opts) {
@@ -952,6 +1061,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     j["queue"] = report.queue;
     j["application_type"] = report.application_type;
     j["yarn_diagnostics"] = report.diagnostics;
+    j["progress"] = report.progress;
     std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
               << std::endl;
     return exit_succeeded;
@@ -960,6 +1070,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
             << "\ntype: " << report.application_type << "\nqueue: " << report.queue
             << "\nstate: " << yarn::to_string(report.state)
             << "\nfinal status: " << yarn::to_string(report.final)
+            << "\nprogress: " << static_cast<int>(report.progress * 100.0f + 0.5f) << "%"
             << "\ntracking url: " << report.tracking_url << "\n";
   if (!report.diagnostics.empty())
     std::cout << "diagnostics: " << report.diagnostics << "\n";
@@ -993,10 +1104,29 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   // A task's log_dir is its NodeManager's containerlogs page
   // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
   // service serves each file as plain text while the NM keeps the logs.
-  return print_task_logs(*st, req,
-                         [&t](const task_status& task, const std::string& file) {
-                           return node_manager_file(task, file, t.auth);
-                         });
+  auto from_node_manager = [&t](const task_status& task, const std::string& file) {
+    return node_manager_file(task, file, t.auth);
+  };
+  auto aggregation = log_aggregation_of(t.conf);
+  if (!yarn::is_terminal(report.state) || !aggregation.enabled)
+    return print_task_logs(*st, req, from_node_manager);
+  // Ended: the NodeManagers upload the containers' logs (log aggregation).
+  auto user = report.user.empty() ? hadoop::current_user() : report.user;
+  webhdfs::namenode_http nn{webhdfs_for(aggregation.root, t.conf), t.auth};
+  if (!nn.auth.kerberos)
+    nn.auth.user = user; // SIMPLE: read as the application's user
+  aggregated_logs logs{aggregation, user, app_id, nn};
+  auto view = aggregated_view(*st, req, logs, t, report);
+  for (auto& problem : logs.problems())
+    complain("warning: aggregated logs: " + problem);
+  return print_task_logs(
+      view, req, [&](const task_status& task, const std::string& file) {
+        if (auto* c = logs.find(task.container_id)) {
+          auto* f = c->find(file);
+          return f ? std::optional<std::string>{f->content} : std::nullopt;
+        }
+        return from_node_manager(task, file);
+      });
 }
 
 } // namespace tony

@@ -313,6 +313,12 @@ void local_cluster::reap(std::string id, pid_t pid) {
   auto exit = process::wait(pid);
   // Whatever the container left behind goes with it, as on a node manager.
   process::kill_session(pid, SIGKILL);
+  // As a NodeManager does for a failed container: the tail of its error
+  // file (the command's own stdout and stderr) goes into the diagnostics.
+  std::string error_tail;
+  if (exit.signal != 0 || exit.exit_code != 0)
+    error_tail = ". Error file: container.out.\nLast 4096 bytes of container.out :\n" +
+                 process::tail_file(container_dir(id) + "/container.out", 4096);
   std::lock_guard<std::mutex> guard{mtx_};
   auto& rec = *containers_.at(id);
   if (!rec.memory_diag.empty()) {
@@ -323,13 +329,15 @@ void local_cluster::reap(std::string id, pid_t pid) {
                       ". ");
     return;
   }
-  if (rec.stop_requested)
+  if (rec.stop_requested) {
     finish_locked(rec, exit_killed_by_am, "Container killed by the ApplicationMaster.");
-  else
-    finish_locked(rec, exit.exit_code,
-                  exit.signal
-                      ? "Container exited on signal " + std::to_string(exit.signal)
-                      : "Container exited with status " + std::to_string(exit.exit_code));
+    return;
+  }
+  finish_locked(rec, exit.exit_code,
+                (exit.signal
+                     ? "Container exited on signal " + std::to_string(exit.signal)
+                     : "Container exited with status " + std::to_string(exit.exit_code)) +
+                    error_tail);
 }
 
 void local_cluster::stop(const std::string& container_id) {

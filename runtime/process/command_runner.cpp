@@ -30,6 +30,10 @@ file_writer::~file_writer() {
   // nop
 }
 
+std::optional<std::string> file_writer::read_small(const std::string&, size_t) {
+  return std::nullopt;
+}
+
 namespace {
 
 class process_runner : public command_runner {
@@ -137,6 +141,17 @@ public:
       return make_error(errc::infrastructure, "cannot write " + path);
     }
     return caf::unit;
+  }
+
+  std::optional<std::string> read_small(const std::string& path,
+                                        size_t max_bytes) override {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return std::nullopt;
+    std::string bytes(max_bytes, '\0');
+    in.read(bytes.data(), static_cast<std::streamsize>(max_bytes));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+    return bytes;
   }
 };
 

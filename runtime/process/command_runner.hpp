@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <caf/expected.hpp>
@@ -57,7 +58,8 @@ std::unique_ptr<command_runner> make_process_runner(std::string stdout_path,
                                                     std::string guard_program = {});
 
 /// Writes the files a task reads (values too large for the environment, the
-/// cluster spec file).
+/// cluster spec file), and reads the one it writes for the executor (its
+/// progress file).
 class file_writer {
 public:
   virtual ~file_writer();
@@ -71,6 +73,11 @@ public:
   /// exists: the task's Hadoop token file.
   virtual caf::expected<void> write_private(const std::string& path,
                                             const std::string& content) = 0;
+
+  /// The first `max_bytes` of the file at `path`, or nothing when there is
+  /// no such file (or it cannot be read). The default reads nothing.
+  virtual std::optional<std::string> read_small(const std::string& path,
+                                                size_t max_bytes);
 };
 
 /// The real filesystem.

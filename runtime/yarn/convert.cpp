@@ -285,6 +285,10 @@ application_report from_proto(const proto::ApplicationReportProto& x) {
   if (x.has_am_rm_token())
     result.am_rm_token = from_proto(x.am_rm_token());
   result.unmanaged = x.unmanaged_application();
+  if (x.has_log_aggregation_status() && x.log_aggregation_status() >= 1 &&
+      x.log_aggregation_status() <= 7)
+    result.log_aggregation =
+        static_cast<log_aggregation_state>(x.log_aggregation_status());
   return result;
 }
 

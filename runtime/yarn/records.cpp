@@ -33,6 +33,11 @@ bool is_terminal(application_state x) {
          x == application_state::killed;
 }
 
+bool is_final(log_aggregation_state x) {
+  return x == log_aggregation_state::disabled || x == log_aggregation_state::succeeded ||
+         x == log_aggregation_state::failed || x == log_aggregation_state::timed_out;
+}
+
 const char* to_string(final_status x) {
   switch (x) {
   case final_status::undefined:

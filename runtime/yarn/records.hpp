@@ -53,6 +53,23 @@ const char* to_string(final_status x);
 /// Parses the names above (case-insensitive).
 hadoop::expected<final_status> parse_final_status(std::string_view text);
 
+/// LogAggregationStatusProto: where the NodeManagers are with uploading an
+/// application's logs (unknown: the RM did not say).
+enum class log_aggregation_state : int32_t {
+  unknown = 0,
+  disabled = 1,
+  not_started = 2,
+  running = 3,
+  succeeded = 4,
+  failed = 5,
+  timed_out = 6,
+  running_with_failure = 7,
+};
+
+/// True when no NodeManager will upload anything more: DISABLED, SUCCEEDED,
+/// FAILED, TIME_OUT.
+bool is_final(log_aggregation_state x);
+
 /// What getNewApplication returns.
 struct new_application {
   application_id id;
@@ -101,6 +118,8 @@ struct application_report {
   /// Only for unmanaged AMs, once their attempt is launched.
   std::optional<hadoop::token> am_rm_token;
   bool unmanaged = false;
+  /// How far the NodeManagers are with uploading the application's logs.
+  log_aggregation_state log_aggregation = log_aggregation_state::unknown;
 };
 
 /// A ContainerLaunchContext. `commands` are shell command parts: the

@@ -608,8 +608,16 @@ yarn_site() {
   prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-mb 0
   prop yarn.nodemanager.disk-health-checker.min-free-space-per-disk-watermark-high-mb 0
   # Aggregated logs make `yarn logs -applicationId` work for finished apps.
+  # With HDFS they go where production clusters put them (/tmp/logs on the
+  # default filesystem), so tony-submit --logs reads them through WebHDFS;
+  # the secure cluster keeps them on the local disk (its NodeManagers would
+  # need HDFS superuser rights to create the root).
   prop yarn.log-aggregation-enable true
-  prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
+  if ((with_hdfs && !secure)); then
+    prop yarn.nodemanager.remote-app-log-dir "hdfs://$host:$nn_port/tmp/logs"
+  else
+    prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
+  fi
   # Keep container directories and local logs after an app ends, for
   # tests and debugging; stop removes the whole state directory anyway.
   prop yarn.nodemanager.delete.debug-delay-sec 3600

@@ -73,9 +73,19 @@ private:
 class fake_files : public file_writer {
 public:
   explicit fake_files(
-      std::shared_ptr<std::map<std::string, std::vector<std::string>>> log)
-      : log_(std::move(log)) {
+      std::shared_ptr<std::map<std::string, std::vector<std::string>>> log,
+      std::shared_ptr<std::map<std::string, std::string>> readable = nullptr)
+      : log_(std::move(log))
+      , readable_(std::move(readable)) {
     // nop
+  }
+
+  // What the task wrote (the progress file), as the test says.
+  std::optional<std::string> read_small(const std::string& path,
+                                        size_t max_bytes) override {
+    if (!readable_ || readable_->count(path) == 0)
+      return std::nullopt;
+    return readable_->at(path).substr(0, max_bytes);
   }
 
   caf::expected<void> write(const std::string& path,
@@ -93,6 +103,7 @@ public:
 
 private:
   std::shared_ptr<std::map<std::string, std::vector<std::string>>> log_;
+  std::shared_ptr<std::map<std::string, std::string>> readable_;
 };
 
 /// The registry as the executor sees it: answers what the script says.
@@ -154,6 +165,8 @@ struct executor_fixture : test_coordinator_fixture<harness_config> {
   std::shared_ptr<runner_script> runner = std::make_shared<runner_script>();
   std::shared_ptr<std::map<std::string, std::vector<std::string>>> files =
       std::make_shared<std::map<std::string, std::vector<std::string>>>();
+  std::shared_ptr<std::map<std::string, std::string>> task_files =
+      std::make_shared<std::map<std::string, std::string>>();
   registry_actor registry;
   caf::actor exec;
   executor_config cfg;
@@ -191,7 +204,7 @@ struct executor_fixture : test_coordinator_fixture<harness_config> {
     cfg.on_done = [this](int code) { exit_code = code; };
     exec = spawn_executor(sys, caf::actor_cast<caf::actor>(registry),
                           std::make_unique<fake_runner>(runner),
-                          std::make_unique<fake_files>(files), cfg);
+                          std::make_unique<fake_files>(files, task_files), cfg);
     // The executor's start: it asks to register.
     CAF_REQUIRE(sched.prioritize(exec));
     sched.run_once();
@@ -281,6 +294,29 @@ CAF_TEST(heartbeats carry the commands resource use once it runs) {
   CAF_REQUIRE_EQUAL(s.gpus.size(), 1u);
   CAF_CHECK_EQUAL(s.gpus[0].index, 1);
   CAF_CHECK_EQUAL(s.gpus[0].used_bytes, int64_t{3} << 30);
+}
+
+CAF_TEST(heartbeats carry the progress the task writes into its progress file) {
+  spawn();
+  sched.run();
+  advance(milliseconds(1100)); // nothing written: no progress
+  CAF_REQUIRE(!reg().samples.empty());
+  CAF_CHECK_EQUAL(reg().samples.back().progress, -1.0f);
+  give_spec(two_workers);
+  CAF_CHECK_EQUAL(runner->envs.at(0).at("TONY_PROGRESS_FILE"), "/c/tony_progress");
+  (*task_files)["/c/tony_progress"] = "0.25\n";
+  advance(milliseconds(1100));
+  CAF_CHECK_EQUAL(reg().samples.back().progress, 0.25f);
+  // Half-written or not a number: the last value stays.
+  (*task_files)["/c/tony_progress"] = "0.";
+  advance(milliseconds(1100));
+  CAF_CHECK_EQUAL(reg().samples.back().progress, 0.25f);
+  (*task_files)["/c/tony_progress"] = "epoch 3";
+  advance(milliseconds(1100));
+  CAF_CHECK_EQUAL(reg().samples.back().progress, 0.25f);
+  (*task_files)["/c/tony_progress"] = "7";
+  advance(milliseconds(1100));
+  CAF_CHECK_EQUAL(reg().samples.back().progress, 1.0f);
 }
 
 CAF_TEST(the command exit is reported with its stderr and ends the executor) {

@@ -227,6 +227,13 @@ void harness::heartbeat(const task_id& t, int32_t attempt, task_sample sample) {
   sched.run();
 }
 
+void harness::heartbeat_progress(const task_id& t, float progress, int32_t attempt) {
+  task_sample sample;
+  sample.progress = progress;
+  self->send(registry, heartbeat_atom_v, t, attempt, sample);
+  sched.run();
+}
+
 void harness::kill_executor(const task_id& t) {
   self->send_exit(executors.at(t), caf::exit_reason::kill);
   sched.run();

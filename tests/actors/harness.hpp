@@ -177,6 +177,9 @@ struct harness : test_coordinator_fixture<harness_config> {
   /// The executor of `t` sends a heartbeat (with `sample`: what it measured).
   void heartbeat(const task_id& t, int32_t attempt = 1, task_sample sample = {});
 
+  /// The executor of `t` sends a heartbeat with the progress its task wrote.
+  void heartbeat_progress(const task_id& t, float progress, int32_t attempt = 1);
+
   /// The executor of `t` dies: its handle goes down.
   void kill_executor(const task_id& t);
 

@@ -250,3 +250,32 @@ def test_ctrl_c_while_starting(sandbox):
     st = out.status()
     assert st is not None and st["state"] == "KILLED", out.describe()
     assert_gone(job_dir)
+
+
+def test_executor_that_cannot_start_says_why(sandbox):
+    # The executors run under a wrapper (TONY_EXECUTOR_WRAPPER) that cannot
+    # load a library, or that does not exist: the job fails at once, and
+    # the diagnostics carry what the executor's container said.
+    import subprocess
+    d = sandbox.root
+    (d / "gone.c").write_text("int tony_gone(void) { return 0; }\n")
+    (d / "main.c").write_text("int tony_gone(void);\nint main(void) { return tony_gone(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(d / "libtony_gone.so"),
+                    str(d / "gone.c")], check=True)
+    subprocess.run(["cc", "-o", str(d / "broken"), str(d / "main.c"), "-L", str(d),
+                    "-ltony_gone"], check=True)
+    (d / "libtony_gone.so").unlink()
+    job = sandbox.job('name = "cannot-start"\n[code]\ncommand = "true"\n'
+                      '[tasks.worker]\nmemory = "256m"\n')
+    for wrapper, cause in ((d / "broken", "error while loading shared libraries: "
+                                          "libtony_gone.so"),
+                           (d / "nowhere" / "tool", "not found")):
+        out = sandbox.submit(job, timeout=60, env={"TONY_EXECUTOR_WRAPPER": str(wrapper)})
+        assert out.rc == 1, out.describe()
+        diag = diagnostics_of(out)
+        assert "worker:0 failed: its container exited with status 127 before its " \
+               "executor registered" in diag, out.describe()
+        assert "--- last lines of container.out ---" in diag, out.describe()
+        assert cause in diag, out.describe()
+        assert cause in out.task("worker:0")["diagnostics"], out.task("worker:0")
+        assert_gone(out.job_dir)

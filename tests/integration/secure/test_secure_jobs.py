@@ -119,8 +119,8 @@ def test_the_env_check_job_succeeds(how, tmp_path):
 def assert_ended_job_readable(app, env, flags):
     """--status of an ended job: its AM is gone, so the tasks come from the
     event log the AM left in HDFS, read over WebHDFS with SPNEGO. --logs
-    finds the task's container the same way (its files are gone from the
-    NodeManager by then: `yarn logs` has them, doc/operations.md)."""
+    finds the task's container the same way and reads its files from the
+    aggregated logs (doc/operations.md)."""
     code, status = submit(["--status", app, *flags], env, timeout=120)
     assert code == 0, status
     assert "state: FINISHED" in status and "final status: SUCCEEDED" in status, status

@@ -157,3 +157,92 @@ def env_summaries(app, count, timeout=60):
         return len(found) >= count
     assert wait_until(aggregated, timeout, step=1), f"{len(found)} summaries of {count}"
     return found
+
+
+def rm_app(app):
+    """The application as the RM's REST API reports it (/ws/v1/cluster/apps/<app>)."""
+    import json
+    import urllib.request
+    with urllib.request.urlopen(f"http://{rm_web()}/ws/v1/cluster/apps/{app}",
+                                timeout=10) as r:
+        return json.load(r)["app"]
+
+
+def conf_value(site, name):
+    """A property of HADOOP_CONF_DIR/<site>, or None."""
+    import xml.etree.ElementTree as ET
+    path = os.path.join(os.environ["HADOOP_CONF_DIR"], site)
+    if not os.path.exists(path):
+        return None
+    for prop in ET.parse(path).getroot().iter("property"):
+        if prop.findtext("name") == name:
+            return prop.findtext("value")
+    return None
+
+
+def staged_uri(output):
+    """The staging dir tony-submit named ("staged in <uri>")."""
+    m = re.search(r"staged in (\S+)", output)
+    assert m, "no staging dir in:\n" + output
+    return m.group(1)
+
+
+def webhdfs(method, uri, op, extra=""):
+    """A WebHDFS call on an hdfs:// URI as this user: (HTTP status, body)."""
+    import getpass
+    import urllib.error
+    import urllib.request
+    path = "/" + uri.split("://", 1)[1].split("/", 1)[1]
+    nn = conf_value("hdfs-site.xml", "dfs.namenode.http-address")
+    url = (f"http://{nn}/webhdfs/v1{path}?op={op}&user.name={getpass.getuser()}{extra}")
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def staged_exists(uri):
+    """Whether the staging dir (hdfs:// or file://) is there."""
+    if uri.startswith("file://"):
+        return os.path.exists(uri[len("file://"):])
+    status, _ = webhdfs("GET", uri, "GETFILESTATUS")
+    assert status in (200, 404), f"GETFILESTATUS {uri}: HTTP {status}"
+    return status == 200
+
+
+def make_staged_dir(uri):
+    """Creates a directory where staging dirs are (hdfs:// or file://)."""
+    if uri.startswith("file://"):
+        os.makedirs(uri[len("file://"):], exist_ok=True)
+        return
+    status, body = webhdfs("PUT", uri, "MKDIRS")
+    assert status == 200, f"MKDIRS {uri}: HTTP {status} {body!r}"
+
+
+def remove_staged(uri):
+    if uri.startswith("file://"):
+        import shutil
+        shutil.rmtree(uri[len("file://"):], ignore_errors=True)
+        return
+    webhdfs("DELETE", uri, "DELETE", "&recursive=true")
+
+
+def am_pid(app):
+    """The pid of the application's tony-am, from /proc."""
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv0 = f.read().split(b"\0")[0]
+        except OSError:
+            continue
+        if os.path.basename(argv0) == b"tony-am" and any(
+                re.match(rb"CONTAINER_ID=container_(e\d+_)?" +
+                         app[len("application_"):].encode() + rb"_", v) for v in env):
+            return int(pid)
+    return None

@@ -394,3 +394,25 @@ TEST(task_env, an_elastic_task_gets_the_rendezvous_not_a_fixed_rank) {
   in.elastic_max = 0;
   EXPECT_EQ(render_task_command(in, "python3 train.py"), "python3 train.py");
 }
+
+TEST(task_env, the_progress_file_is_exported_when_set) {
+  task_env_input in;
+  in.framework = "tensorflow";
+  in.task = {"worker", 0};
+  in.cluster = {{"worker", {"h0:1"}}};
+  EXPECT_EQ(render_task_env(in).count("TONY_PROGRESS_FILE"), 0u);
+  in.progress_file = "/c/tony_progress";
+  EXPECT_EQ(render_task_env(in).at("TONY_PROGRESS_FILE"), "/c/tony_progress");
+}
+
+TEST(task_env, a_progress_file_holds_a_number_from_zero_to_one) {
+  EXPECT_EQ(parse_progress("0.25"), 0.25f);
+  EXPECT_EQ(parse_progress("  0.5\n"), 0.5f);
+  EXPECT_EQ(parse_progress("1"), 1.0f);
+  EXPECT_EQ(parse_progress("2.5e-1"), 0.25f);
+  EXPECT_EQ(parse_progress("3"), 1.0f);  // above 1: done
+  EXPECT_EQ(parse_progress("-1"), 0.0f); // below 0: nothing yet
+  for (auto bad :
+       {"", " \n", "0.", "1e", "1e-", "abc", "0.5 epochs", "nan", "inf", "0x1"})
+    EXPECT_FALSE(parse_progress(bad).has_value()) << "'" << bad << "'";
+}

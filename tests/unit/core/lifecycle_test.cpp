@@ -318,6 +318,58 @@ const rule old_rules[] = {
        EXPECT_TRUE(contains(d.diagnostics(),
                             "worker:1 failed: its container exited with status 3"));
      }},
+    {"an_executor_that_cannot_start_is_reported_with_its_error_files", nullptr,
+     [](driver& d) {
+       // What a Hadoop 3 NodeManager reports of a container whose executor
+       // could not load its libraries (exit 127).
+       d.start();
+       d.grant_all();
+       d.register_task(w0);
+       // (Hadoop 3.4.2 reports the tail twice.)
+       const std::string loader_error =
+           "./tony/bin/tony-executor: error while loading shared libraries: "
+           "libcaf_io.so.0.17.6: cannot open shared object file: No such file or "
+           "directory\n";
+       d.complete(
+           w1, 127,
+           "[2024-01-01 00:00:00.000]Exception from container-launch.\nContainer id: "
+           "c2\nExit code: 127\nException message: Launch container failed\n"
+           "Error file: prelaunch.err.\nLast 4096 bytes of prelaunch.err :\n" +
+               loader_error +
+               "\n[2024-01-01 00:00:00.000]Container exited with a non-zero exit "
+               "code 127. Error file: prelaunch.err.\nLast 4096 bytes of "
+               "prelaunch.err :\n" +
+               loader_error + "\n");
+       EXPECT_EQ(d.job_state(), "FAILED");
+       EXPECT_TRUE(contains(d.diagnostics(),
+                            "worker:1 failed: its container exited with "
+                            "status 127 before its executor registered"));
+       EXPECT_TRUE(
+           contains(d.diagnostics(),
+                    "\n--- last lines of prelaunch.err ---\n./tony/bin/tony-executor: "
+                    "error while loading shared libraries: libcaf_io.so.0.17.6"));
+       EXPECT_FALSE(contains(d.diagnostics(), "Exception from container-launch"));
+       EXPECT_FALSE(contains(d.diagnostics(), "Container exited with"));
+       auto first = d.diagnostics().find("--- last lines");
+       EXPECT_EQ(d.diagnostics().find("--- last lines", first + 1), std::string::npos)
+           << d.diagnostics();
+       // Both error files, the second named by the stderr pattern; empty
+       // ones say nothing.
+       driver e;
+       e.start();
+       e.grant_all();
+       e.complete(w0, 2,
+                  "Container exited with a non-zero exit code 2. Error file: "
+                  "prelaunch.err.\nLast 4096 bytes of prelaunch.err :\n\nError files: "
+                  "stderr, executor.stderr.\nLast 4096 bytes of executor.stderr :\n"
+                  "line 1\nline 2\ntony-executor: TONY_AM_ADDRESS is not set\n");
+       EXPECT_FALSE(contains(e.diagnostics(), "--- last lines of prelaunch.err"))
+           << e.diagnostics();
+       EXPECT_TRUE(contains(e.diagnostics(),
+                            "\n--- last lines of executor.stderr ---\nline "
+                            "1\nline 2\ntony-executor: TONY_AM_ADDRESS"));
+       EXPECT_FALSE(contains(e.diagnostics(), "Error files:"));
+     }},
     {"the_allocation_timeout_fails_naming_what_is_missing_and_cancels", nullptr,
      [](driver& d) {
        d.start();

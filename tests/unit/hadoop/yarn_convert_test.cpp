@@ -229,5 +229,22 @@ TEST(yarn_convert, application_report_states_and_tokens) {
   EXPECT_EQ(convert::from_proto(p).state, application_state::unknown);
 }
 
+TEST(yarn_convert, application_report_says_where_log_aggregation_is) {
+  proto::ApplicationReportProto p;
+  EXPECT_EQ(convert::from_proto(p).log_aggregation, log_aggregation_state::unknown);
+  p.set_log_aggregation_status(3); // LOG_RUNNING
+  EXPECT_EQ(convert::from_proto(p).log_aggregation, log_aggregation_state::running);
+  EXPECT_FALSE(is_final(log_aggregation_state::running));
+  EXPECT_FALSE(is_final(log_aggregation_state::running_with_failure));
+  EXPECT_FALSE(is_final(log_aggregation_state::not_started));
+  p.set_log_aggregation_status(4); // LOG_SUCCEEDED
+  EXPECT_EQ(convert::from_proto(p).log_aggregation, log_aggregation_state::succeeded);
+  for (auto x : {log_aggregation_state::disabled, log_aggregation_state::succeeded,
+                 log_aggregation_state::failed, log_aggregation_state::timed_out})
+    EXPECT_TRUE(is_final(x));
+  p.set_log_aggregation_status(42);
+  EXPECT_EQ(convert::from_proto(p).log_aggregation, log_aggregation_state::unknown);
+}
+
 } // namespace
 } // namespace tony::yarn

@@ -1,0 +1,143 @@
+#include "runtime/staging/remote_dir.hpp"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony::staging {
+
+namespace {
+
+// The path of a file:// or bare URI (local), or of an hdfs:// one (remote).
+struct where {
+  bool local = true;
+  std::string path;
+};
+
+caf::expected<where> parse(const std::string& uri) {
+  if (uri.rfind("file://", 0) == 0)
+    return where{true, uri.substr(7)};
+  if (!uri.empty() && uri[0] == '/')
+    return where{true, uri};
+  if (uri.rfind("hdfs://", 0) == 0) {
+    auto slash = uri.find('/', 7);
+    return where{false, slash == std::string::npos ? "/" : uri.substr(slash)};
+  }
+  return make_error(errc::invalid_config,
+                    "'" + uri + "' is neither a file:// nor an hdfs:// location");
+}
+
+caf::error missing(const std::string& uri) {
+  return make_error(errc::unsatisfiable, uri + " does not exist");
+}
+
+caf::error failed(const std::string& what, const std::string& uri,
+                  const webhdfs::response& res) {
+  return make_error(errc::infrastructure, "WebHDFS " + what + " " + uri +
+                                              " failed (HTTP " +
+                                              std::to_string(res.status) +
+                                              "): " + webhdfs::remote_message(res.body));
+}
+
+int64_t mtime_ms(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+} // namespace
+
+caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
+                                               const webhdfs::namenode_http& nn) {
+  auto at = parse(uri);
+  if (!at)
+    return at.error();
+  std::vector<dir_entry> result;
+  if (at->local) {
+    std::error_code ec;
+    if (!fs::is_directory(at->path, ec))
+      return missing(uri);
+    for (auto& e : fs::directory_iterator(at->path, ec)) {
+      struct stat st;
+      if (::lstat(e.path().c_str(), &st) != 0)
+        continue;
+      result.push_back({e.path().filename().string(), S_ISDIR(st.st_mode),
+                        static_cast<int64_t>(st.st_size), mtime_ms(st)});
+    }
+    if (ec)
+      return make_error(errc::infrastructure,
+                        "cannot list " + at->path + ": " + ec.message());
+    return result;
+  }
+  auto res = webhdfs::call("GET", webhdfs::op_url(nn, at->path, "LISTSTATUS"), nn.auth,
+                           {}, true);
+  if (!res)
+    return res.error();
+  if (res->status == 404)
+    return missing(uri);
+  if (res->status != 200)
+    return failed("LISTSTATUS", uri, *res);
+  auto j = nlohmann::json::parse(res->body, nullptr, false);
+  if (!j.is_object() || !j.contains("FileStatuses") || !j["FileStatuses"].is_object())
+    return make_error(errc::infrastructure,
+                      "WebHDFS LISTSTATUS " + uri + " answered no FileStatuses");
+  for (auto& f : j["FileStatuses"].value("FileStatus", nlohmann::json::array()))
+    if (f.is_object())
+      result.push_back({f.value("pathSuffix", std::string{}),
+                        f.value("type", std::string{}) == "DIRECTORY",
+                        f.value("length", int64_t{0}),
+                        f.value("modificationTime", int64_t{0})});
+  return result;
+}
+
+caf::expected<std::string> read_whole(const std::string& uri,
+                                      const webhdfs::namenode_http& nn) {
+  auto at = parse(uri);
+  if (!at)
+    return at.error();
+  if (at->local) {
+    std::ifstream in(at->path, std::ios::binary);
+    if (!in)
+      return missing(uri);
+    return std::string{std::istreambuf_iterator<char>(in), {}};
+  }
+  auto res =
+      webhdfs::call("GET", webhdfs::op_url(nn, at->path, "OPEN"), nn.auth, {}, true);
+  if (!res)
+    return res.error();
+  if (res->status == 404)
+    return missing(uri);
+  if (res->status != 200)
+    return failed("OPEN", uri, *res);
+  return std::move(res->body);
+}
+
+caf::expected<void> remove_tree(const std::string& uri,
+                                const webhdfs::namenode_http& nn) {
+  auto at = parse(uri);
+  if (!at)
+    return at.error();
+  if (at->local) {
+    std::error_code ec;
+    fs::remove_all(at->path, ec);
+    if (ec)
+      return make_error(errc::infrastructure,
+                        "cannot remove " + at->path + ": " + ec.message());
+    return caf::unit;
+  }
+  auto res = webhdfs::call(
+      "DELETE", webhdfs::op_url(nn, at->path, "DELETE") + "&recursive=true", nn.auth);
+  if (!res)
+    return res.error();
+  if (res->status != 200 && res->status != 404)
+    return failed("DELETE", uri, *res);
+  return caf::unit;
+}
+
+} // namespace tony::staging

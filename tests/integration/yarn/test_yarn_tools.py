@@ -1,0 +1,262 @@
+"""YARN's own tools and tony's on the real local YARN (fixture `yarn`): an
+executor that cannot start says why, the job's progress reaches the RM,
+`yarn logs` and `tony-submit --logs` show every task while the job runs and
+after it ended (aggregated logs), and no staging dir is left behind however
+a job ends (doc/operations.md)."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import yarnlib as y
+
+HERE = Path(__file__).resolve().parent
+
+
+# -- an executor that cannot start --------------------------------------------------
+
+
+def broken_install(tmp_path):
+    """An install_dir whose tony-executor needs a library that is not there
+    (tony-am and tony-guard are the real ones)."""
+    d = tmp_path / "install"
+    d.mkdir()
+    (tmp_path / "gone.c").write_text("int tony_gone(void) { return 0; }\n")
+    (tmp_path / "main.c").write_text("int tony_gone(void);\nint main(void) { return tony_gone(); }\n")
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(tmp_path / "libtony_gone.so"),
+                    str(tmp_path / "gone.c")], check=True)
+    subprocess.run(["cc", "-o", str(d / "tony-executor"), str(tmp_path / "main.c"),
+                    "-L", str(tmp_path), "-ltony_gone"], check=True)
+    (tmp_path / "libtony_gone.so").unlink()
+    for name in ("tony-am", "tony-guard"):
+        (d / name).symlink_to(Path(y.BIN) / name)
+    return d
+
+
+def test_an_executor_that_cannot_start_says_why_on_yarn(tmp_path):
+    job = tmp_path / "job.toml"
+    job.write_text(f"""
+name = "cannot-start"
+[code]
+command = "true"
+[tasks.worker]
+memory = "256m"
+[cluster]
+install_dir = "{broken_install(tmp_path)}"
+""")
+    code, out, _ = y.submit([str(job)])
+    assert code == 1, out
+    # The real cause, from the NodeManager's diagnostics of the container.
+    assert "worker:0 failed: its container exited with status 127 before its executor " \
+           "registered" in out, out
+    assert "--- last lines of prelaunch.err ---" in out, out
+    assert "error while loading shared libraries: libtony_gone.so" in out, out
+    assert y.app_status(y.app_id_of(out))["Final-State"] == "FAILED"
+
+
+# -- progress and logs ----------------------------------------------------------------
+
+
+def tools_job(tmp_path, ctl):
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(HERE / "tools_task.py", src)
+    job = tmp_path / "job.toml"
+    job.write_text(f"""
+name = "tools"
+[code]
+src_dir = "{src}"
+command = "exec python3 tools_task.py {ctl}"
+[tasks.worker]
+instances = 2
+memory = "256m"
+""")
+    return str(job)
+
+
+def logs(*args):
+    proc = subprocess.run([y.SUBMIT, "--logs", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=180)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def rm_progress(app):
+    return y.rm_app(app)["progress"]
+
+
+def test_progress_and_logs_of_a_running_and_an_ended_job(tmp_path):
+    ctl = tmp_path / "ctl"
+    ctl.mkdir()
+    proc = y.start_submit(["--no-follow", tools_job(tmp_path, ctl)])
+    try:
+        lines = y.read_until(proc, r"worker:1 RUNNING", 300)
+        app = y.app_id_of("".join(lines))
+        # worker:0 ended at once, worker:1 writes nothing yet: the fraction
+        # of tracked tasks that finished.
+        assert y.wait_until(lambda: rm_progress(app) == 50.0, 60), rm_progress(app)
+        # worker:1 writes its own progress: the job's is the training's.
+        (ctl / "progress").write_text("0.8")
+        assert y.wait_until(lambda: abs(rm_progress(app) - 80.0) < 0.01, 60), \
+            rm_progress(app)
+        assert y.app_status(app)["Progress"] == "80%"
+        status = subprocess.run([y.SUBMIT, "--status", app], stdout=subprocess.PIPE,
+                                text=True, timeout=120).stdout
+        assert "progress: 80%" in status, status
+
+        # --logs while the job runs: from the NodeManagers.
+        code, out, err = logs(app)
+        assert code == 0, err
+        for task in ("worker:0", "worker:1"):
+            assert f"==> {task} stdout" in out and f"TOOLS stdout of {task}" in out, out
+            assert f"TOOLS stderr of {task}" in out, out
+        code, out, err = logs(app, "--task", "worker:1")
+        assert code == 0, err
+        assert "TOOLS stdout of worker:1" in out and "worker:0" not in out, out
+        code, out, err = logs(app, "--task", "worker:1", "--file", "executor.log")
+        assert code == 0, err
+        assert "executor: worker:1 started" in out, out
+        code, out, err = logs(app, "--task", "worker:7")
+        assert code == 2 and "no task worker:7 in " + app in err, (code, err)
+        code, out, err = logs(app, "--task", "worker:1", "--file", "nosuch.log")
+        assert code == 2 and "has no file nosuch.log" in err, (code, err)
+
+        (ctl / "finish").write_text("")
+        rest, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, "".join(lines) + rest
+
+    # After the end: from the aggregated logs (the wait for the upload is
+    # bounded and built into --logs).
+    code, out, err = logs(app, "--task", "worker:1")
+    assert code == 0, err
+    assert re.search(r"^==> worker:1 stdout \((hdfs|file)://\S+ container_\S+/stdout\) <==$",
+                     out, re.M), out
+    assert "TOOLS worker:1 finishing" in out and "TOOLS stderr of worker:1" in out, out
+    code, out, err = logs(app, "--task", "worker:0", "--file", "stdout")
+    assert code == 0 and out == "TOOLS stdout of worker:0\n", (out, err)
+    code, out, err = logs(app, "--task", "worker:1", "--file", "executor.log")
+    assert code == 0 and "executor: worker:1 command ended with code 0" in out, (out, err)
+    code, out, err = logs(app, "--task", "worker:7")
+    assert code == 2 and "no task worker:7" in err, (code, err)
+    code, out, err = logs(app, "--task", "worker:0", "--file", "nosuch.log")
+    assert code == 2 and "has no file nosuch.log" in err, (code, err)
+
+    # `yarn logs` shows the AM's log and every task's files.
+    text = y.yarn_cli("logs", "-applicationId", app)
+    files = re.findall(r"^LogType:(\S+)$", text, re.M)
+    assert files.count("am.log") == 1, files
+    assert files.count("executor.log") == 2 and files.count("prelaunch.err") == 3, files
+    for task in ("worker:0", "worker:1"):
+        assert f"TOOLS stdout of {task}" in text and f"TOOLS stderr of {task}" in text
+    assert "job " + app + " SUCCEEDED" in text, text[-3000:]
+
+
+# -- nothing left behind ------------------------------------------------------------------
+
+
+def sleeper_job(tmp_path, extra=""):
+    job = tmp_path / "sleeper.toml"
+    job.write_text(f"""
+name = "sleeper"
+[code]
+command = "exec sleep 600"
+[tasks.worker]
+memory = "256m"
+{extra}
+""")
+    return str(job)
+
+
+def start_sleeper(tmp_path, extra=""):
+    """tony-submit following a one-task job, once the task runs: (proc, app,
+    staging dir)."""
+    proc = y.start_submit(["--no-follow", sleeper_job(tmp_path, extra)])
+    try:
+        out = "".join(y.read_until(proc, r"worker:0 RUNNING", 300))
+    except BaseException:
+        proc.kill()
+        raise
+    staged = y.staged_uri(out)
+    assert y.staged_exists(staged), staged
+    return proc, y.app_id_of(out), staged
+
+
+def ended_without_leftovers(proc, app, staged):
+    try:
+        rest, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, rest
+    assert y.wait_until(lambda: not y.staged_exists(staged), 30), staged
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+    return rest
+
+
+def test_the_staging_dir_is_gone_after_yarn_application_kill(tmp_path):
+    proc, app, staged = start_sleeper(tmp_path)
+    y.yarn_cli("application", "-kill", app)
+    ended_without_leftovers(proc, app, staged)
+    assert y.app_status(app)["State"] == "KILLED"
+
+
+def test_the_staging_dir_is_gone_after_ctrl_c(tmp_path):
+    proc, app, staged = start_sleeper(tmp_path)
+    y.interrupt(proc)
+    ended_without_leftovers(proc, app, staged)
+
+
+def test_the_staging_dir_is_gone_after_the_am_is_killed(tmp_path):
+    proc, app, staged = start_sleeper(tmp_path, "[am]\nmax_app_attempts = 1")
+    pid = y.am_pid(app)
+    assert pid, "no tony-am of " + app
+    os.kill(pid, signal.SIGKILL)
+    ended_without_leftovers(proc, app, staged)
+    assert y.app_status(app)["Final-State"] == "FAILED"
+
+
+def test_the_next_submit_sweeps_ended_jobs_and_spares_running_ones(tmp_path):
+    # A runs (detached: nobody follows it).
+    code, out_a, _ = y.submit(["--detach", sleeper_job(tmp_path)])
+    assert code == 0, out_a
+    app_a, staged_a = y.app_id_of(out_a), y.staged_uri(out_a)
+    root = staged_a.rsplit("/", 1)[0]
+    cluster_ts = app_a.split("_")[1]
+    # B was killed while nobody followed it, and its AM had no time to
+    # clean up: its dir is left (made here, whatever the AM managed).
+    code, out_b, _ = y.submit(["--detach", sleeper_job(tmp_path)])
+    assert code == 0, out_b
+    app_b, staged_b = y.app_id_of(out_b), y.staged_uri(out_b)
+    extra = [root + "/application_1000000000000_0001",          # an earlier RM's
+             root + f"/application_{cluster_ts}_9999"]         # in flight: unknown, fresh
+    try:
+        assert y.wait_until(lambda: y.app_status(app_b)["State"] == "RUNNING", 120)
+        y.yarn_cli("application", "-kill", app_b)
+        assert y.wait_until(lambda: y.app_status(app_b)["State"] == "KILLED", 60)
+        for uri in [staged_b] + extra:
+            y.make_staged_dir(uri)
+        # C's submit sweeps; C itself runs to its end and removes its own.
+        job_c = tmp_path / "quick.toml"
+        job_c.write_text('name = "quick"\n[code]\ncommand = "true"\n'
+                         '[tasks.worker]\nmemory = "256m"\n')
+        code, out_c, _ = y.submit([str(job_c)])
+        assert code == 0, out_c
+        assert re.search(r"removed the staging dirs of \d+ ended jobs? under " +
+                         re.escape(root), out_c), out_c
+        assert not y.staged_exists(staged_b), staged_b
+        assert not y.staged_exists(extra[0]), extra[0]
+        assert y.staged_exists(extra[1]), extra[1]
+        assert y.staged_exists(staged_a), "the running job's files were touched"
+        assert y.rm_app(app_a)["state"] == "RUNNING"
+        assert not y.staged_exists(y.staged_uri(out_c))
+    finally:
+        subprocess.run([y.SUBMIT, "--kill", app_a], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=120)
+        for uri in [staged_a, staged_b] + extra:
+            y.remove_staged(uri)
