@@ -1,8 +1,9 @@
-"""Node loss on a real YARN (fixture `nodeloss`: cluster.sh start --nodes 3,
+"""Node loss on a real YARN (fixture `nodeloss`: cluster.sh start --nodes 4,
 NodeManagers of 1536 MB, so two 896 MB workers are on two hosts and the AM
-shares a host with at most one). A NodeManager that runs a worker and not
-the AM is killed with SIGKILL, and so is every process of its containers,
-found by the process table: the job notices through the dropped executor
+shares a host with at most one). A NodeManager is killed with SIGKILL, and
+so is every process of its containers, found by the process table: first
+the AM's own (the next AM attempt takes the job over), then one that runs a
+worker and not the AM: the job notices through the dropped executor
 connection, names the node, and with an attempt left runs the next attempt
 on the surviving nodes. Each test kills one node; they run in file order.
 HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
@@ -121,6 +122,58 @@ def finish(proc):
             proc.kill()
             proc.wait()
     return out
+
+
+def test_the_ams_node_lost_restarts_the_am_which_takes_the_job_over():
+    """The AM's own NodeManager killed with its containers (max_app_attempts
+    = 2): the RM calls the node LOST after its expiry (10 s) and starts the
+    next AM attempt on another node, which adopts the workers that still
+    run; a worker that shared the AM's node is lost, and the job's next
+    attempt replaces it. Either way the job SUCCEEDS, no process is left."""
+    d = tempfile.mkdtemp(prefix="tony-nodeloss-am-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "am-node-lost"
+framework = "tensorflow"
+
+[code]
+src_dir = "{STEPS_DIR}"
+command = "exec python3 steps.py 30"
+
+[tasks.worker]
+instances = 2
+memory = "896m"
+
+[am]
+max_app_attempts = 2
+
+[policy]
+max_attempts = 2
+stop_grace = "2s"
+''')
+    proc = y.start_submit([path])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
+        before = "".join(lines)
+        app = y.app_id_of(before)
+        hosts = dict(RUNNING.findall(before))
+        am = am_host(app)
+        assert am, y.commands_of(app_pids(app))
+        kill_node(am)
+    finally:
+        after = finish(proc)
+    text = before + after
+    assert proc.returncode == 0, text
+    assert "AM attempt 2" in after, text
+    assert "FINISHED/SUCCEEDED" in after, text
+    survivors = sorted(t for t, h in hosts.items() if h != am)
+    if len(survivors) == 2:  # no worker shared the AM's node
+        assert "AM attempt 2 adopted 2 running tasks of attempt 1" in after, after
+    else:  # the one there is lost; the next attempt runs the job again
+        assert "AM attempt 2 adopted 1 running task of attempt 1" in after, after
+        assert re.search(r"lost while the ApplicationMaster restarted", after), after
+    assert y.wait_until(lambda: not app_pids(app), 60), y.commands_of(app_pids(app))
 
 
 def test_a_lost_node_with_an_attempt_left_runs_the_next_attempt_on_the_others():
