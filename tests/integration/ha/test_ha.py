@@ -223,11 +223,14 @@ def test_a_job_whose_two_rms_are_down_for_30_s_fails_clearly_and_leaves_nothing(
         y.commands_of(attempts.job_processes(app))
 
 
-def test_a_job_goes_on_when_zookeeper_is_down_for_20_s():
+def test_a_job_goes_on_when_zookeeper_is_down_for_10_s():
     """ZooKeeper killed mid-job: both RMs lose the lead (STANDBY) within its
-    4 s session timeout; back after 20 s, one takes over, recovers the
+    4 s session timeout; back after 10 s, one takes over, recovers the
     application from the store and the AM registers again: the job
-    SUCCEEDS and its tasks ran once, every step once."""
+    SUCCEEDS and its tasks ran once, every step once. The AM gives up on
+    the RMs 30 s after its first refused allocate (rm_failure_limit), and
+    the election and recovery after ZooKeeper returns took over 14 s on
+    two loaded cores, so the outage is 10 s, not 20."""
     proc = y.start_submit([steps_job(40)])
     zk_down = False
     try:
