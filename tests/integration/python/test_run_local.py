@@ -23,7 +23,7 @@ def test_run_returns_every_tasks_value(box):
                 "cluster": sorted(tony.context.cluster_spec())}
 
     results = tony.run(whoami, task_specs={"worker": tony.TaskSpec(instances=3,
-                                                                   memory="256m")},
+                                                                   memory="512m")},
                        framework="standalone", job=local(box), timeout=120)
     assert sorted(results) == ["worker:0", "worker:1", "worker:2"]
     assert [results[f"worker:{i}"]["square"] for i in range(3)] == [0, 1, 4]
@@ -43,7 +43,7 @@ def test_a_raising_task_raises_job_failed_with_the_remote_traceback(box):
         time.sleep(60)
 
     with pytest.raises(tony.JobFailed) as e:
-        tony.run(train, task_specs={"worker": tony.TaskSpec(instances=2, memory="256m")},
+        tony.run(train, task_specs={"worker": tony.TaskSpec(instances=2, memory="512m")},
                  framework="standalone", job=local(box), timeout=120)
     tb = e.value.remote_traceback
     assert tb is not None, str(e.value)
@@ -76,8 +76,8 @@ def test_each_task_type_can_run_its_own_function(box):
         return ("evaluated", tony.context.rank())
 
     results = tony.run({"worker": train},
-                       task_specs={"worker": tony.TaskSpec(instances=2, memory="256m"),
-                                   "evaluator": tony.TaskSpec(memory="256m", fn=evaluate)},
+                       task_specs={"worker": tony.TaskSpec(instances=2, memory="512m"),
+                                   "evaluator": tony.TaskSpec(memory="512m", fn=evaluate)},
                        framework="pytorch", job=local(box), timeout=180)
     assert results == {"evaluator:0": ("evaluated", None), "worker:0": ("trained", 0),
                        "worker:1": ("trained", 1)}
