@@ -31,7 +31,12 @@ def app_id_of(output):
 
 
 def yarn_cli(*args, timeout=120):
-    """Hadoop's own CLI against the test cluster."""
+    """Hadoop's own CLI against the test cluster. `logs` of an ended
+    application first waits (at most 60 s) for the RM to say its log
+    aggregation is over: each call is a JVM of seconds of CPU, and the
+    callers' polling loops would otherwise keep a core busy meanwhile."""
+    if args[:2] == ("logs", "-applicationId") and len(args) > 2:
+        _wait_for_aggregation(args[2], 60)
     proc = subprocess.run([YARN_SH, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=timeout)
     return proc.stdout
@@ -157,6 +162,24 @@ def env_summaries(app, count, timeout=60):
         return len(found) >= count
     assert wait_until(aggregated, timeout, step=1), f"{len(found)} summaries of {count}"
     return found
+
+
+def _wait_for_aggregation(app, timeout):
+    """Until the RM's logAggregationStatus of an ended application is
+    final; returns at once when the RM cannot say (an HA configuration
+    without one web address, a secure one) or the application still runs."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            report = rm_app(app)
+        except Exception:  # noqa: BLE001 - any doubt: let the CLI answer
+            return
+        if report.get("state") not in ("FINISHED", "FAILED", "KILLED"):
+            return
+        if report.get("logAggregationStatus") not in ("NOT_START", "RUNNING",
+                                                      "RUNNING_WITH_FAILURE"):
+            return
+        time.sleep(0.5)
 
 
 def rm_app(app):
