@@ -30,8 +30,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 t=$(date +%s)
 # Three at a time on two cores: many integration tests mostly wait (a job
-# that sleeps, an outage, a token's lifetime), and at two the cores idled a
-# third of the time; the real trainings still run alone (RUN_SERIAL).
+# that sleeps, an outage, a token's lifetime); at two, the suite took 48 min
+# of ctest (5,000 test-seconds). The real trainings still run alone
+# (RUN_SERIAL).
 (cd "$build" && ctest --output-on-failure --timeout 1200 -j "${TONY_TEST_JOBS:-3}" "$@") || status=$?
 phase ctest "$t"
 
