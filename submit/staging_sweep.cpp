@@ -13,7 +13,10 @@ bool removable(const yarn::application_id& app, rm_verdict verdict,
   case rm_verdict::ended:
     return true;
   case rm_verdict::unknown:
-    return app.cluster_timestamp != current_cluster_ts ||
+    // Another cluster timestamp: another RM's, or this RM's before a
+    // restart; a root shared by clusters holds others' running jobs, and
+    // nothing here can say whether they run.
+    return app.cluster_timestamp == current_cluster_ts &&
            now_ms - dir_modified_ms > unknown_app_grace_ms;
   default:
     return false;

@@ -14,9 +14,12 @@
 //                                removed
 //
 // A running job's files are never touched: a dir goes only when the RM
-// reports its application FINISHED, FAILED or KILLED, or does not know it
-// and it cannot be a submission in flight (see removable()). A dir whose
-// state cannot be learnt stays. The content-addressed caches beside them
+// reports its application FINISHED, FAILED or KILLED, or does not know an
+// application it issued itself and it cannot be a submission in flight (see
+// removable()). A dir whose state cannot be learnt stays, and so does one of
+// another cluster timestamp the RM does not know: a staging root shared by
+// several clusters (or RMs) holds their running jobs too, and only their
+// own RM can tell (their own tony-submit removes them on its way out). The content-addressed caches beside them
 // (bin/<hash>, envs/<hash>) are shared by all jobs and stay.
 
 #include <cstdint>
@@ -36,17 +39,15 @@ struct rm_verdict {
 };
 
 /// A staging dir of an application the RM does not know is removed only
-/// when it cannot belong to a submission in flight: tony-submit stages
-/// between getNewApplication and submitApplication, and until the submit
-/// the RM knows no such application. Ids of an earlier RM start (another
-/// cluster timestamp) can never be submitted again; dirs of the current
-/// one wait this long untouched.
+/// when the RM issued its id (the same cluster timestamp) and it cannot
+/// belong to a submission in flight: tony-submit stages between
+/// getNewApplication and submitApplication, and until the submit the RM
+/// knows no such application, so such dirs wait this long untouched.
 constexpr int64_t unknown_app_grace_ms = 60 * 60 * 1000;
 
 /// True when the staging dir of `app` may go: the RM reported it ended, or
-/// it does not know it and `app` belongs to an earlier RM start than
-/// `current_cluster_ts`, or the dir was last modified more than
-/// unknown_app_grace_ms before `now_ms`.
+/// it does not know it, `app` has the RM's `current_cluster_ts`, and the dir
+/// was last modified more than unknown_app_grace_ms before `now_ms`.
 bool removable(const yarn::application_id& app, rm_verdict verdict,
                int64_t current_cluster_ts, int64_t dir_modified_ms, int64_t now_ms);
 
