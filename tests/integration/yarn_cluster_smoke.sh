@@ -186,7 +186,9 @@ if ((hdfs)); then
   echo smoke >"$work/file.txt"
   "$yarn" --dir "$state" dfs -put -f "$work/file.txt" /smoke.txt 2>/dev/null ||
     fail "hdfs put failed"
-  got=$(curl -sfL -m 10 "http://$host:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
+  # The NameNode and the DataNode set up their REST services (Jersey) on
+  # the first request: that took over 10 s on two loaded cores.
+  got=$(curl -sfL -m 60 "http://$host:9870/webhdfs/v1/smoke.txt?op=OPEN&user.name=$(id -un)") ||
     fail "WebHDFS OPEN failed"
   [[ "$got" == smoke ]] || fail "WebHDFS returned '$got', expected 'smoke'"
   pass "HDFS stores a file and WebHDFS reads it back"
