@@ -46,9 +46,10 @@ echo "test.sh: phases: $(IFS=,; echo "${phases[*]}" | sed 's/,/, /g')"
 costs="$build/Testing/Temporary/CTestCostData.txt"
 if [[ -f "$costs" ]]; then
   echo "test.sh: the slowest tests (seconds):"
+  # sed, not head: head's early exit would fail the pipe (pipefail).
   awk '$0 == "---" { exit }
        NF >= 3 { cost = $NF; NF -= 2; printf "  %8.1f  %s\n", cost, $0 }' "$costs" |
-    sort -rn | head -25
+    sort -rn | sed -n '1,25p'
 fi
 
 echo "test.sh: finished in $(( $(date +%s) - start )) s with status $status"
