@@ -171,8 +171,15 @@ if ((node_count > 1)); then
   # shellcheck disable=SC2016 # expanded in the container
   spread_app=$(run_dshell -shell_command 'echo "smoke-node=$NM_HOST"' -num_containers 3 \
     -container_memory 8192) || fail "DistributedShell over $node_count nodes failed"
-  spread=$("$yarn" --dir "$state" logs -applicationId "$spread_app" -log_files stdout 2>/dev/null |
-    grep -o 'smoke-node=[0-9.]*' | sort -u | tr '\n' ' ')
+  # The logs are read once the NodeManagers uploaded them (aggregation
+  # follows the application's end by seconds: read at once, they were empty
+  # once in CI).
+  for _ in $(seq 1 12); do
+    spread=$("$yarn" --dir "$state" logs -applicationId "$spread_app" -log_files stdout 2>/dev/null |
+      grep -o 'smoke-node=[0-9.]*' | sort -u | tr '\n' ' ')
+    [[ $(wc -w <<<"$spread") -ge 2 ]] && break
+    sleep 5
+  done
   [[ $(wc -w <<<"$spread") -ge 2 ]] ||
     fail "the containers of $spread_app ran on '$spread', expected several of $expected_nodes"
   pass "containers ran on several nodes: $spread"
@@ -207,7 +214,9 @@ SH
 TONY_YARN_CLIENT_LOG=WARN "$yarn" --dir "$state" distributedshell -master_memory 512 \
   -timeout 120000 -shell_script "$orphan" -num_containers 1 >/dev/null 2>&1 &
 client=$!
-for _ in $(seq 1 60); do
+# DistributedShell's AM, then its container: 30 s was once too few on two
+# loaded cores.
+for _ in $(seq 1 180); do
   pgrep -f '^sleep 4321$' >/dev/null && break
   sleep 0.5
 done
