@@ -227,8 +227,15 @@ def test_the_job_secret_travels_in_container_tokens_only():
                 if app in d and name in names:
                     found.append(os.path.join(d, name))
             return found
-        # The AM and the four executors' containers are up.
-        assert y.wait_until(lambda: len(files("container_tokens")) >= 5, 120), \
+        # The AM and the four executors' containers are up, their token
+        # files written (a NodeManager creates the file, then fills it: one
+        # was read empty once in CI).
+        def written(path):
+            with open(path, "rb") as f:
+                return len(f.read()) > 0
+
+        assert y.wait_until(lambda: len(files("container_tokens")) >= 5 and
+                            all(written(p) for p in files("container_tokens")), 120), \
             files("container_tokens")
         for path in files("container_tokens"):
             assert secret in open(path, "rb").read(), path
