@@ -321,6 +321,7 @@ void register_with_am(executor_pointer self) {
   hello.secret = st.cfg.secret;
   hello.pid = st.cfg.pid;
   hello.tensorboard_port = st.cfg.tensorboard_port;
+  hello.reads_spec_channel = st.cfg.reads_spec_channel;
   executor_actor me = self;
   self->request(st.registry, std::chrono::milliseconds(st.cfg.rpc_timeout_ms),
                 register_atom_v, std::move(hello), me)
@@ -334,6 +335,8 @@ void register_with_am(executor_pointer self) {
                          ack.app_id);
             take_tokens(self, ack.tokens);
             self->become(registered(self));
+            if (st.cfg.on_registered)
+              st.cfg.on_registered(ack, executor_actor{self});
             beat(self);
           },
           [=](caf::error& err) {

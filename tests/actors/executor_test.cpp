@@ -98,7 +98,8 @@ private:
 /// The registry as the executor sees it: answers what the script says.
 struct fake_registry_state {
   bool refuse = false;
-  job_tokens ack_tokens; // what the acknowledgement carries
+  job_tokens ack_tokens;         // what the acknowledgement carries
+  bool ack_spec_channel = false; // and whether it says "open the spec channel"
   std::vector<executor_hello> hellos;
   std::vector<task_exit> exits;
   int heartbeats = 0;
@@ -116,7 +117,8 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
         self->state.hellos.push_back(hello);
         if (self->state.refuse)
           return make_error(errc::bad_secret, "wrong job secret");
-        return registration_ack{"application_1_0001", 1000, self->state.ack_tokens};
+        return registration_ack{"application_1_0001", 1000, self->state.ack_tokens,
+                                self->state.ack_spec_channel};
       },
       [=](heartbeat_atom, const task_id&, int32_t, const task_sample& sample) {
         ++self->state.heartbeats;
@@ -246,6 +248,28 @@ CAF_TEST(an executor registers and heartbeats but starts only with the spec) {
                   cluster_spec_json(two_workers));
   advance(milliseconds(2100));
   CAF_CHECK_GREATER_OR_EQUAL(reg().heartbeats, 3);
+}
+
+CAF_TEST(the executor says it reads the spec channel and hands its ack to its host) {
+  cfg.reads_spec_channel = true;
+  std::vector<registration_ack> acks;
+  caf::actor handed;
+  cfg.on_registered = [&](const registration_ack& ack, const executor_actor& me) {
+    acks.push_back(ack);
+    handed = caf::actor_cast<caf::actor>(me);
+  };
+  spawn();
+  reg().ack_spec_channel = true;
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().hellos.size(), 1u);
+  CAF_CHECK(reg().hellos[0].reads_spec_channel);
+  CAF_REQUIRE_EQUAL(acks.size(), 1u);
+  CAF_CHECK(acks[0].spec_channel);
+  CAF_CHECK(handed == exec);
+  CAF_CHECK(runner->commands.empty());
+  // What the host reads from the channel arrives as any spec does.
+  give_spec(two_workers);
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u);
 }
 
 CAF_TEST(heartbeats carry the commands resource use once it runs) {

@@ -127,7 +127,12 @@ void harness::start(bool run) {
   mcfg.app_id = "application_1_0001";
   mcfg.tracking_url = "http://am.test:8080";
   mcfg.on_change = on_change;
-  am = spawn_am(sys, mcfg, registry_config{"application_1_0001", secret, 1000});
+  registry_config rcfg{"application_1_0001", secret, 1000};
+  if (with_spec_channel)
+    rcfg.spec_channel = [frames = channel_frames](std::shared_ptr<const std::string> f) {
+      frames->push_back(*f);
+    };
+  am = spawn_am(sys, mcfg, std::move(rcfg));
   am_drivers drivers;
   drivers.rm = rm;
   drivers.nm = nm;
@@ -173,6 +178,7 @@ caf::expected<registration_ack> harness::register_task(const task_id& t, int32_t
   hello.host = host.empty() ? container_of(t).host : host;
   hello.port = 2000 + t.index + (t.type == "ps" ? 100 : 0);
   hello.secret = std::move(secret_text);
+  hello.reads_spec_channel = executors_read_channel;
   auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
   sched.run();
   caf::expected<registration_ack> result = caf::sec::unexpected_response;

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -129,6 +130,13 @@ struct harness : test_coordinator_fixture<harness_config> {
   std::map<task_id, executor_actor> executors;
   /// The monitor's event sink (monitor_config::on_change); set before start().
   std::function<void(const job_status&)> on_change;
+  /// Gives the registry a spec channel (set before start()); every frame it
+  /// publishes there lands in channel_frames, in order.
+  bool with_spec_channel = false;
+  std::shared_ptr<std::vector<std::string>> channel_frames =
+      std::make_shared<std::vector<std::string>>();
+  /// Whether the executors of register_task say they read the spec channel.
+  bool executors_read_channel = false;
 
   explicit harness(job_spec j = default_job());
   ~harness() override;
