@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include "runtime/container_command.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/job_secret.hpp"
+#include "runtime/gate/spec_channel.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
@@ -235,6 +237,67 @@ executor_config executor_config_from(const executor_contract& contract,
   return cfg;
 }
 
+// -- the spec channel ------------------------------------------------------------
+
+// The executor's second connection to the AM, for its cluster specs
+// (runtime/gate/spec_channel.hpp): opened when a registration's ack says
+// so, each frame passed to the executor as `spec_atom`, as a spec over BASP
+// would be. Without a spec the task cannot start, so a channel that cannot
+// be opened or ends before its first spec stops the executor (`failed`:
+// tony-executor then exits 3, as when the AM cannot be reached).
+struct spec_channel_link {
+  std::string am_host;
+  uint16_t am_port = 0;
+  std::string secret;
+  std::atomic<bool> got_spec{false};
+  std::atomic<bool> failed{false};
+  gate::spec_reader reader; // last: stopped before the rest goes
+};
+
+void give_up_on_channel(spec_channel_link& link, const executor_actor& exec,
+                        const std::string& why) {
+  auto where = link.am_host + ":" + std::to_string(link.am_port);
+  if (link.got_spec) {
+    spdlog::warn("tony-executor: the AM's spec channel at {} ended ({}); a later change "
+                 "of the cluster spec would not reach this task",
+                 where, why);
+    return;
+  }
+  spdlog::error("tony-executor: no cluster spec from the AM's spec channel at {}: {}",
+                where, why);
+  link.failed = true;
+  caf::anon_send(exec, stop_atom_v, "no cluster spec: the AM's spec channel failed");
+}
+
+// What the executor calls with each registration's ack.
+void open_spec_channel(spec_channel_link& link, const registration_ack& ack,
+                       const executor_actor& exec) {
+  auto where = link.am_host + ":" + std::to_string(link.am_port);
+  if (!ack.spec_channel) {
+    spdlog::info("tony-executor: the AM at {} sends the cluster spec over the "
+                 "registry's connection (no spec channel)",
+                 where);
+    return;
+  }
+  link.reader.open(
+      link.am_host, link.am_port, link.secret,
+      [&link, exec, where](std::string frame) {
+        auto spec = from_channel_frame(frame);
+        if (!spec) {
+          give_up_on_channel(link, exec, "a frame that is no cluster spec");
+          return;
+        }
+        spdlog::info("tony-executor: cluster spec of attempt {} ({} bytes) from the "
+                     "AM's spec channel at {}",
+                     spec->attempt, frame.size(), where);
+        link.got_spec = true;
+        caf::anon_send(exec, spec_atom_v, std::move(*spec));
+      },
+      [&link, exec](const caf::error& err) {
+        give_up_on_channel(link, exec, describe(err));
+      });
+}
+
 } // namespace
 
 int run_executor(const std::string& guard_program) {
@@ -285,6 +348,15 @@ int run_executor(const std::string& guard_program) {
 
   executor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};
+  spec_channel_link channel;
+  channel.am_host = am_host;
+  channel.am_port = am_port;
+  channel.secret = cfg.secret;
+  cfg.reads_spec_channel = true;
+  cfg.on_registered = [&channel](const registration_ack& ack,
+                                 const executor_actor& exec) {
+    open_spec_channel(channel, ack, exec);
+  };
   // Connect to the AM through its gate, retrying for a while: it may still
   // be publishing. A refused secret or a peer that is no tony AM ends it.
   caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
@@ -314,8 +386,9 @@ int run_executor(const std::string& guard_program) {
     caf::anon_send(exec, stop_atom_v, std::string{"received "} + ::strsignal(sig));
   });
   auto code = result.get_future().get();
+  channel.reader.stop();
   sys.await_all_actors_done();
-  return code;
+  return channel.failed ? 3 : code;
 }
 
 } // namespace tony
