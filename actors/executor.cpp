@@ -46,7 +46,7 @@ struct executor_state {
   int32_t am_generation = 0;     // counts the AMs registered with
   /// The command's exit while no AM listens: reported to the next one.
   std::optional<task_exit> pending_exit;
-  float progress = -1;           // the task's, from its progress file
+  float progress = -1; // the task's, from its progress file
 
   static inline const char* name = "executor";
 };
@@ -362,6 +362,7 @@ executor_hello make_hello(executor_pointer self) {
   hello.secret = st.cfg.secret;
   hello.pid = st.cfg.pid;
   hello.tensorboard_port = st.cfg.tensorboard_port;
+  hello.reads_spec_channel = st.cfg.reads_spec_channel;
   return hello;
 }
 
@@ -380,6 +381,8 @@ void register_with_am(executor_pointer self) {
                          ack.app_id);
             take_tokens(self, ack.tokens);
             self->become(registered(self));
+            if (st.cfg.on_registered)
+              st.cfg.on_registered(ack, executor_actor{self});
             beat(self);
           },
           [=](caf::error& err) {
@@ -444,6 +447,10 @@ void register_again(executor_pointer self, const caf::actor& handle) {
               return;
             }
             self->become(running(self));
+            // The new AM's spec channel (tony-executor closes the old one),
+            // so a later spec, a restarted task's address, reaches the task.
+            if (st.cfg.on_registered)
+              st.cfg.on_registered(ack, executor_actor{self});
             beat(self);
           },
           [=](caf::error& err) {

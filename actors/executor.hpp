@@ -93,6 +93,15 @@ struct executor_config {
   /// the program that runs it (docker or podman).
   docker_contract docker;
   std::string container_runtime;
+  /// Whether the executor's host can read cluster specs from the AM's spec
+  /// channel (tony-executor can; the registry then sends none over BASP).
+  bool reads_spec_channel = false;
+  /// Called with each accepted registration's acknowledgement and the
+  /// executor's own handle, on the executor's thread (keep it short), also
+  /// when it registered again with a next AM attempt: tony-executor opens
+  /// that AM's spec channel there when the ack says so (closing the one
+  /// before), and sends the executor every spec it reads as `spec_atom`.
+  std::function<void(const registration_ack&, const executor_actor&)> on_registered;
   /// Frees the reserved ports just before the command starts.
   std::function<void()> release_port;
   /// Receives the executor's exit code when it is done.

@@ -1,6 +1,7 @@
 #include "actors/registry.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include <caf/all.hpp>
@@ -48,20 +49,35 @@ caf::error reject(std::string text, errc code) {
   return make_error(code, std::move(text));
 }
 
-// Sends the spec of every registration to every registered executor. One
-// message for everyone: CAF messages are copy-on-write, so every executor's
-// mailbox element shares this one encoded spec.
-void send_spec(registry_pointer self) {
+// The spec of every registration, encoded once per change.
+cluster_spec current_spec(registry_pointer self) {
   auto& st = self->state;
   std::vector<executor_hello> hellos;
   hellos.reserve(st.registered.size());
   for (auto& [task, entry] : st.registered)
     hellos.push_back(entry.first);
-  auto msg = caf::make_message(
-      spec_atom_v, cluster_spec{st.attempt, encode_cluster(make_cluster_map(hellos))});
+  return cluster_spec{st.attempt, encode_cluster(make_cluster_map(hellos))};
+}
+
+// Hands the spec to the AM's spec channel, which writes it to every reader
+// from this one buffer (runtime/gate/spec_channel.hpp); nothing without one.
+void publish_spec(registry_pointer self, const cluster_spec& spec) {
+  if (self->state.cfg.spec_channel)
+    self->state.cfg.spec_channel(
+        std::make_shared<const std::string>(to_channel_frame(spec)));
+}
+
+// Sends the spec over BASP to every registered executor that does not read
+// the spec channel. One message for everyone: CAF messages are
+// copy-on-write, so every executor's mailbox element shares this one
+// encoded spec.
+void send_spec(registry_pointer self, const cluster_spec& spec) {
+  auto& st = self->state;
+  auto msg = caf::make_message(spec_atom_v, spec);
   for (auto& [task, entry] : st.registered)
-    caf::actor_cast<caf::actor>(entry.second)
-        ->eq_impl(caf::make_message_id(), self->ctrl(), self->context(), msg);
+    if (!entry.first.reads_spec_channel)
+      caf::actor_cast<caf::actor>(entry.second)
+          ->eq_impl(caf::make_message_id(), self->ctrl(), self->context(), msg);
 }
 
 void release_barrier(registry_pointer self) {
@@ -72,7 +88,6 @@ void release_barrier(registry_pointer self) {
       st.registered.size(), st.attempt);
   // The supervisor first: the job is RUNNING before thousands of specs queue up.
   self->send(st.supervisor, barrier_atom_v, st.attempt);
-  send_spec(self);
 }
 
 // An executor of the AM before registers again with this one.
@@ -96,11 +111,16 @@ caf::result<registration_ack> on_resumed(registry_pointer self, executor_hello& 
     return reject(who + " sent no executor handle", errc::protocol);
   st.adopted.erase(i);
   hello.secret.clear();
+  // This AM's spec channel, not the dead AM's: the executor opens it after
+  // the ack. No spec is due now (the task has its own from the AM before);
+  // a later one (a restarted task's address) comes through it.
+  hello.reads_spec_channel = hello.reads_spec_channel && st.cfg.spec_channel != nullptr;
   spdlog::info("registry: {} registered again at {}:{}", to_string(hello.task),
                hello.host, hello.port);
   st.registered[hello.task] = std::make_pair(hello, exec);
   self->send(st.supervisor, registered_atom_v, hello, exec);
-  return registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens};
+  return registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens,
+                          hello.reads_spec_channel};
 }
 
 caf::result<registration_ack> on_register(registry_pointer self, executor_hello& hello,
@@ -124,17 +144,28 @@ caf::result<registration_ack> on_register(registry_pointer self, executor_hello&
   if (!exec)
     return reject(who + " sent no executor handle", errc::protocol);
   hello.secret.clear();
+  hello.reads_spec_channel = hello.reads_spec_channel && st.cfg.spec_channel != nullptr;
   spdlog::info("registry: {} registered at {}:{}", to_string(hello.task), hello.host,
                hello.port);
   st.registered.emplace(hello.task, std::make_pair(hello, exec));
   self->send(st.supervisor, registered_atom_v, hello, exec);
-  // Answer first, so the executor sees its acknowledgement before the spec.
+  // A spec is due at the barrier, and after it for a restarted task (everyone
+  // learns its new address). The channel gets it before the ack (a reader
+  // opens its channel after the ack and must find itself in the spec), BASP
+  // after (an executor takes no spec before its ack).
+  std::optional<cluster_spec> spec;
+  if (st.barrier_done || st.registered.size() == st.expected.size()) {
+    spec = current_spec(self);
+    publish_spec(self, *spec);
+  }
   auto rp = self->make_response_promise<registration_ack>();
-  rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens});
-  if (st.barrier_done)
-    send_spec(self); // a restarted task: everyone learns its new address
-  else if (st.registered.size() == st.expected.size())
+  rp.deliver(registration_ack{st.cfg.app_id, st.cfg.heartbeat_interval_ms, st.tokens,
+                              hello.reads_spec_channel});
+  if (!spec)
+    return rp;
+  if (!st.barrier_done)
     release_barrier(self);
+  send_spec(self, *spec);
   return rp;
 }
 

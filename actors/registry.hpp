@@ -20,6 +20,14 @@
 // again (`executor_hello::resumed`) without a new barrier or spec: their
 // commands run. Any other resumed registration is refused as stale.
 //
+// How a spec reaches an executor: where the AM has a spec channel
+// (registry_config::spec_channel; tony-am) and the executor can read it
+// (executor_hello::reads_spec_channel; tony-executor), through the channel:
+// the registry publishes each spec there once, before the acknowledgement
+// that tells the executor to open it, so a channel opened after the ack
+// finds the spec that includes its own executor. Every other executor gets
+// the spec over BASP, as one message shared by all, after its ack.
+//
 // Only the supervisor may send `expect`, `reopen` and `resume`, and only the AM's own
 // process `tokens`: the job's new delegation tokens, which the registry
 // seals with the job secret and sends to every registered executor (and
@@ -27,6 +35,8 @@
 // status, wait for the end, and say `bye` once they have the final status
 // (the AM waits for that before it exits; doc/architecture.md).
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +82,9 @@ struct registry_config {
   /// (resumed) and wait (errc::not_ready) until the supervisor said which
   /// it adopted (`resume`) or that the job starts over (`expect`).
   bool takes_over = false;
+  /// Publishes a spec (to_channel_frame's bytes) to the AM's spec channel;
+  /// empty: there is none, every spec goes over BASP.
+  std::function<void(std::shared_ptr<const std::string>)> spec_channel = nullptr;
 };
 
 registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,

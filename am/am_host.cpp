@@ -1,9 +1,11 @@
 #include "am/am_host.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -186,6 +188,34 @@ std::variant<loaded_job, int> load(const am_options& opts) {
   return loaded_job{std::move(*job), std::move(secret)};
 }
 
+// Every executor holds two connections to the AM (its registry connection
+// and its spec channel): the soft limit on open files goes up to the hard
+// one (a NodeManager's containers often start at 1,024), and a hard limit
+// below what the job needs is said once, up front.
+void raise_open_files_limit(int64_t tasks) {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0)
+    return;
+  if (files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  auto needed = static_cast<rlim_t>(2 * tasks + 256);
+  if (files.rlim_max != RLIM_INFINITY && files.rlim_max < needed)
+    spdlog::warn("tony-am: {} tasks need about {} open files in the AM (two connections "
+                 "each), its limit is {}: executors beyond it cannot connect; raise the "
+                 "NodeManager's limit on open files (ulimit -n)",
+                 tasks, needed, files.rlim_max);
+}
+
+// TONY_SPEC_CHANNEL=off in the AM's environment (local backend: tony-submit's)
+// sends every cluster spec over the registry's connections, as tony did
+// before the spec channel (doc/operations.md).
+bool spec_channel_wanted() {
+  auto v = std::getenv("TONY_SPEC_CHANNEL");
+  return v == nullptr || std::string{v} != "off";
+}
+
 } // namespace
 
 int run_am(const am_options& opts) {
@@ -251,7 +281,12 @@ int run_am(const am_options& opts) {
                        static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
   // Executors of the AM before register again once it decided what it adopts.
   rcfg.takes_over = backend->am_attempt > 1 && !backend->restart_dir.empty();
-  auto port = am.open(mcfg, rcfg, backend->bind_address);
+  raise_open_files_limit(job.total_tasks());
+  auto specs_wanted = spec_channel_wanted();
+  if (!specs_wanted)
+    spdlog::info("tony-am: TONY_SPEC_CHANNEL=off: cluster specs go over the registry's "
+                 "connections");
+  auto port = am.open(mcfg, rcfg, backend->bind_address, specs_wanted);
   if (!port) {
     spdlog::error("tony-am: {}", describe(port.error()));
     return 3;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/actor_types.hpp"
+#include "am/registry_door.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
 
@@ -46,12 +47,17 @@ application_master::~application_master() {
 
 caf::expected<uint16_t> application_master::open(monitor_config monitor,
                                                  registry_config registry,
-                                                 const std::string& bind_address) {
+                                                 const std::string& bind_address,
+                                                 bool spec_channel) {
   monitor_cfg_ = monitor;
   auto secret = registry.secret;
+  auto plan = plan_registry_door(registry, monitor.job.total_tasks(), spec_channel);
+  specs_ = plan.specs;
   actors_ = spawn_am(*sys_, std::move(monitor), std::move(registry));
-  // Only peers that prove the job secret reach CAF (runtime/gate).
-  auto door = gate::publish(*sys_, actors_.registry, bind_address, 0, std::move(secret));
+  // Only peers that prove the job secret reach CAF or the spec channel
+  // (runtime/gate).
+  auto door = gate::publish(*sys_, actors_.registry, bind_address, 0, std::move(secret),
+                            plan.gate);
   if (!door)
     return make_error(errc::infrastructure, "cannot publish the registry on " +
                                                 bind_address + ": " +
@@ -64,7 +70,10 @@ std::string application_master::close_door() {
   if (!door_)
     return "never opened";
   door_->stop();
-  return gate::summary(door_->counts());
+  auto result = gate::summary(door_->counts());
+  if (specs_)
+    result += "; spec channel: " + gate::summary(specs_->counts());
+  return result;
 }
 
 void application_master::start(am_drivers drivers) {

@@ -6,7 +6,8 @@
 // tracking page's HTTP threads — reaches the job: status(), kill(), wait().
 // Only the facade sends the actors messages.
 //
-//   open(): monitor + registry spawned, registry published
+//   open(): monitor + registry spawned, registry published (with the spec
+//           channel behind the same gate)
 //   start(): heartbeater + launcher spawned, the job begins
 //   status() / kill() / wait() / linger() / publish_tokens()   from any thread
 //   ~application_master(): actors stopped, actor system ended
@@ -41,11 +42,14 @@ public:
   /// Spawns the monitor and the registry and publishes the registry at
   /// `bind_address` on any port, behind the gate that admits only peers
   /// proving the registry's job secret (runtime/gate); the port, or why it
-  /// cannot listen.
+  /// cannot listen. Executors that ask the gate for the spec channel get
+  /// their cluster specs there (registry.hpp) unless `spec_channel` is false
+  /// or the channel cannot start (then the registry sends them over BASP).
   caf::expected<uint16_t> open(monitor_config monitor, registry_config registry,
-                               const std::string& bind_address);
+                               const std::string& bind_address, bool spec_channel = true);
 
-  /// Closes the registry's port to new peers; what its gate did so far.
+  /// Closes the registry's port to new peers; what its gate and the spec
+  /// channel did so far.
   std::string close_door();
 
   /// Spawns the rest and starts the job. Requires open().
@@ -73,6 +77,7 @@ private:
   std::unique_ptr<caf::actor_system_config> cfg_;
   std::unique_ptr<caf::actor_system> sys_;
   am_actors actors_;
+  std::shared_ptr<gate::spec_channel> specs_;
   std::unique_ptr<gate::published_gate> door_;
   monitor_config monitor_cfg_;
   rm_client_actor rm_;

@@ -6,11 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <mutex>
@@ -32,6 +34,7 @@
 #include "runtime/container_command.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 #include "runtime/gate/job_secret.hpp"
+#include "runtime/gate/spec_channel.hpp"
 #include "runtime/hadoop/credentials.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/process/process.hpp"
@@ -71,6 +74,10 @@ public:
     if (thread_.joinable())
       thread_.join();
   }
+
+  /// Called on the finder's thread with each next AM it found, before the
+  /// executor hears of it (tony-executor's spec channel then opens there).
+  std::function<void(const am_location&)> on_found;
 
   void start(caf::actor exec) {
     exec_ = std::move(exec);
@@ -153,6 +160,8 @@ private:
                      found->am_attempt, found->host, found->port);
         current_ = *found;
         wanted_ = false;
+        if (on_found)
+          on_found(current_);
         caf::anon_send(exec_, reconnect_atom::value,
                        caf::actor_cast<caf::actor>(*registry));
         continue;
@@ -383,6 +392,95 @@ executor_config executor_config_from(const executor_contract& contract,
   return cfg;
 }
 
+// -- the spec channel ------------------------------------------------------------
+
+// The executor's second connection to the AM, for its cluster specs
+// (runtime/gate/spec_channel.hpp): opened when a registration's ack says
+// so, each frame passed to the executor as `spec_atom`, as a spec over BASP
+// would be. Without a spec the task cannot start, so a channel that cannot
+// be opened or ends before its first spec stops the executor (`failed`:
+// tony-executor then exits 3, as when the AM cannot be reached).
+// AM restarts: the executor that registers again with the next AM attempt
+// opens that AM's channel instead (the finder moves the link there first;
+// spec_reader::open stops the old reader), so later specs reach it.
+struct spec_channel_link {
+  std::string secret;
+  /// The finder looks for a next AM when this one dies.
+  bool follows_am = false;
+  std::atomic<bool> got_spec{false};
+  std::atomic<bool> failed{false};
+
+  /// The AM registered with last, or about to be (finder thread).
+  void move_to(std::string host, uint16_t port) {
+    std::lock_guard<std::mutex> guard{mutex_};
+    am_host_ = std::move(host);
+    am_port_ = port;
+  }
+
+  std::pair<std::string, uint16_t> am() {
+    std::lock_guard<std::mutex> guard{mutex_};
+    return {am_host_, am_port_};
+  }
+
+private:
+  std::mutex mutex_;
+  std::string am_host_;
+  uint16_t am_port_ = 0;
+
+public:
+  gate::spec_reader reader; // last: stopped before the rest goes
+};
+
+void give_up_on_channel(spec_channel_link& link, const executor_actor& exec,
+                        const std::string& where, const std::string& why) {
+  if (link.got_spec) {
+    if (link.follows_am)
+      spdlog::warn("tony-executor: the AM's spec channel at {} ended ({}); the next AM "
+                   "attempt's channel opens once this task registers with it",
+                   where, why);
+    else
+      spdlog::warn("tony-executor: the AM's spec channel at {} ended ({}); a later "
+                   "change of the cluster spec would not reach this task",
+                   where, why);
+    return;
+  }
+  spdlog::error("tony-executor: no cluster spec from the AM's spec channel at {}: {}",
+                where, why);
+  link.failed = true;
+  caf::anon_send(exec, stop_atom_v, "no cluster spec: the AM's spec channel failed");
+}
+
+// What the executor calls with each registration's ack.
+void open_spec_channel(spec_channel_link& link, const registration_ack& ack,
+                       const executor_actor& exec) {
+  auto [host, port] = link.am();
+  auto where = host + ":" + std::to_string(port);
+  if (!ack.spec_channel) {
+    link.reader.stop(); // a next AM without one: the old AM's channel is gone
+    spdlog::info("tony-executor: the AM at {} sends the cluster spec over the "
+                 "registry's connection (no spec channel)",
+                 where);
+    return;
+  }
+  link.reader.open(
+      host, port, link.secret,
+      [&link, exec, where](std::string frame) {
+        auto spec = from_channel_frame(frame);
+        if (!spec) {
+          give_up_on_channel(link, exec, where, "a frame that is no cluster spec");
+          return;
+        }
+        spdlog::info("tony-executor: cluster spec of attempt {} ({} bytes) from the "
+                     "AM's spec channel at {}",
+                     spec->attempt, frame.size(), where);
+        link.got_spec = true;
+        caf::anon_send(exec, spec_atom_v, std::move(*spec));
+      },
+      [&link, exec, where](const caf::error& err) {
+        give_up_on_channel(link, exec, where, describe(err));
+      });
+}
+
 } // namespace
 
 int run_executor(const std::string& guard_program) {
@@ -433,6 +531,14 @@ int run_executor(const std::string& guard_program) {
 
   executor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};
+  spec_channel_link channel;
+  channel.move_to(am_host, am_port);
+  channel.secret = cfg.secret;
+  cfg.reads_spec_channel = true;
+  cfg.on_registered = [&channel](const registration_ack& ack,
+                                 const executor_actor& exec) {
+    open_spec_channel(channel, ack, exec);
+  };
   // Connect to the AM through its gate, retrying for a while: it may still
   // be publishing. A refused secret or a peer that is no tony AM ends it.
   caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
@@ -459,6 +565,10 @@ int run_executor(const std::string& guard_program) {
   if (contract->reconnect_ms > 0 && !contract->restart_dir.empty()) {
     finder = std::make_unique<am_finder>(sys, *contract, env);
     cfg.find_am = [f = finder.get()](bool again) { f->find(again); };
+    finder->on_found = [&channel](const am_location& next) {
+      channel.move_to(next.host, static_cast<uint16_t>(next.port));
+    };
+    channel.follows_am = true;
   }
   auto runner =
       make_process_runner(log_dir + "/stdout", log_dir + "/stderr", guard_program);
@@ -470,9 +580,10 @@ int run_executor(const std::string& guard_program) {
     caf::anon_send(exec, stop_atom_v, std::string{"received "} + ::strsignal(sig));
   });
   auto code = result.get_future().get();
-  finder.reset();
+  finder.reset(); // before the channel: it moves the channel to a next AM
+  channel.reader.stop();
   sys.await_all_actors_done();
-  return code;
+  return channel.failed ? 3 : code;
 }
 
 } // namespace tony

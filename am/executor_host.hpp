@@ -10,7 +10,8 @@ namespace tony {
 
 /// Exit codes: the task command's own exit code once it ran; otherwise 2 for
 /// a bad container environment or a refused registration, 3 when the AM
-/// cannot be reached, 143 when stopped before the command started.
+/// cannot be reached (its registry, or its spec channel before the first
+/// spec came), 143 when stopped before the command started.
 /// `guard_program` is tony-guard's path (empty: a shell guards the command).
 int run_executor(const std::string& guard_program = {});
 

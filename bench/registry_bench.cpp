@@ -26,14 +26,20 @@
 //   t_start      t_connected               t_go           t_barrier   t_delivered
 //
 // Variants (what the AM sends at the barrier):
-//   tony      the real registry: one shared message with the encoded spec
-//             (actors/registry.cpp; since the measurements below, R1 + R2)
+//   tony      tony-am's registry door (am/registry_door.hpp): the real
+//             registry with the spec channel behind the same gate; the
+//             executors say they read it, the ack tells them to open it,
+//             each opens a second connection through the gate after its ack
+//             (asking for the spec channel) and reads the spec there
+//   basp      the real registry without a spec channel (tony-am's fallback,
+//             and tony before the channel): one shared message over BASP
 //   shared    prototype: one message built once, the encoded spec
-//             (equal to tony now; kept to compare)
+//             (equal to basp now; kept to compare)
 //   compact   prototype: the spec pre-encoded once as one string
 //             (host table + ports), sent as the same shared message
 //   slim      prototype: only what a PyTorch/Horovod executor needs
 //             (task 0's address and the world size)
+//   paced     prototype: the spec as a request over BASP, W at a time
 // The prototypes answer registrations exactly like the registry does; they
 // exist to measure the fixes proposed for actors/registry.cpp.
 
@@ -78,6 +84,7 @@
 #include "actors/executor.hpp"
 #include "actors/lifecycle_monitor.hpp"
 #include "actors/registry.hpp"
+#include "am/registry_door.hpp"
 #include "messages/atoms.hpp"
 #include "messages/error.hpp"
 #include "messages/type_ids.hpp"
@@ -106,7 +113,7 @@ struct options {
   std::string variant = "tony";
   bool json = false;
   bool gate = true; // the registry behind the gate, as tony-am publishes it
-  int window = 64;  // `paced` and `channel`: specs in progress at once
+  int window = 64;  // `paced`: specs in progress at once
 };
 
 struct bench_config : caf::actor_system_config {
@@ -217,9 +224,14 @@ struct connection {
   bool spec = false;
   bool decode = false; // decode the spec (one per client)
   caf::actor_id registry = 0;
-  // The `channel` variant: a second socket on which the AM pushes the spec
-  // (an 8-byte length, then the encoded spec).
+  // The `tony` variant: a second socket, opened after the ack, on which the
+  // AM pushes the spec (an 8-byte length, then the frame), after the gate's
+  // handshake (run without blocking: phase, its bytes, its nonces).
   int channel_fd = -1;
+  int channel_phase = 0; // 0 none, 1 connecting, 2 hello, 3 verdict, 4 frames
+  std::string channel_hs;
+  gate::nonce channel_server{};
+  gate::nonce channel_client{};
   uint64_t channel_len = 0;      // length of the spec being received
   uint64_t channel_got = 0;      // bytes of it received (length prefix included)
   std::string channel_spec;      // kept only where the spec is decoded
@@ -230,30 +242,80 @@ struct connection {
 // Marks an epoll id as a connection's channel socket.
 constexpr uint32_t channel_bit = 0x40000000;
 
-// Opens connection `c`'s spec channel (the `channel` variant) and watches it.
+// Starts opening connection `c`'s spec channel (the `tony` variant, after
+// its ack said so): a non-blocking connect, watched for writability; the
+// handshake follows in channel_input.
 bool open_channel(connection& c, uint16_t port, int ep, int i) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  c.channel_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (::connect(c.channel_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  c.channel_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (::connect(c.channel_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 &&
+      errno != EINPROGRESS) {
     std::fprintf(stderr, "client: connect to the spec channel: %s\n",
                  std::strerror(errno));
     return false;
   }
-  if (auto ok = gate::client_handshake(
-          c.channel_fd, secret, "the bench AM's spec channel", std::chrono::seconds(30));
-      !ok) {
-    std::fprintf(stderr, "client: %s\n", describe(ok.error()).c_str());
-    return false;
-  }
-  ::fcntl(c.channel_fd, F_SETFL, ::fcntl(c.channel_fd, F_GETFL) | O_NONBLOCK);
+  c.channel_phase = 1;
   epoll_event ev{};
-  ev.events = EPOLLIN;
+  ev.events = EPOLLIN | EPOLLOUT;
   ev.data.u32 = static_cast<uint32_t>(i) | channel_bit;
   ::epoll_ctl(ep, EPOLL_CTL_ADD, c.channel_fd, &ev);
   return true;
+}
+
+// The channel's socket is writable: connected (or failed).
+bool channel_connected(connection& c, int ep, int i) {
+  int err = 0;
+  socklen_t len = sizeof(err);
+  if (::getsockopt(c.channel_fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    std::fprintf(stderr, "client: connect to the spec channel: %s\n", std::strerror(err));
+    return false;
+  }
+  c.channel_phase = 2;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u32 = static_cast<uint32_t>(i) | channel_bit;
+  ::epoll_ctl(ep, EPOLL_CTL_MOD, c.channel_fd, &ev);
+  return true;
+}
+
+// Takes what the handshake needs of `n` bytes (hello: send the proof;
+// verdict: check it); the rest are spec frames. -1: the handshake failed.
+ptrdiff_t channel_handshake(connection& c, const char* data, size_t n) {
+  size_t used = 0;
+  while (used < n && (c.channel_phase == 2 || c.channel_phase == 3)) {
+    auto want = c.channel_phase == 2 ? gate::hello_size : gate::verdict_size;
+    auto k = std::min(n - used, want - c.channel_hs.size());
+    c.channel_hs.append(data + used, k);
+    used += k;
+    if (c.channel_hs.size() < want)
+      break;
+    if (c.channel_phase == 2) {
+      gate::hello_bytes hello{};
+      std::copy(c.channel_hs.begin(), c.channel_hs.end(), hello.begin());
+      auto client = gate::random_nonce();
+      if (gate::decode_hello(hello, c.channel_server) != gate::hello_check::ok || !client)
+        return -1;
+      c.channel_client = *client;
+      auto proof = gate::encode_proof(secret, c.channel_server, c.channel_client,
+                                      gate::purpose::spec_channel);
+      if (::send(c.channel_fd, proof.data(), proof.size(), MSG_NOSIGNAL) !=
+          static_cast<ssize_t>(proof.size()))
+        return -1;
+      c.channel_phase = 3;
+    } else {
+      gate::verdict_bytes verdict{};
+      std::copy(c.channel_hs.begin(), c.channel_hs.end(), verdict.begin());
+      if (gate::check_verdict(secret, c.channel_server, c.channel_client, verdict) !=
+          gate::verdict_check::accepted)
+        return -1;
+      c.channel_phase = 4;
+    }
+    c.channel_hs.clear();
+  }
+  return static_cast<ptrdiff_t>(used);
 }
 
 // Consumes `n` bytes of connection `c`'s spec channel; true when they
@@ -292,11 +354,10 @@ bool channel_bytes(connection& c, const char* data, size_t n) {
 // Runs in a forked child: connects `count` fake executors starting at task
 // `first`, then follows the parent's commands on `ctl` (port, go, quit) and
 // reports on `report`.
-int run_client(int ctl, int report, int first, int count, bool gated) {
+int run_client(int ctl, int report, int first, int count, bool gated,
+               bool reads_channel) {
   uint16_t port = 0;
-  uint16_t channel_port = 0; // 0: no spec channel
-  if (!read_all(ctl, &port, sizeof(port)) ||
-      !read_all(ctl, &channel_port, sizeof(channel_port)))
+  if (!read_all(ctl, &port, sizeof(port)))
     return 2;
   // With the middleman, so the system has a node id to swap out.
   bench_config cfg{true};
@@ -346,8 +407,6 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
     ev.events = EPOLLIN;
     ev.data.u32 = static_cast<uint32_t>(i);
     ::epoll_ctl(ep, EPOLL_CTL_ADD, c.fd, &ev);
-    if (channel_port != 0 && !open_channel(c, channel_port, ep, i))
-      std::_Exit(3);
   }
   {
     epoll_event ev{};
@@ -398,6 +457,7 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
     hello.port = 20000 + c.index % 40000;
     hello.secret = secret;
     hello.pid = 100000 + c.index;
+    hello.reads_spec_channel = reads_channel;
     auto msg = caf::make_message(register_atom_v, std::move(hello), dummy);
     std::vector<char> payload;
     {
@@ -447,14 +507,24 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
     flush(c);
   };
 
-  // The `channel` variant: the spec arrives on the connection's second socket.
+  // The `tony` variant: the spec arrives on the connection's second socket,
+  // after the gate's handshake there.
   auto on_channel = [&](connection& c, const char* data, size_t n) {
-    if (!channel_bytes(c, data, n) || c.spec)
+    auto used = channel_handshake(c, data, n);
+    if (used < 0) {
+      std::fprintf(stderr, "client: the spec channel's handshake failed\n");
+      ++rep.failures;
+      return;
+    }
+    data += used;
+    n -= static_cast<size_t>(used);
+    if (n == 0 || !channel_bytes(c, data, n) || c.spec)
       return;
     note_spec(c, static_cast<int64_t>(8 + c.channel_done_len));
     if (c.decode) {
       int entries = 0;
-      if (auto cluster = decode_cluster(c.channel_done))
+      auto spec = from_channel_frame(c.channel_done);
+      if (auto cluster = spec ? decode_cluster(spec->encoded) : std::nullopt)
         for (auto& [type, addrs] : *cluster)
           entries += static_cast<int>(addrs.size());
       else
@@ -502,6 +572,19 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
       caf::message_id mid{hdr.operation_data};
       if (mid.is_response()) {
         c.acked = true;
+        if (!reads_channel)
+          break;
+        // The ack: open the spec channel where it says so, as tony-executor does.
+        caf::binary_deserializer src{&ctx, payload, len};
+        std::vector<caf::strong_actor_ptr> stack;
+        caf::message msg;
+        if (src(stack, msg) || !msg.match_elements<registration_ack>()) {
+          ++rep.failures;
+          break;
+        }
+        if (msg.get_as<registration_ack>(0).spec_channel &&
+            !open_channel(c, port, ep, static_cast<int>(&c - conns.data())))
+          ++rep.failures;
         break;
       }
       if (mid.is_request()) // the `paced` variant: the AM waits for this answer
@@ -583,7 +666,17 @@ int run_client(int ctl, int report, int first, int count, bool gated) {
         continue;
       }
       if (id & channel_bit) {
-        auto& c = conns[id & ~channel_bit];
+        auto index = id & ~channel_bit;
+        auto& c = conns[index];
+        if (c.channel_phase == 1) {
+          if (!(events[static_cast<size_t>(e)].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+            continue;
+          if (!channel_connected(c, ep, static_cast<int>(index))) {
+            ::epoll_ctl(ep, EPOLL_CTL_DEL, c.channel_fd, nullptr);
+            ++rep.failures;
+            continue;
+          }
+        }
         for (;;) {
           auto k = ::recv(c.channel_fd, chunk.data(), chunk.size(), 0);
           if (k < 0 && (errno == EAGAIN || errno == EINTR))
@@ -735,17 +828,12 @@ struct proto_entry {
 
 // What each prototype sends at the barrier.
 void proto_barrier(caf::event_based_actor* self, const std::string& variant,
-                   const std::map<task_id, proto_entry>& registered, size_t window,
-                   const std::shared_ptr<gate::spec_channel>& channel) {
+                   const std::map<task_id, proto_entry>& registered, size_t window) {
   std::vector<executor_hello> hellos;
   hellos.reserve(registered.size());
   for (auto& [task, e] : registered)
     hellos.push_back(e.hello);
   auto cluster = make_cluster_map(hellos);
-  if (variant == "channel") {
-    channel->publish(std::make_shared<const std::string>(encode_cluster(cluster)));
-    return;
-  }
   caf::message msg;
   if (variant == "shared" || variant == "paced") {
     msg = caf::make_message(spec_atom_v, cluster_spec{0, encode_cluster(cluster)});
@@ -771,7 +859,7 @@ void proto_barrier(caf::event_based_actor* self, const std::string& variant,
 // The prototype registry: same registration protocol and checks as the real
 // one, a different delivery at the barrier.
 caf::behavior proto_registry(caf::event_based_actor* self, std::string variant,
-                             size_t window, std::shared_ptr<gate::spec_channel> channel) {
+                             size_t window) {
   auto registered = std::make_shared<std::map<task_id, proto_entry>>();
   auto expected = std::make_shared<std::set<task_id>>();
   auto monitor = std::make_shared<caf::actor>();
@@ -797,7 +885,7 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant,
         rp.deliver(registration_ack{"application_1700000000000_0001", 1000, {}});
         if (registered->size() == expected->size()) {
           self->send(*monitor, barrier_atom_v, int32_t{0});
-          proto_barrier(self, variant, *registered, window, channel);
+          proto_barrier(self, variant, *registered, window);
         }
         return rp;
       },
@@ -829,7 +917,7 @@ caf::behavior fake_monitor(caf::event_based_actor* self, int executors,
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --executors N [--clients P] [--variant "
-               "tony|shared|compact|slim|paced|channel] [--window W] [--no-gate] "
+               "tony|basp|shared|compact|slim|paced] [--window W] [--no-gate] "
                "[--json]\n",
                argv0);
   return 2;
@@ -857,10 +945,12 @@ int main(int argc, char** argv) {
     else
       return usage(argv[0]);
   }
-  static const std::set<std::string> variants{"tony", "shared", "compact",
-                                              "slim", "paced",  "channel"};
+  static const std::set<std::string> variants{"tony",    "basp", "shared",
+                                              "compact", "slim", "paced"};
   if (opts.executors <= 0 || opts.window <= 0 || variants.count(opts.variant) == 0)
     return usage(argv[0]);
+  // tony's spec channel needs tony's gate: the channel is behind it.
+  bool reads_channel = opts.variant == "tony" && opts.gate;
   if (opts.clients <= 0)
     opts.clients = std::max(1, std::min(50, opts.executors / 100));
   opts.clients = std::min(opts.clients, opts.executors);
@@ -870,8 +960,7 @@ int main(int argc, char** argv) {
   ::getrlimit(RLIMIT_NOFILE, &files);
   files.rlim_cur = files.rlim_max;
   ::setrlimit(RLIMIT_NOFILE, &files);
-  auto needed =
-      static_cast<rlim_t>(opts.executors) * (opts.variant == "channel" ? 2 : 1) + 64;
+  auto needed = static_cast<rlim_t>(opts.executors) * (reads_channel ? 2 : 1) + 64;
   if (files.rlim_cur < needed) {
     std::fprintf(stderr,
                  "%d executors need %llu open files in this process, the limit is %llu: "
@@ -917,7 +1006,7 @@ int main(int argc, char** argv) {
         ::close(c.ctl);
         ::close(c.report);
       }
-      std::_Exit(run_client(ctl[0], rep[1], first, count, opts.gate));
+      std::_Exit(run_client(ctl[0], rep[1], first, count, opts.gate, reads_channel));
     }
     ::close(ctl[0]);
     ::close(rep[1]);
@@ -937,35 +1026,22 @@ int main(int argc, char** argv) {
     auto done = std::make_shared<std::promise<int64_t>>();
     auto barrier = done->get_future();
     auto monitor = sys.spawn(fake_monitor, opts.executors, done);
-    // The channel: the spec channel (runtime/gate/spec_channel.hpp) behind a
-    // gate listener of its own, each connection proving the job secret first.
-    std::shared_ptr<gate::spec_channel> channel;
-    std::unique_ptr<gate::listener> channel_door;
-    uint16_t channel_port = 0;
-    if (opts.variant == "channel") {
-      channel = std::make_shared<gate::spec_channel>(static_cast<size_t>(opts.window));
-      auto job_secret = std::make_shared<const std::string>(secret);
-      channel_door = std::make_unique<gate::listener>(
-          gate::listener_options{"spec channel", static_cast<size_t>(opts.executors) + 64,
-                                 std::chrono::seconds(60), 4096},
-          [job_secret] { return gate::make_gate_session(job_secret); },
-          [channel](int fd, std::unique_ptr<gate::session>) { channel->add(fd); });
-      auto bound = channel_door->bind("127.0.0.1", 0);
-      if (!channel->start() || !bound) {
-        std::fprintf(stderr, "cannot listen for the spec channel\n");
-        abandon(children, 3);
-      }
-      channel_door->start();
-      channel_port = *bound;
+    // tony: the registry door as tony-am opens it (am/registry_door.hpp):
+    // the spec channel started and wired into the registry, the gate sized
+    // for the job. basp: the same registry without the channel.
+    registry_config rcfg{"application_1700000000000_0001", secret, 1000};
+    auto plan = plan_registry_door(rcfg, opts.executors, reads_channel);
+    if (reads_channel && !plan.specs) {
+      std::fprintf(stderr, "cannot start the spec channel\n");
+      abandon(children, 3);
     }
     caf::actor registry;
-    if (opts.variant == "tony")
-      registry = caf::actor_cast<caf::actor>(spawn_registry(
-          sys, registry_config{"application_1700000000000_0001", secret, 1000},
-          caf::actor_cast<registry_supervisor_actor>(monitor)));
+    if (opts.variant == "tony" || opts.variant == "basp")
+      registry = caf::actor_cast<caf::actor>(
+          spawn_registry(sys, rcfg, caf::actor_cast<registry_supervisor_actor>(monitor)));
     else
-      registry = sys.spawn(proto_registry, opts.variant, static_cast<size_t>(opts.window),
-                           channel);
+      registry =
+          sys.spawn(proto_registry, opts.variant, static_cast<size_t>(opts.window));
     caf::anon_send(monitor, registry);
     // tony-am's way (behind the gate), or CAF's own publish (--no-gate).
     std::unique_ptr<gate::published_gate> door;
@@ -973,9 +1049,7 @@ int main(int argc, char** argv) {
     if (opts.gate) {
       auto published = gate::published_gate::publish(
           sys, caf::actor_cast<caf::strong_actor_ptr>(registry),
-          sys.message_types<registry_actor>(), "127.0.0.1", 0, secret,
-          gate::gate_options{static_cast<size_t>(opts.executors) + 64,
-                             std::chrono::seconds(60)});
+          sys.message_types<registry_actor>(), "127.0.0.1", 0, secret, plan.gate);
       if (published) {
         door = std::move(*published);
         port = door->port();
@@ -1000,8 +1074,7 @@ int main(int argc, char** argv) {
     auto t_start = now_ns();
     uint16_t p = *port;
     for (auto& c : children)
-      if (!write_all(c.ctl, &p, sizeof(p)) ||
-          !write_all(c.ctl, &channel_port, sizeof(channel_port)))
+      if (!write_all(c.ctl, &p, sizeof(p)))
         abandon(children, 4);
     for (auto& c : children) {
       char r = 0;

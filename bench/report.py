@@ -206,8 +206,12 @@ def registry_section():
     for r in rows:
         n = r["executors"]
         variant = r["variant"]
-        if variant in ("paced", "channel"):
+        if variant == "paced":
             variant += ", window %d" % r.get("window", 64)
+        elif variant == "tony":
+            variant += " (spec channel)"
+        elif variant == "basp":
+            variant += " (over BASP)"
         load1 = r.get("load1")
         load_cell = "%.1f" % load1 if load1 is not None and load1 >= 0 else "n/a"
         out.append("| %d | %s | %s | %d | %.0f | %.0f | %.0f | %.1f (%.1f) | %s | %s | %s | %s |" % (
@@ -216,7 +220,7 @@ def registry_section():
             human(r["am_bytes_sent"]), human(r["am_bytes_sent"] / n), human(r["spec_frame_bytes"]),
             "yes" if r["failures"] == 0 and r["spec_entries_checked"] == n else "no"))
     out.append("")
-    for variant in ("tony", "paced", "channel"):
+    for variant in ("tony", "basp", "paced"):
         mine = [r for r in rows if r["variant"] == variant and r.get("window", 64) == 64]
         if not mine:
             continue

@@ -7,9 +7,9 @@
 # offswitch (default: all). N is the number of runs per framework (default 5).
 # K is the number of NodeManagers of the YARN parts' cluster (default 1;
 # each on its own loopback address, scripts/yarn/cluster.sh --nodes).
-# The registry part is 24 runs of tony-bench-registry, about 5 minutes on 2
-# cores (each 10,000-executor run 10-20 s; needs 20,064 open files for the
-# channel at 10,000, else it runs the channel at the most that fit).
+# The registry part is 22 runs of tony-bench-registry, about 5 minutes on 2
+# cores (each 10,000-executor run 10-20 s; tony's spec channel needs 20,064
+# open files at 10,000, else tony runs at the most that fit).
 #
 # It installs what it needs: builds tony from the committed tree (HEAD,
 # exported to bench/.cache/src, plus the working tree's bench/) in
@@ -151,12 +151,14 @@ fi
 # for a minute, and one of them can be a port the cluster binds (45454).
 if wants registry; then
   say "registry scale"
-  # paced and channel: the bounded-memory deliveries (bench/README.md), at
-  # their default window (64 specs in progress) and, at the largest size, two
-  # others. The channel holds two descriptors per executor in the AM: where
-  # the hard limit on open files is below 20,064 (20,000 on the machine of
-  # RESULTS.md, and not raisable there) its largest run takes as many
-  # executors as fit, and tony and paced run at that size too, side by side.
+  # tony: tony-am's registry door, the spec channel (bench/README.md); basp:
+  # the same registry over BASP (its fallback, and tony before the channel);
+  # the prototypes, paced at its default window (64 specs in progress) and,
+  # at the largest size, two others. The spec channel holds two descriptors
+  # per executor in the AM: where the hard limit on open files is below
+  # 20,064 (20,000 on the machine of RESULTS.md, and not raisable there)
+  # tony's largest run takes as many executors as fit, and basp and paced
+  # run at that size too, side by side.
   files=$(ulimit -Hn)
   most=10000
   if [[ $files != unlimited ]] && (((files - 64) / 2 < most)); then
@@ -168,19 +170,18 @@ if wants registry; then
       say "  failed (exit $?)"
   }
   for n in 100 1000 10000; do
-    for variant in tony shared compact slim paced channel; do
+    for variant in tony basp shared compact slim paced; do
       m=$n
-      [[ $variant == channel ]] && ((m > most)) && m=$most
+      [[ $variant == tony ]] && ((m > most)) && m=$most
       registry --executors "$m" --variant "$variant"
     done
   done
   if ((most < 10000)); then
-    registry --executors "$most" --variant tony
+    registry --executors "$most" --variant basp
     registry --executors "$most" --variant paced
   fi
   for window in 16 256; do
     registry --executors 10000 --variant paced --window "$window"
-    registry --executors "$most" --variant channel --window "$window"
   done
 fi
 if wants local; then

@@ -97,6 +97,25 @@ std::optional<cluster_map> decode_cluster(const std::string& text) {
   return result;
 }
 
+std::string to_channel_frame(const cluster_spec& x) {
+  return std::to_string(x.attempt) + '\n' + x.encoded;
+}
+
+std::optional<cluster_spec> from_channel_frame(const std::string& frame) {
+  auto newline = frame.find('\n');
+  if (newline == 0 || newline == std::string::npos || newline > 10)
+    return std::nullopt;
+  int64_t attempt = 0;
+  for (size_t i = 0; i < newline; ++i) {
+    if (frame[i] < '0' || frame[i] > '9')
+      return std::nullopt;
+    attempt = attempt * 10 + (frame[i] - '0');
+  }
+  if (attempt > INT32_MAX)
+    return std::nullopt;
+  return cluster_spec{static_cast<int32_t>(attempt), frame.substr(newline + 1)};
+}
+
 bool is_final(const job_status& x) {
   return x.state == "SUCCEEDED" || x.state == "FAILED" || x.state == "KILLED";
 }

@@ -252,12 +252,16 @@ struct executor_hello {
   /// (or ended, with the exit not yet reported): doc/operations.md "AM
   /// restart".
   bool resumed = false;
+  /// The executor can take its cluster specs from the AM's spec channel
+  /// (runtime/gate/spec_channel.hpp) instead of over BASP.
+  bool reads_spec_channel = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, executor_hello& x) {
   return f(caf::meta::type_name("executor_hello"), x.task, x.attempt, x.container_id,
-           x.host, x.port, x.secret, x.pid, x.tensorboard_port, x.resumed);
+           x.host, x.port, x.secret, x.pid, x.tensorboard_port, x.resumed,
+           x.reads_spec_channel);
 }
 
 /// The job's Hadoop delegation tokens as the AM hands them to executors
@@ -277,16 +281,20 @@ typename Inspector::result_type inspect(Inspector& f, job_tokens& x) {
 
 /// The registry's answer to an accepted registration, with the newest
 /// tokens when the AM got any after the executor's container was made.
+/// spec_channel: the executor's cluster specs come only through the AM's
+/// spec channel (a second connection to the registry's host and port,
+/// through the gate, opened after this ack); false: they come over BASP.
 struct registration_ack {
   std::string app_id;
   int32_t heartbeat_interval_ms = 1000;
   job_tokens tokens;
+  bool spec_channel = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, registration_ack& x) {
   return f(caf::meta::type_name("registration_ack"), x.app_id, x.heartbeat_interval_ms,
-           x.tokens);
+           x.tokens, x.spec_channel);
 }
 
 /// Task type -> "host:port" per index, in index order.
@@ -316,6 +324,14 @@ std::string encode_cluster(const cluster_map& x);
 
 /// The map encode_cluster encoded; nothing if `text` is not such an encoding.
 std::optional<cluster_map> decode_cluster(const std::string& text);
+
+/// A cluster spec as one frame of the spec channel carries it: the attempt
+/// in decimal, '\n', then `encoded` as it is.
+std::string to_channel_frame(const cluster_spec& x);
+
+/// The spec of a spec channel frame; nothing if `frame` is not one (the map
+/// itself is checked when decode_cluster reads it).
+std::optional<cluster_spec> from_channel_frame(const std::string& frame);
 
 /// How a task's command ended. exit_code is the command's exit status, or
 /// 128 + signal when it was killed by `signal` (non-zero). container_id

@@ -53,9 +53,16 @@ published_gate::publish(caf::actor_system& sys, caf::strong_actor_ptr whom,
   lopts.name = "registry gate";
   lopts.max_pending = opts.max_pending;
   lopts.deadline = opts.deadline;
+  lopts.backlog = opts.backlog;
+  auto specs = opts.specs;
   result->listener_ = std::make_unique<listener>(
-      lopts, [key] { return make_gate_session(key); },
-      [&backend, basp, whom, sigs, public_port](int fd, std::unique_ptr<session>) {
+      lopts, [key, offer = specs != nullptr] { return make_gate_session(key, offer); },
+      [&backend, basp, whom, sigs, public_port, specs](int fd,
+                                                       std::unique_ptr<session> s) {
+        if (purpose_of(*s) == purpose::spec_channel) {
+          specs->add(fd); // offered only where specs is set
+          return;
+        }
         // Creating a scribe only wraps the socket; the broker registers it
         // with the multiplexer when it handles the message.
         auto scribe = backend.new_scribe(fd);

@@ -11,6 +11,10 @@
 //   peer:  connect_through_gate ──▶ scribe from the socket ──▶ BASP broker
 //          (connect_atom, as the middleman actor does after its own connect)
 //
+// A peer whose proof asks for the spec channel instead (an executor after
+// its registration; handshake.hpp) goes to the gate's spec_channel, which
+// only ever writes to it; without one such a peer is closed.
+//
 // Whoever connects costs the AM a pending session (handshake.hpp: 76 bytes
 // of input) until it proves the secret; BASP, which allocates what a header
 // claims, only ever reads from peers that did.
@@ -26,6 +30,7 @@
 #include <caf/expected.hpp>
 
 #include "runtime/gate/listener.hpp"
+#include "runtime/gate/spec_channel.hpp"
 
 namespace tony::gate {
 
@@ -35,6 +40,11 @@ struct gate_options {
   size_t max_pending = 1024;
   /// How long a connection may take to prove the secret.
   std::chrono::milliseconds deadline{10000};
+  /// The listening socket's backlog (the kernel caps it at somaxconn).
+  int backlog = 1024;
+  /// Where connections asking for the spec channel go (started already);
+  /// null: such connections are closed.
+  std::shared_ptr<spec_channel> specs;
 };
 
 /// An actor published behind the gate, for as long as this object lives.

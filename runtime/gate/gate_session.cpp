@@ -21,10 +21,13 @@ using clock_type = std::chrono::steady_clock;
 
 class gate_session : public session {
 public:
-  explicit gate_session(std::shared_ptr<const std::string> secret)
-      : secret_(std::move(secret)) {
+  gate_session(std::shared_ptr<const std::string> secret, bool offer_spec_channel)
+      : secret_(std::move(secret))
+      , offer_spec_channel_(offer_spec_channel) {
     // nop
   }
+
+  purpose asked() const { return asked_; }
 
   std::string greeting() override {
     auto n = random_nonce();
@@ -48,7 +51,10 @@ public:
     if (got_ < proof_size)
       return step::wait;
     nonce client{};
-    auto check = check_proof(*secret_, server_, in_, client);
+    auto check = check_proof(*secret_, server_, in_, client, asked_);
+    if (check == proof_check::ok && asked_ == purpose::spec_channel &&
+        !offer_spec_channel_)
+      return step::close;
     if (check == proof_check::ok) {
       auto v = encode_verdict(true, *secret_, server_, client);
       reply.assign(v.begin(), v.end());
@@ -63,6 +69,8 @@ public:
 
 private:
   std::shared_ptr<const std::string> secret_;
+  bool offer_spec_channel_;
+  purpose asked_ = purpose::basp;
   nonce server_{};
   bool greeted_ = false;
   proof_bytes in_{};
@@ -164,8 +172,14 @@ int try_connect(const addrinfo* ai, clock_type::time_point deadline, bool& timed
 
 } // namespace
 
-std::unique_ptr<session> make_gate_session(std::shared_ptr<const std::string> secret) {
-  return std::make_unique<gate_session>(std::move(secret));
+std::unique_ptr<session> make_gate_session(std::shared_ptr<const std::string> secret,
+                                           bool offer_spec_channel) {
+  return std::make_unique<gate_session>(std::move(secret), offer_spec_channel);
+}
+
+purpose purpose_of(const session& s) {
+  auto gs = dynamic_cast<const gate_session*>(&s);
+  return gs ? gs->asked() : purpose::basp;
 }
 
 caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
@@ -201,7 +215,7 @@ caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
 
 caf::expected<void> client_handshake(int fd, const std::string& secret,
                                      const std::string& where,
-                                     std::chrono::milliseconds timeout) {
+                                     std::chrono::milliseconds timeout, purpose what) {
   auto deadline = clock_type::now() + timeout;
   hello_bytes hello{};
   if (auto ok =
@@ -216,7 +230,7 @@ caf::expected<void> client_handshake(int fd, const std::string& secret,
   if (!client)
     return make_error(errc::infrastructure,
                       "cannot draw a nonce (OpenSSL RAND_bytes failed)");
-  auto proof = encode_proof(secret, server, *client);
+  auto proof = encode_proof(secret, server, *client, what);
   if (auto ok = write_all(fd, proof.data(), proof.size(), deadline, where); !ok)
     return ok.error();
   verdict_bytes verdict{};
@@ -245,7 +259,7 @@ caf::expected<void> client_handshake(int fd, const std::string& secret,
 
 caf::expected<int> connect_through_gate(const std::string& host, uint16_t port,
                                         const std::string& secret,
-                                        std::chrono::milliseconds timeout) {
+                                        std::chrono::milliseconds timeout, purpose what) {
   auto start = clock_type::now();
   auto fd = connect_tcp(host, port, timeout);
   if (!fd)
@@ -254,7 +268,8 @@ caf::expected<int> connect_through_gate(const std::string& host, uint16_t port,
       timeout - (clock_type::now() - start));
   if (left.count() < 1)
     left = std::chrono::milliseconds(1);
-  if (auto ok = client_handshake(*fd, secret, host + ":" + std::to_string(port), left);
+  if (auto ok =
+          client_handshake(*fd, secret, host + ":" + std::to_string(port), left, what);
       !ok) {
     ::close(*fd);
     return ok.error();

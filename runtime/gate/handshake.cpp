@@ -38,18 +38,31 @@ int check_preamble(const std::array<uint8_t, N>& in) {
   return in[8] == protocol_version ? 0 : 2;
 }
 
+// Where the purpose sits in a proof (the first reserved byte).
+constexpr size_t purpose_offset = 9;
+
+// label | server nonce | client nonce, and the purpose byte when it is not
+// BASP's 0 (BASP's proof is the one of before the purpose existed).
 mac compute_mac(std::string_view label, std::string_view secret, const nonce& server,
-                const nonce& client) {
-  std::array<uint8_t, 18 + 2 * nonce_size> msg{};
+                const nonce& client, purpose what = purpose::basp) {
+  std::array<uint8_t, 18 + 2 * nonce_size + 1> msg{};
   static_assert(client_label.size() == 18 && server_label.size() == 18);
   std::memcpy(msg.data(), label.data(), label.size());
   std::copy(server.begin(), server.end(), msg.begin() + 18);
   std::copy(client.begin(), client.end(), msg.begin() + 18 + nonce_size);
+  auto size = msg.size() - 1;
+  if (what != purpose::basp)
+    msg[size++] = static_cast<uint8_t>(what);
   mac out{};
   unsigned int len = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), msg.data(),
-       msg.size(), out.data(), &len);
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()), msg.data(), size,
+       out.data(), &len);
   return out;
+}
+
+bool known(uint8_t what) {
+  return what == static_cast<uint8_t>(purpose::basp) ||
+         what == static_cast<uint8_t>(purpose::spec_channel);
 }
 
 } // namespace
@@ -82,17 +95,18 @@ hello_check decode_hello(const hello_bytes& bytes, nonce& server) {
 }
 
 proof_bytes encode_proof(std::string_view secret, const nonce& server,
-                         const nonce& client) {
+                         const nonce& client, purpose what) {
   proof_bytes out{};
   put_preamble(out);
+  out[purpose_offset] = static_cast<uint8_t>(what);
   std::copy(client.begin(), client.end(), out.begin() + preamble_size);
-  auto m = compute_mac(client_label, secret, server, client);
+  auto m = compute_mac(client_label, secret, server, client, what);
   std::copy(m.begin(), m.end(), out.begin() + preamble_size + nonce_size);
   return out;
 }
 
 proof_check check_proof(std::string_view secret, const nonce& server,
-                        const proof_bytes& bytes, nonce& client) {
+                        const proof_bytes& bytes, nonce& client, purpose& what) {
   switch (check_preamble(bytes)) {
   case 1:
     return proof_check::not_a_peer;
@@ -101,14 +115,30 @@ proof_check check_proof(std::string_view secret, const nonce& server,
   default:
     break;
   }
+  if (!known(bytes[purpose_offset]))
+    return proof_check::unknown_purpose;
+  auto asked = static_cast<purpose>(bytes[purpose_offset]);
   nonce theirs{};
   std::copy_n(bytes.begin() + preamble_size, nonce_size, theirs.begin());
-  auto expected = compute_mac(client_label, secret, server, theirs);
+  auto expected = compute_mac(client_label, secret, server, theirs, asked);
   if (CRYPTO_memcmp(expected.data(), bytes.data() + preamble_size + nonce_size,
                     mac_size) != 0)
     return proof_check::bad_secret;
   client = theirs;
+  what = asked;
   return proof_check::ok;
+}
+
+proof_check check_proof(std::string_view secret, const nonce& server,
+                        const proof_bytes& bytes, nonce& client) {
+  purpose what = purpose::basp;
+  nonce theirs{};
+  auto result = check_proof(secret, server, bytes, theirs, what);
+  if (result == proof_check::ok && what != purpose::basp)
+    return proof_check::unknown_purpose;
+  if (result == proof_check::ok)
+    client = theirs;
+  return result;
 }
 
 verdict_bytes encode_verdict(bool accepted, std::string_view secret, const nonce& server,
@@ -157,6 +187,18 @@ const char* to_string(proof_check x) {
     return "another version of the gate protocol";
   case proof_check::bad_secret:
     return "wrong job secret";
+  case proof_check::unknown_purpose:
+    return "asks for a service this gate does not offer";
+  }
+  return "?";
+}
+
+const char* to_string(purpose x) {
+  switch (x) {
+  case purpose::basp:
+    return "BASP";
+  case purpose::spec_channel:
+    return "spec channel";
   }
   return "?";
 }

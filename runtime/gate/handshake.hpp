@@ -8,12 +8,18 @@
 //
 //   peer (executor, tony-submit)              AM (the gate)
 //     │ ◀──── hello    44 B  "TONYGATE" 01 00 00 00 | server nonce (32)
-//     │ ───── proof    76 B  "TONYGATE" 01 00 00 00 | client nonce (32) | mac_c (32)
+//     │ ───── proof    76 B  "TONYGATE" 01 PP 00 00 | client nonce (32) | mac_c (32)
 //     │ ◀──── verdict  36 B  "OKAY" | mac_s (32)      or  "DENY" | 32 zeros, close
-//     │ ═════ CAF's BASP from here on, on the same TCP connection
+//     │ ═════ what the purpose PP asked for, on the same TCP connection:
+//             00 CAF's BASP (the registry), 01 the spec channel (spec_channel.hpp)
 //
-//   mac_c = HMAC-SHA256(secret, "tony-gate/1 client" | server nonce | client nonce)
+//   mac_c = HMAC-SHA256(secret, "tony-gate/1 client" | server nonce | client nonce
+//                               [| PP, when PP is not 00])
 //   mac_s = HMAC-SHA256(secret, "tony-gate/1 server" | server nonce | client nonce)
+//
+// The purpose is under the peer's mac (but for BASP's 00, so that proof is
+// byte for byte the one of before), so nobody on the path can turn one
+// service's connection into the other's.
 //
 // The secret is the job secret's text (its bytes are the HMAC key). Both
 // nonces are fresh per connection, so a recorded proof is worth nothing on
@@ -39,6 +45,12 @@ constexpr size_t verdict_size = 36;
 constexpr uint8_t protocol_version = 1;
 
 using nonce = std::array<uint8_t, nonce_size>;
+
+/// What a peer wants after the handshake (byte 9 of its proof).
+enum class purpose : uint8_t {
+  basp = 0,         // CAF's BASP to the published actor (the registry)
+  spec_channel = 1, // the spec channel: the AM writes cluster specs, reads nothing
+};
 using hello_bytes = std::array<uint8_t, hello_size>;
 using proof_bytes = std::array<uint8_t, proof_size>;
 using verdict_bytes = std::array<uint8_t, verdict_size>;
@@ -59,20 +71,25 @@ enum class hello_check {
 /// Checks a hello and, when it is ok, stores its nonce in `server`.
 hello_check decode_hello(const hello_bytes& bytes, nonce& server);
 
-/// The peer's proof that it holds `secret`.
+/// The peer's proof that it holds `secret`, asking for `what`.
 proof_bytes encode_proof(std::string_view secret, const nonce& server,
-                         const nonce& client);
+                         const nonce& client, purpose what = purpose::basp);
 
 enum class proof_check {
   ok,
-  not_a_peer,  // the magic is wrong: a stranger or garbage
-  bad_version, // another version of this protocol
-  bad_secret,  // the magic is right, the mac is not
+  not_a_peer,      // the magic is wrong: a stranger or garbage
+  bad_version,     // another version of this protocol
+  bad_secret,      // the magic is right, the mac is not
+  unknown_purpose, // a purpose this version does not know
 };
 
 /// Checks a proof against the nonce this connection's hello carried; when it
-/// is ok, stores the peer's nonce in `client`. The mac comparison takes the
-/// same time wherever the bytes differ.
+/// is ok, stores the peer's nonce in `client` and what it asks for in
+/// `what`. The mac comparison takes the same time wherever the bytes differ.
+proof_check check_proof(std::string_view secret, const nonce& server,
+                        const proof_bytes& bytes, nonce& client, purpose& what);
+
+/// check_proof for a peer that may only ask for BASP.
 proof_check check_proof(std::string_view secret, const nonce& server,
                         const proof_bytes& bytes, nonce& client);
 
@@ -93,5 +110,6 @@ verdict_check check_verdict(std::string_view secret, const nonce& server,
 const char* to_string(hello_check x);
 const char* to_string(proof_check x);
 const char* to_string(verdict_check x);
+const char* to_string(purpose x);
 
 } // namespace tony::gate

@@ -111,7 +111,8 @@ struct fake_registry_state {
   bool refuse = false;
   /// Answers to resumed registrations, in order (none left: accepted).
   std::vector<errc> resumed_answers;
-  job_tokens ack_tokens; // what the acknowledgement carries
+  job_tokens ack_tokens;         // what the acknowledgement carries
+  bool ack_spec_channel = false; // and whether it says "open the spec channel"
   std::vector<executor_hello> hellos;
   std::vector<task_exit> exits;
   int heartbeats = 0;
@@ -136,7 +137,8 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
           if (answer != errc::none)
             return make_error(answer, "scripted answer");
         }
-        return registration_ack{"application_1_0001", 1000, self->state.ack_tokens};
+        return registration_ack{"application_1_0001", 1000, self->state.ack_tokens,
+                                self->state.ack_spec_channel};
       },
       [=](heartbeat_atom, const task_id&, int32_t, const task_sample& sample) {
         ++self->state.heartbeats;
@@ -270,6 +272,28 @@ CAF_TEST(an executor registers and heartbeats but starts only with the spec) {
                   cluster_spec_json(two_workers));
   advance(milliseconds(2100));
   CAF_CHECK_GREATER_OR_EQUAL(reg().heartbeats, 3);
+}
+
+CAF_TEST(the executor says it reads the spec channel and hands its ack to its host) {
+  cfg.reads_spec_channel = true;
+  std::vector<registration_ack> acks;
+  caf::actor handed;
+  cfg.on_registered = [&](const registration_ack& ack, const executor_actor& me) {
+    acks.push_back(ack);
+    handed = caf::actor_cast<caf::actor>(me);
+  };
+  spawn();
+  reg().ack_spec_channel = true;
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().hellos.size(), 1u);
+  CAF_CHECK(reg().hellos[0].reads_spec_channel);
+  CAF_REQUIRE_EQUAL(acks.size(), 1u);
+  CAF_CHECK(acks[0].spec_channel);
+  CAF_CHECK(handed == exec);
+  CAF_CHECK(runner->commands.empty());
+  // What the host reads from the channel arrives as any spec does.
+  give_spec(two_workers);
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u);
 }
 
 CAF_TEST(heartbeats carry the commands resource use once it runs) {
@@ -421,6 +445,40 @@ CAF_TEST(with AM restarts a lost AM leaves the command running and the next is l
   sched.run();
   CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
   CAF_CHECK_EQUAL(exit_code, 0);
+}
+
+CAF_TEST(an executor that registers again hands the ack of the next AM to its host) {
+  // tony-executor opens the next AM's spec channel with it (am/executor_host.cpp),
+  // so a later spec, a restarted task's new address, still reaches the task.
+  cfg.reads_spec_channel = true;
+  cfg.find_am = [](bool) {};
+  std::vector<registration_ack> acks;
+  cfg.on_registered = [&](const registration_ack& ack, const executor_actor&) {
+  acks.push_back(ack);
+  };
+  spawn();
+  reg().ack_spec_channel = true;
+  sched.run();
+  give_spec(two_workers);
+  CAF_REQUIRE_EQUAL(runner->commands.size(), 1u);
+  CAF_REQUIRE_EQUAL(acks.size(), 1u);
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  registry = sys.spawn(fake_registry, false);
+  reg().ack_spec_channel = true;
+  self->send(exec, reconnect_atom::value, caf::actor_cast<caf::actor>(registry));
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().hellos.size(), 1u);
+  CAF_CHECK(reg().hellos[0].resumed);
+  CAF_CHECK(reg().hellos[0].reads_spec_channel);
+  CAF_REQUIRE_EQUAL(acks.size(), 2u);
+  CAF_CHECK(acks[1].spec_channel);
+  // A spec from the new AM's channel rewrites the spec file.
+  const cluster_map moved{{"worker", {"h0:2000", "moved:2501"}}};
+  give_spec(moved);
+  CAF_CHECK_EQUAL(runner->commands.size(), 1u); // never started again
+  CAF_REQUIRE_EQUAL(files->at("/c/cluster_spec.json").size(), 2u);
+  CAF_CHECK_EQUAL(files->at("/c/cluster_spec.json").at(1), cluster_spec_json(moved));
 }
 
 CAF_TEST(an exit while no AM runs is held and reported to the next AM) {

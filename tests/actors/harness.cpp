@@ -132,7 +132,11 @@ void harness::start(bool run) {
   mcfg.on_sample = on_sample;
   registry_config rcfg{"application_1_0001", secret, 1000};
   rcfg.takes_over = am_attempt > 1;
-  am = spawn_am(sys, mcfg, rcfg);
+  if (with_spec_channel)
+    rcfg.spec_channel = [frames = channel_frames](std::shared_ptr<const std::string> f) {
+      frames->push_back(*f);
+    };
+  am = spawn_am(sys, mcfg, std::move(rcfg));
   am_drivers drivers;
   drivers.rm = rm;
   drivers.nm = nm;
@@ -178,6 +182,7 @@ caf::expected<registration_ack> harness::register_task(const task_id& t, int32_t
   hello.host = host.empty() ? container_of(t).host : host;
   hello.port = 2000 + t.index + (t.type == "ps" ? 100 : 0);
   hello.secret = std::move(secret_text);
+  hello.reads_spec_channel = executors_read_channel;
   auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
   sched.run();
   caf::expected<registration_ack> result = caf::sec::unexpected_response;
@@ -199,6 +204,7 @@ caf::expected<registration_ack> harness::register_again(const task_id& t,
   hello.port = 2000 + t.index;
   hello.secret = secret;
   hello.resumed = true;
+  hello.reads_spec_channel = executors_read_channel;
   auto rh = self->request(registry, caf::infinite, register_atom_v, hello, exec);
   sched.run();
   caf::expected<registration_ack> result = caf::sec::unexpected_response;

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -136,6 +137,13 @@ struct harness : test_coordinator_fixture<harness_config> {
   std::optional<job_status> resume;
   /// The monitor's sample sink (monitor_config::on_sample); set before start().
   std::function<void(const task_id&, int32_t, const task_sample&)> on_sample;
+  /// Gives the registry a spec channel (set before start()); every frame it
+  /// publishes there lands in channel_frames, in order.
+  bool with_spec_channel = false;
+  std::shared_ptr<std::vector<std::string>> channel_frames =
+      std::make_shared<std::vector<std::string>>();
+  /// Whether the executors of register_task say they read the spec channel.
+  bool executors_read_channel = false;
 
   explicit harness(job_spec j = default_job());
   ~harness() override;

@@ -83,6 +83,20 @@ TEST(messages, garbage_is_no_cluster) {
     EXPECT_FALSE(tony::decode_cluster(bad)) << bad;
 }
 
+TEST(messages, a_spec_channel_frame_is_the_attempt_and_the_encoded_map) {
+  tony::cluster_map cluster;
+  cluster["worker"] = {"h1:1", "h2:2"};
+  tony::cluster_spec spec{7, tony::encode_cluster(cluster)};
+  auto frame = tony::to_channel_frame(spec);
+  EXPECT_EQ(frame, "7\nh1 h2\nworker 0:1 1:2\n");
+  auto back = tony::from_channel_frame(frame);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->attempt, 7);
+  EXPECT_EQ(*tony::decode_cluster(back->encoded), cluster);
+  for (std::string bad : {"", "7", "\nh1\n", "x\nh1\n", "-1\nh1\n", "99999999999\nh\n"})
+    EXPECT_FALSE(tony::from_channel_frame(bad)) << bad;
+}
+
 TEST(messages, errors_carry_their_context_text) {
   auto err = tony::make_error(tony::errc::bad_secret, "wrong job secret from worker:0");
   EXPECT_EQ(tony::describe(err), "wrong job secret from worker:0");

@@ -2,7 +2,8 @@
 // process: an actor published behind the gate answers a peer that proved
 // the secret, over the very socket the handshake ran on; a wrong secret, a
 // wrong interface and a crafted BASP header each get nowhere, and the header
-// that makes CAF's own listener allocate what it claims costs nothing here.
+// that makes CAF's own listener allocate what it claims costs nothing here;
+// a peer asking for the spec channel gets there through the same port.
 
 #include <gtest/gtest.h>
 
@@ -119,6 +120,54 @@ TEST_F(fixture, a_crafted_basp_header_allocates_nothing) {
   auto after = rss_kb();
   EXPECT_LT(after - before, 64 * 1024)
       << "RSS grew from " << before << " to " << after << " kB";
+}
+
+// A gate that also offers the spec channel: one port, two services.
+struct spec_channel_gate : fixture {
+  std::shared_ptr<spec_channel> specs = std::make_shared<spec_channel>();
+
+  void SetUp() override {
+    ASSERT_TRUE(specs->start());
+    gate_options opts;
+    opts.specs = specs;
+    auto p = publish(server, published, "127.0.0.1", 0, "s3cret", opts);
+    ASSERT_TRUE(p) << describe(p.error());
+    door = std::move(*p);
+  }
+};
+
+TEST_F(spec_channel_gate, a_peer_asking_for_the_spec_channel_reads_specs_there) {
+  specs->publish(std::make_shared<const std::string>("the spec"));
+  auto fd = connect_through_gate("127.0.0.1", door->port(), "s3cret", 10s,
+                                 purpose::spec_channel);
+  ASSERT_TRUE(fd) << describe(fd.error());
+  auto frame = read_spec_frame(*fd, 1024);
+  ASSERT_TRUE(frame) << describe(frame.error());
+  EXPECT_EQ(*frame, "the spec");
+  EXPECT_EQ(specs->counts().connections, 1u);
+  // The same port still serves the published actor over BASP.
+  auto hdl = remote_actor<adder_actor>(client, "127.0.0.1", door->port(), "s3cret", 10s);
+  ASSERT_TRUE(hdl) << describe(hdl.error());
+  EXPECT_EQ(ask(*hdl, 1), 2);
+  EXPECT_EQ(specs->counts().connections, 1u);
+  ::close(*fd);
+}
+
+TEST_F(spec_channel_gate, the_spec_channel_needs_the_secret_too) {
+  auto fd = connect_through_gate("127.0.0.1", door->port(), "guess", 10s,
+                                 purpose::spec_channel);
+  ASSERT_FALSE(fd);
+  EXPECT_TRUE(is_refusal(fd.error())) << describe(fd.error());
+  EXPECT_EQ(specs->counts().connections, 0u);
+}
+
+TEST_F(fixture, a_gate_without_a_spec_channel_closes_a_peer_asking_for_it) {
+  auto fd = connect_through_gate("127.0.0.1", door->port(), "s3cret", 10s,
+                                 purpose::spec_channel);
+  ASSERT_FALSE(fd);
+  EXPECT_EQ(fd.error().code(), static_cast<uint8_t>(errc::infrastructure))
+      << describe(fd.error());
+  EXPECT_EQ(door->counts().passed, 0u);
 }
 
 } // namespace

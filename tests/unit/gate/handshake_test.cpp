@@ -48,6 +48,37 @@ TEST(gate_handshake, proof_golden_bytes) {
             "e55a4ae28c4d97c5b4a618bb88bd0b527dfd688eee17787b78697b78b949d7ad");
 }
 
+TEST(gate_handshake, spec_channel_proof_golden_bytes) {
+  // The purpose byte (01) follows the version, and the mac covers it.
+  EXPECT_EQ(hex(encode_proof(secret, server_nonce, client_nonce, purpose::spec_channel)),
+            "544f4e594741544501010000"
+            "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+            "89781a9bc8c4bfd026fd9e28d42b1c3164fbef7d1f253cc2915a5cebd1675d11");
+}
+
+TEST(gate_handshake, the_purpose_comes_out_of_the_proof_and_is_under_its_mac) {
+  nonce got{};
+  purpose what = purpose::basp;
+  auto proof = encode_proof(secret, server_nonce, client_nonce, purpose::spec_channel);
+  EXPECT_EQ(check_proof(secret, server_nonce, proof, got, what), proof_check::ok);
+  EXPECT_EQ(what, purpose::spec_channel);
+  EXPECT_EQ(got, client_nonce);
+  // Someone on the path turning it into a BASP connection, or back.
+  auto turned = proof;
+  turned[9] = 0;
+  EXPECT_EQ(check_proof(secret, server_nonce, turned, got, what),
+            proof_check::bad_secret);
+  auto basp = encode_proof(secret, server_nonce, client_nonce);
+  basp[9] = 1;
+  EXPECT_EQ(check_proof(secret, server_nonce, basp, got, what), proof_check::bad_secret);
+  // A purpose this version does not know, and a BASP-only check.
+  auto unknown = encode_proof(secret, server_nonce, client_nonce);
+  unknown[9] = 7;
+  EXPECT_EQ(check_proof(secret, server_nonce, unknown, got, what),
+            proof_check::unknown_purpose);
+  EXPECT_EQ(check_proof(secret, server_nonce, proof, got), proof_check::unknown_purpose);
+}
+
 TEST(gate_handshake, verdict_golden_bytes) {
   EXPECT_EQ(hex(encode_verdict(true, secret, server_nonce, client_nonce)),
             "4f4b4159"

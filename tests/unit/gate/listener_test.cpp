@@ -188,6 +188,41 @@ TEST(gate_session, a_wrong_secret_gets_deny_and_close) {
   ::close(sv[1]);
 }
 
+// A session's answer to a right proof asking for `what`.
+session::step answer_to(session& s, purpose what, std::string& reply) {
+  int sv[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+  auto hello = s.greeting();
+  hello_bytes hb{};
+  std::copy(hello.begin(), hello.end(), hb.begin());
+  nonce server{};
+  decode_hello(hb, server);
+  auto proof = encode_proof(*secret, server, *random_nonce(), what);
+  EXPECT_EQ(::send(sv[1], proof.data(), proof.size(), 0),
+            static_cast<ssize_t>(proof.size()));
+  auto step = s.on_readable(sv[0], reply);
+  ::close(sv[0]);
+  ::close(sv[1]);
+  return step;
+}
+
+TEST(gate_session, the_spec_channel_passes_only_where_it_is_offered) {
+  std::string reply;
+  auto offered = make_gate_session(secret, true);
+  EXPECT_EQ(answer_to(*offered, purpose::spec_channel, reply), session::step::pass);
+  EXPECT_EQ(reply.substr(0, 4), "OKAY");
+  EXPECT_EQ(purpose_of(*offered), purpose::spec_channel);
+  // Where it is not (a gate without a channel): closed, no verdict.
+  reply.clear();
+  auto plain = make_gate_session(secret);
+  EXPECT_EQ(answer_to(*plain, purpose::spec_channel, reply), session::step::close);
+  EXPECT_TRUE(reply.empty());
+  // BASP passes either way.
+  auto basp = make_gate_session(secret, true);
+  EXPECT_EQ(answer_to(*basp, purpose::basp, reply), session::step::pass);
+  EXPECT_EQ(purpose_of(*basp), purpose::basp);
+}
+
 TEST(gate_listener, passes_a_proven_connection_with_nothing_read_beyond_the_proof) {
   passed_fds passed;
   auto l = gate_listener(passed);
