@@ -377,6 +377,11 @@ class tony:
             if job.venv:
                 f.write("python_venv = %s\n" % json.dumps(job.venv))
             f.write("\n")
+            if job.venv:
+                # The registration clock (default 2 m) starts at allocation,
+                # so it includes the environment's localization: minutes for
+                # hundreds of MB on a busy node (bench/notes.md).
+                f.write('[policy]\nregistration_timeout = "15m"\n\n')
             if self.install_dir:
                 f.write("[cluster]\ninstall_dir = %s\n\n" % json.dumps(self.install_dir))
             f.write('[tasks.worker]\ninstances = %d\nmemory = "%s"\nvcores = 1\n\n' % (job.workers, job.memory))
@@ -411,7 +416,11 @@ class tonyj:
     title = "TonY 0.4.7 (Java)"
 
     def __init__(self):
-        self.opens = java_opens()
+        # Hadoop 2.10's SecurityUtil resolves hosts with the JDK's
+        # sun.net.dns and sun.net.util when use_ip is false (tonyj_conf).
+        self.opens = java_opens() + ["--add-exports=java.base/sun.net.dns=ALL-UNNAMED",
+                                    "--add-exports=java.base/sun.net.util=ALL-UNNAMED"]
+        self.conf = tonyj_conf()
 
     def jars(self):
         return sorted(os.path.join(TONY_JAVA, j) for j in os.listdir(TONY_JAVA) if j.endswith(".jar"))
@@ -442,13 +451,13 @@ class tonyj:
             "tony.containers.resources": ",".join(jars),
             # ... and runs them on the Hadoop 2.10 jars it was built against
             # (instead of yarn.application.classpath, the cluster's 3.4.2).
-            "tony.application.hadoop.classpath": ",".join([CONF] + hadoop2),
+            "tony.application.hadoop.classpath": ",".join([self.conf] + hadoop2),
             "tony.task.am.jvm.opts": jvm,
             "tony.task.executor.jvm.opts": "-Xmx%dm " % min(512, job.memory_mb() // 2) + jvm,
             "tony.application.fail-on-worker-failure-enabled": "true" if fail_fast else "false",
         }
         argv = ["java", "-Xmx512m"] + self.opens + fast + [
-            "-cp", ":".join([CONF] + jars + hadoop2),
+            "-cp", ":".join([self.conf] + jars + hadoop2),
             "com.linkedin.tony.TonyClient",
             "--executes", command,
             # TonY prefixes task commands with `hadoop classpath`; there is no
@@ -461,8 +470,35 @@ class tonyj:
         for k, v in confs.items():
             argv += ["--conf", "%s=%s" % (k, v)]
         env = dict(os.environ)
-        env["HADOOP_CONF_DIR"] = CONF
+        env["HADOOP_CONF_DIR"] = self.conf
         return argv, env
+
+
+def tonyj_conf():
+    """The cluster's configuration for TonY, with
+    hadoop.security.token.service.use_ip=false. With the default (true)
+    TonY's AM looks NM_HOST up among this machine's interface addresses
+    (Utils.getHostNameOrIpFromTokenConf, NetUtils.getLocalInetAddress) and
+    fails with "Can't resolve the ip of 127.0.0.3" where a NodeManager is a
+    loopback address other than 127.0.0.1, as on the bench's multi-node
+    cluster; on a real cluster NM_HOST is an interface's address. Without
+    Kerberos no token carries the service name this changes."""
+    conf = os.path.join(OUT, "tonyj-conf")
+    os.makedirs(conf, exist_ok=True)
+    for name in os.listdir(CONF):
+        src = os.path.join(CONF, name)
+        if os.path.isfile(src):
+            shutil.copy(src, os.path.join(conf, name))
+    path = os.path.join(conf, "core-site.xml")
+    with open(path) as f:
+        xml = f.read()
+    key = "hadoop.security.token.service.use_ip"
+    if key not in xml:
+        xml = xml.replace("</configuration>", "  <property><name>%s</name><value>false</value></property>\n"
+                          "</configuration>" % key)
+        with open(path, "w") as f:
+            f.write(xml)
+    return conf
 
 
 class tfyarn:
@@ -490,7 +526,8 @@ FRAMEWORKS = {"tony": tony, "floor": floor, "tonyj": tonyj, "tfyarn": tfyarn}
 # -- one run ------------------------------------------------------------------------
 
 
-def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300, job=None, extra=None):
+def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300, job=None, extra=None,
+            client_grace=120):
     job = job or Job()
     run_id = "%s-%s-%d" % (kind, fw.name, int(time.time() * 1000))
     run_dir = os.path.join(OUT, "runs", run_id)
@@ -533,6 +570,15 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300, job
             break
         if proc.poll() is None:
             client_gone = time.time()
+            # A client may linger long after its application ended (tf-yarn
+            # retries fetching aggregated logs for ~50 s): not past this.
+            if watch.final_at and time.time() > watch.final_at + client_grace:
+                log("%s: the client is still there %d s after the application ended; killing it" % (
+                    run_id, client_grace))
+                os.killpg(proc.pid, signal.SIGKILL)
+                result["client_killed"] = True
+                proc.wait()
+                break
         if time.time() > deadline:
             log("%s: no end after %d s, killing the client and %s" % (run_id, timeout, watch.app))
             os.killpg(proc.pid, signal.SIGKILL)
@@ -776,7 +822,7 @@ def cmd_scale(args):
             if not left:
                 break
             for n in left:
-                r = one_run(fws[n], "scale", job=job, timeout=180 + 6 * size)
+                r = one_run(fws[n], "scale", job=job, timeout=300 + 15 * size)
                 append("scale", r)
                 note_result(r)
                 done[n].append(r)
@@ -872,9 +918,10 @@ def pack_tony(python, venv, cache_dir):
 
 def zip_of(archive):
     """The environment of the tar.gz `archive` as the zip TonY takes
-    (--python_venv: unzipped by every TaskExecutor), made once and kept
-    beside it; symlinks become the files they point to (TonY's unzip does
-    not make links). Returns (zip path, seconds it took to make, made now)."""
+    (--python_venv: unzipped by every TaskExecutor), made once and kept in
+    the bench's cache; links to files become the files (TonY's unzip does
+    not make links), links to directories are left out. Returns (zip path,
+    seconds it took to make, made now)."""
     out = os.path.join(CACHE, "pyenv", os.path.basename(archive).replace(".tar.gz", "") + ".zip")
     meta = out + ".json"
     if os.path.exists(out) and os.path.exists(meta):
@@ -886,6 +933,18 @@ def zip_of(archive):
     tmp = tempfile.mkdtemp(prefix="tony-bench-zip-", dir=os.path.dirname(out))
     try:
         subprocess.run(["tar", "-xzf", archive, "-C", tmp], check=True)
+        # A link to a file becomes the file (bin/python); a link to a
+        # directory (a venv's lib64 -> lib) goes: zip would copy the whole
+        # tree again, and TonY's unzip does not make links.
+        for d, dirs, files in os.walk(tmp):
+            for name in dirs + files:
+                path = os.path.join(d, name)
+                if not os.path.islink(path):
+                    continue
+                target = os.path.realpath(path)
+                os.unlink(path)
+                if os.path.isfile(target):
+                    shutil.copy2(target, path)
         if os.path.exists(out + ".part"):
             os.unlink(out + ".part")
         subprocess.run(["zip", "-q", "-r", out + ".part", "."], cwd=tmp, check=True)

@@ -10,7 +10,7 @@ import statistics
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "out")
+OUT = os.environ.get("TONY_BENCH_OUT", os.path.join(HERE, "out"))
 
 TITLES = {
     "floor": "YARN floor (no-op AM)",
@@ -206,7 +206,7 @@ def scale_section():
         t, fl = medians.get(("tony", n)), medians.get(("floor", n))
         if t is not None and fl is not None:
             d = t - fl
-            g = "goal tony within 1 s of YARN's floor at %d tasks: **%s** (%.2f s above it)" % (
+            g = "goal tony within 1 s of YARN's floor at %d tasks: **%s** (tony − floor: %+.2f s)" % (
                 n, "met" if d <= 1 else "missed by %.2f s" % (d - 1), d)
             out.append("- " + g)
             goals.append(g)
