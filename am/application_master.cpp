@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <spdlog/spdlog.h>
 
 #include "actors/actor_types.hpp"
 #include "messages/error.hpp"
@@ -101,19 +102,30 @@ job_status application_master::wait() {
   job_status result;
   caf::scoped_actor self{*sys_};
   self->request(actors_.monitor, caf::infinite, wait_atom_v)
-      .receive([&](job_status& st) { result = std::move(st); },
-               [&](caf::error& err) {
-                 result.state = "FAILED";
-                 result.diagnostics =
-                     "the lifecycle monitor failed: " + sys_->render(err);
-               });
+      .receive(
+          [&](job_status& st) {
+            result = std::move(st);
+            // Every answered wait owes a bye before the linger ends; the AM
+            // has what it waited for (without this, every AM lingered the
+            // whole limit).
+            self->send(actors_.monitor, bye_atom_v);
+          },
+          [&](caf::error& err) {
+            result.state = "FAILED";
+            result.diagnostics = "the lifecycle monitor failed: " + sys_->render(err);
+          });
   return result;
 }
 
 void application_master::linger(std::chrono::milliseconds limit) {
   caf::scoped_actor self{*sys_};
   self->request(actors_.monitor, limit, linger_atom_v)
-      .receive([](bool) {}, [](caf::error&) {});
+      .receive([](bool) { spdlog::info("tony-am: every client has the final status"); },
+               [&](caf::error&) {
+                 spdlog::info("tony-am: not every client confirmed the final status "
+                              "within {} ms; ending anyway",
+                              limit.count());
+               });
 }
 
 } // namespace tony

@@ -147,3 +147,16 @@ def test_chief_failure_fails_the_job_at_once(sandbox):
         t = out.task(name)
         assert t["state"] == "KILLED" and t["restarts"] == 0, t
     assert_gone(out.job_dir)
+
+
+def test_the_am_ends_once_tony_submit_has_the_final_status(sandbox):
+    # The AM lingers at the end until every client that waited for the final
+    # status said it has it (bye), at most 5 s; its own wait must not count
+    # as a client, or every AM stays the whole 5 s.
+    path = job(sandbox, "--sleep 0")
+    out = sandbox.submit(path, timeout=120)
+    assert out.rc == 0, out.describe()
+    am_log = (out.job_dir / "am.log").read_text(errors="replace")
+    assert "tony-am: every client has the final status" in am_log, am_log[-3000:]
+    assert "not every client confirmed" not in am_log, am_log[-3000:]
+    assert_gone(out.job_dir)
