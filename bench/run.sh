@@ -178,6 +178,10 @@ if wants_yarn; then
   # default queue, so ~96 GiB and 120 vcores in all (only YARN's
   # accounting: a task here uses a few MiB to ~100 MiB).
   export TONY_YARN_HOST=$host
+  # Hadoop's native library in the daemons, as production NodeManagers have
+  # it: without it localizing an archive of 30,000 files (pyenv) forks chmod
+  # once per file, minutes per node (bench/notes.md).
+  export TONY_YARN_NATIVE=1
   export TONY_YARN_NM_MEMORY_MB=${TONY_YARN_NM_MEMORY_MB:-$(((98304 / nodes) > 16384 ? 98304 / nodes : 16384))}
   export TONY_YARN_NM_VCORES=${TONY_YARN_NM_VCORES:-$(((120 + nodes - 1) / nodes > 16 ? (120 + nodes - 1) / nodes : 16))}
   # With HDFS: skein (tf-yarn) cannot stage to file:/// (its Utils.equalFs
