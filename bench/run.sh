@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reruns every benchmark and writes bench/RESULTS.md (see bench/README.md).
 #
-#   bench/run.sh [--only LIST] [--runs N] [--nodes K] [--keep-out]
+#   bench/run.sh [--only LIST] [--runs N] [--nodes K] [--keep-out] [--smoke]
 #
 # LIST is a comma list of the parts (default: all). Times are for this
 # 2-core machine with its default runs, measured on trial runs (a busy
@@ -24,6 +24,10 @@
 # idle machine, less with a warm ccache), Maven and pip for the peers, and
 # packing bench/.venv into tf-yarn's pex once (~5 min).
 #
+# --smoke: every part once at its smallest size (scale: 4 tasks; pyenv: a
+# tiny virtualenv, 2 tasks; no registry part unless --only names it), to
+# check the whole path in ~15 minutes; results in bench/out-smoke/ and
+# bench/out-smoke/RESULTS.md, bench/RESULTS.md untouched.
 # N is the number of runs per framework of launch and local (default 5).
 # K is the number of NodeManagers of the YARN parts' cluster (default 3;
 # each on its own loopback address, scripts/yarn/cluster.sh --nodes),
@@ -52,21 +56,29 @@ if [[ $host == 127.0.0.1 ]]; then
 else
   yarn_dir=/tmp/tony-yarn-bench-$host
 fi
-only="registry,local,launch,scale,footprint,failure,pyenv,offswitch"
+only=""
 runs=5
 nodes=3
 keep_out=0
+smoke=0
 while (($#)); do
   case "$1" in
     --only) only=$2; shift ;;
     --runs) runs=$2; shift ;;
     --nodes) nodes=$2; shift ;;
     --keep-out) keep_out=1 ;;
+    --smoke) smoke=1 ;;
     -h | --help) sed -n '2,/^set -euo pipefail$/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
 done
+if ((smoke)); then
+  runs=1
+  out="$bench/out-smoke"
+  only=${only:-local,launch,scale,footprint,failure,pyenv,offswitch}
+fi
+only=${only:-registry,local,launch,scale,footprint,failure,pyenv,offswitch}
 wants() { [[ ",$only," == *",$1,"* ]]; }
 say() { echo "[run.sh] $*" >&2; }
 yarn_parts="launch scale footprint failure pyenv offswitch"
@@ -207,23 +219,36 @@ if wants_yarn; then
   # What the report says where tf-yarn does not run (bench/notes.md).
   tfyarn_why="tf-yarn above 32 tasks: not run (see bench/notes.md, Launch at scale)"
   tfyarn_pyenv_why="tf-yarn takes a .pex only (see bench/notes.md, A real Python environment)"
+  export TONY_BENCH_OUT="$out"
+  if ((smoke)); then
+    scale_args=(--sizes 4 --runs 1 --retries 0)
+    failure_runs=1
+    pyenv_args=(--tasks 2 --runs 1 --memory 256m)
+  else
+    # tf-yarn up to 32 tasks only: see bench/notes.md ("Launch at scale").
+    scale_args=(--sizes 8,32,64 --runs 3 --peer-runs 2 --max-size tfyarn=32 --why "$tfyarn_why")
+    failure_runs=3
+    pyenv_args=(--tasks 16 --runs 2)
+  fi
   wants launch && python3 "$bench/bench.py" launch --runs "$runs"
-  # tf-yarn up to 32 tasks only: see bench/notes.md ("Launch at scale").
-  wants scale && python3 "$bench/bench.py" scale --sizes 8,32,64 --runs 3 --peer-runs 2 \
-    --max-size tfyarn=32 --why "$tfyarn_why"
+  wants scale && python3 "$bench/bench.py" scale "${scale_args[@]}"
   wants footprint && python3 "$bench/bench.py" footprint
-  wants failure && python3 "$bench/bench.py" failure --runs 3
+  wants failure && python3 "$bench/bench.py" failure --runs "$failure_runs"
   if wants pyenv; then
     pyenv_src=${TONY_BENCH_PYENV:-$root/.venv}
     if [[ -x "$pyenv_src/bin/python" && -f "$pyenv_src/pyvenv.cfg" ]]; then
-      python3 "$bench/bench.py" pyenv --venv "$pyenv_src" --tasks 16 --runs 2 --peer-runs 1 \
-        --frameworks tony,tonyj,tfyarn --tfyarn-skip "$tfyarn_pyenv_why"
+      venv=$pyenv_src
+      ((smoke)) && venv=tiny
+      python3 "$bench/bench.py" pyenv --venv "$venv" --python "$pyenv_src/bin/python" \
+        "${pyenv_args[@]}" --peer-runs 1 --frameworks tony,tonyj,tfyarn \
+        --tfyarn-skip "$tfyarn_pyenv_why"
     else
       say "pyenv: no virtualenv at $pyenv_src (scripts/setup-python.sh makes it; or set TONY_BENCH_PYENV); skipped"
     fi
   fi
   # Last: it changes the cluster's scheduler settings.
-  wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj --runs 3
+  wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj \
+    --runs $((smoke ? 1 : 3))
   stop_cluster
   trap - EXIT
 fi
@@ -267,8 +292,10 @@ if wants registry; then
 fi
 if wants local; then
   say "local backend"
-  python3 "$bench/bench.py" local --runs "$runs"
+  TONY_BENCH_OUT="$out" python3 "$bench/bench.py" local --runs "$runs"
 fi
 
-python3 "$bench/report.py" >"$bench/RESULTS.md"
-say "wrote $bench/RESULTS.md"
+results="$bench/RESULTS.md"
+((smoke)) && results="$out/RESULTS.md"
+TONY_BENCH_OUT="$out" python3 "$bench/report.py" >"$results"
+say "wrote $results"
