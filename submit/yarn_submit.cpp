@@ -497,7 +497,11 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
   std::error_code ec;
   auto size = static_cast<int64_t>(fs::file_size(path, ec));
   auto res = (*cache)->stat(name, archive);
-  if (!res || res->size != size)
+  // Absent: stage it, keeping a copy another submit put there meanwhile
+  // (same content). Another size: a stale copy, replaced.
+  if (!res)
+    res = (*cache)->put_shared(path, name, archive);
+  else if (res->size != size)
     res = (*cache)->put(path, name, archive);
   return res;
 }
@@ -526,7 +530,7 @@ caf::expected<local_resource> stage_node_bundle(const std::string& dir,
     auto archive = scratch + "/" + file;
     if (auto ok = staging::write_node_bundle(*bundle, archive, scratch + "/bundle"); !ok)
       return ok.error();
-    res = (*cache)->put(archive, file, true);
+    res = (*cache)->put_shared(archive, file, true);
     if (!res)
       return res;
   }

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -57,6 +59,28 @@ public:
       fs::remove(partial, ignored);
       return fail("cannot stage " + path + " to " + target + ": " + ec.message());
     }
+    return stat(name, archive);
+  }
+
+  caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) override {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)
+      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    // Copy, then link into place: link() never replaces, so a copy that
+    // another submit put there first stays (same name, same content).
+    auto target = dir_ + "/" + name;
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
+    int linked = ec ? -1 : ::link(partial.c_str(), target.c_str());
+    int why = errno;
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    if (ec)
+      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
+    if (linked != 0 && why != EEXIST)
+      return fail("cannot stage " + path + " to " + target + ": " + std::strerror(why));
     return stat(name, archive);
   }
 
@@ -148,6 +172,13 @@ public:
     return stat(name, archive);
   }
 
+  caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) override {
+    if (auto ok = upload(path, name, {}, false); !ok)
+      return ok.error();
+    return stat(name, archive);
+  }
+
   caf::expected<local_resource> put_private(const std::string& path,
                                             const std::string& name) override {
     // The NameNode applies the permission at CREATE: never readable by others.
@@ -221,8 +252,10 @@ private:
   // Uploads under a temporary name, then renames: a concurrent reader sees
   // the whole file or none. CREATE answers 307 with the DataNode to send
   // the bytes to (its URL carries the NameNode's own delegation token).
+  // With `replace` false a target that exists (another submit staged the
+  // same content-addressed name) stays, and the upload is dropped.
   caf::expected<void> upload(const std::string& path, const std::string& name,
-                             const std::string& extra) {
+                             const std::string& extra, bool replace = true) {
     auto target = dir_ + "/" + name;
     auto partial = target + ".partial." + std::to_string(::getpid());
     auto first = webhdfs::call(
@@ -248,6 +281,13 @@ private:
       auto j = nlohmann::json::parse(moved->body, nullptr, false);
       if (moved->status == 200 && j.is_object() && j.value("boolean", false))
         break;
+      if (!replace && moved->status == 200) {
+        if (auto there = webhdfs::call("GET", op_url(target, "GETFILESTATUS"), nn_.auth);
+            there && there->status == 200) {
+          webhdfs::call("DELETE", op_url(partial, "DELETE"), nn_.auth);
+          break;
+        }
+      }
       if (round == 1)
         return fail("WebHDFS RENAME " + partial + " to " + target + " failed (HTTP " +
                     std::to_string(moved->status) +
