@@ -156,17 +156,19 @@ def test_submit_finds_the_other_rm_when_the_active_one_is_down():
 
 
 def dead_port():
+    """A port that refuses: bound, never listening, and held (closed, it
+    was taken once by another test's process that accepted and kept quiet,
+    so tony-submit saw no answer instead of a refusal)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return s
 
 
 def test_both_rms_down_is_a_clear_error_in_bounded_time():
     """No cluster needed: an HA configuration whose two RMs refuse."""
     conf = tempfile.mkdtemp(prefix="tony-ha-down-")
-    ports = [dead_port(), dead_port()]
+    held = [dead_port(), dead_port()]
+    ports = [s.getsockname()[1] for s in held]
     props = {
         "yarn.resourcemanager.ha.enabled": "true",
         "yarn.resourcemanager.ha.rm-ids": "rm1,rm2",
@@ -181,7 +183,11 @@ def test_both_rms_down_is_a_clear_error_in_bounded_time():
     with open(os.path.join(conf, "core-site.xml"), "w") as f:
         f.write("<configuration></configuration>\n")
     env = dict(os.environ, HADOOP_CONF_DIR=conf)
-    code, out, _ = y.submit([steps_job(1)], timeout=120, env=env)
+    try:
+        code, out, _ = y.submit([steps_job(1)], timeout=120, env=env)
+    finally:
+        for s in held:
+            s.close()
     assert code == 3, out
     assert "cannot reach the ResourceManagers: no ResourceManager answered" in out, out
     for rm_id, port in zip(("rm1", "rm2"), ports):
