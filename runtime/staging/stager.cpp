@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -44,44 +43,12 @@ public:
 
   caf::expected<local_resource> put(const std::string& path, const std::string& name,
                                     bool archive) override {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
-    // Copy, then rename: a concurrent reader sees the whole file or none.
-    auto target = dir_ + "/" + name;
-    auto partial = target + ".partial." + std::to_string(::getpid());
-    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
-    if (!ec)
-      fs::rename(partial, target, ec);
-    if (ec) {
-      std::error_code ignored;
-      fs::remove(partial, ignored);
-      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
-    }
-    return stat(name, archive);
+    return place(path, name, archive, true);
   }
 
   caf::expected<local_resource>
   put_shared(const std::string& path, const std::string& name, bool archive) override {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
-    // Copy, then link into place: link() never replaces, so a copy that
-    // another submit put there first stays (same name, same content).
-    auto target = dir_ + "/" + name;
-    auto partial = target + ".partial." + std::to_string(::getpid());
-    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
-    int linked = ec ? -1 : ::link(partial.c_str(), target.c_str());
-    int why = errno;
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    if (ec)
-      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
-    if (linked != 0 && why != EEXIST)
-      return fail("cannot stage " + path + " to " + target + ": " + std::strerror(why));
-    return stat(name, archive);
+    return place(path, name, archive, false);
   }
 
   caf::expected<local_resource> put_private(const std::string& path,
@@ -151,6 +118,31 @@ public:
   std::string uri() const override { return "file://" + dir_; }
 
 private:
+  // Copy, then move into place: a concurrent reader sees the whole file or
+  // none. With `replace` false the copy is linked into place instead, and
+  // link() never replaces: a copy another submit put there first stays.
+  caf::expected<local_resource> place(const std::string& path, const std::string& name,
+                                      bool archive, bool replace) {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)
+      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    auto target = dir_ + "/" + name;
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec && replace) {
+      fs::rename(partial, target, ec);
+    } else if (!ec) {
+      if (::link(partial.c_str(), target.c_str()) != 0 && errno != EEXIST)
+        ec = std::error_code(errno, std::generic_category());
+    }
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    if (ec)
+      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
+    return stat(name, archive);
+  }
+
   std::string dir_;
 };
 
