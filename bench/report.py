@@ -10,9 +10,10 @@ import statistics
 import subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "out")
+OUT = os.environ.get("TONY_BENCH_OUT", os.path.join(HERE, "out"))
 
 TITLES = {
+    "floor": "YARN floor (no-op AM)",
     "tony": "tony",
     "tonyj": "TonY 0.4.7",
     "tfyarn": "tf-yarn 0.7.0",
@@ -67,11 +68,20 @@ def machine():
         "- machine: %s, %s cores, %s RAM, %s %s" % (cpu, os.cpu_count(), mem, platform.system(),
                                                   platform.release()),
         "- tony: commit %s, RelWithDebInfo (-O2 -g), CAF 0.17.6 (Debian)" % commit,
-        "- YARN: Apache Hadoop 3.4.2 (scripts/yarn/cluster.sh, one RM + one NM on 127.0.0.1), %s" % java,
+        "- YARN: Apache Hadoop 3.4.2 (scripts/yarn/cluster.sh: one RM, %s, HDFS), %s" % (nodes_text(), java),
         "- TonY: com.linkedin.tony:tony-core:0.4.7 (Maven Central) on the Hadoop 2.10.0 client jars",
         "- tf-yarn: " + ", ".join(" ".join(l.split()) for l in peers.splitlines()),
     ]
     return "\n".join(lines)
+
+
+def nodes_text():
+    counts = sorted(set(r.get("nodes", 1) for k in ("launch", "scale", "pyenv", "footprint", "failure")
+                        for r in load(k) if "nodes" in r))
+    if not counts:
+        return "NodeManagers: n/a"
+    return " / ".join("%d NodeManager%s" % (n, "" if n == 1 else "s, each on its own loopback address")
+                      for n in counts)
 
 
 def launch_section(kind="launch"):
@@ -117,6 +127,179 @@ def launch_section(kind="launch"):
             where = "" if kind == "launch" else " (with YARN's pace lifted)"
             out.append("- goal tony ≥ 5× faster than TonY to all tasks running%s: **%s**" % (where, verdict))
     return "\n".join(out) + "\n"
+
+
+def ok_runs(rows, f, **match):
+    return [r for r in rows if r["framework"] == f and r.get("final_status") == "SUCCEEDED"
+            and r.get("tasks_running") is not None and all(r.get(k) == v for k, v in match.items())]
+
+
+def med(rs, key):
+    s = stats([r.get(key) for r in rs])
+    return s[0] if s else None
+
+
+def scale_section():
+    rows = load("scale")
+    if not rows:
+        return "_not run_\n", []
+    sizes = sorted(set(r["tasks"] for r in rows))
+    fws = [f for f in ("floor", "tony", "tonyj", "tfyarn") if any(r["framework"] == f for r in rows)]
+    out = ["Job: N-1 workers and 1 ps of 512 MiB each, the same stamp command; seconds from submit to "
+           "every task's command started with its cluster spec (the last stamp), median (min–max). "
+           "The YARN floor is tony-submit with a no-op AM (bench/floor_am.cpp) that asks for the "
+           "containers as tony does and starts the commands itself: the AM container's launch, the "
+           "asks, a NodeManager heartbeat, the containers' localization and start.\n",
+           "| tasks | " + " | ".join(TITLES[f] for f in fws) + " | tony − floor | TonY / tony |",
+           "|---|" + "---|" * (len(fws) + 2)]
+    goals = []
+    medians = {}
+    for n in sizes:
+        cells = []
+        for f in fws:
+            skipped = [r for r in rows if r["framework"] == f and r["tasks"] == n and r.get("skipped")]
+            ok = ok_runs(rows, f, tasks=n)
+            fails = sum(1 for r in rows if r["framework"] == f and r["tasks"] == n and not r.get("skipped")
+                        and r not in ok)
+            if skipped and not ok:
+                cells.append("not run¹")
+                continue
+            medians[(f, n)] = med(ok, "tasks_running")
+            cells.append(cell(stats([r.get("tasks_running") for r in ok])) +
+                         (" (%d failed)" % fails if fails else ""))
+        t, fl, j = medians.get(("tony", n)), medians.get(("floor", n)), medians.get(("tonyj", n))
+        cells.append("%+.2f s" % (t - fl) if t is not None and fl is not None else "n/a")
+        cells.append("%.1f×" % (j / t) if t and j else "n/a")
+        out.append("| %d | %s |" % (n, " | ".join(cells)))
+    why = sorted(set(r["skipped"] for r in rows if r.get("skipped")))
+    if why:
+        out.append("")
+        out.append("¹ " + "; ".join(why))
+    # The AM's own share: from the AM registered (RM: RUNNING) to every task running.
+    out.append("")
+    out.append("From the AM running (the RM reports RUNNING) to every task running, median:")
+    out.append("")
+    out.append("| tasks | " + " | ".join(TITLES[f] for f in fws) + " |")
+    out.append("|---|" + "---|" * len(fws))
+    for n in sizes:
+        cells = []
+        for f in fws:
+            ok = ok_runs(rows, f, tasks=n)
+            d = [r["tasks_running"] - r["am_running"] for r in ok if r.get("am_running") is not None]
+            cells.append(cell(stats(d)) if d else "n/a")
+        out.append("| %d | %s |" % (n, " | ".join(cells)))
+    hosts = sorted(set(r.get("hosts") for r in rows if r.get("hosts")))
+    if hosts:
+        out.append("")
+        out.append("Each job's tasks ran on %s distinct hosts (NM_HOST in their stamps)." % (
+            str(hosts[0]) if hosts[0] == hosts[-1] else "%d to %d" % (hosts[0], hosts[-1])))
+    big = max(sizes)
+    t, j = medians.get(("tony", big)), medians.get(("tonyj", big))
+    out.append("")
+    if t and j:
+        ratio = j / t
+        g = "goal tony ≥ 10× faster than TonY to all tasks running at %d tasks: **%s** (%.1f×)" % (
+            big, "met" if ratio >= 10 else "missed by %.1f×" % (10 - ratio), ratio)
+        out.append("- " + g)
+        goals.append(g)
+    for n in sizes:
+        t, fl = medians.get(("tony", n)), medians.get(("floor", n))
+        if t is not None and fl is not None:
+            d = t - fl
+            g = "goal tony within 1 s of YARN's floor at %d tasks: **%s** (tony − floor: %+.2f s)" % (
+                n, "met" if d <= 1 else "missed by %.2f s" % (d - 1), d)
+            out.append("- " + g)
+            goals.append(g)
+    return "\n".join(out) + "\n", goals
+
+
+def pyenv_section():
+    rows = load("pyenv")
+    if not rows:
+        return "_not run_\n", []
+    goals = []
+    out = []
+    pack = [r for r in rows if r.get("kind") == "pyenv-pack"]
+    runs = [r for r in rows if r.get("kind") == "pyenv"]
+    if pack:
+        p = pack[-1]
+        out.append("Environment: %s (%s on disk), packed by `tony.pack_env` into %s (%s).\n" % (
+            p["venv"], human(p.get("venv_bytes") or 0), os.path.basename(p["archive"]),
+            human(p["archive_bytes"])))
+    tasks = sorted(set(r.get("tasks") for r in runs if r.get("tasks")))
+    mem = sorted(set(r.get("memory") for r in runs if r.get("memory")))
+    out.append("Job: %s tasks (all but one workers, one ps) of %s each (sized so that they go to every "
+               "node); each command checks that `venv/pyvenv.cfg` is there, then stamps. Seconds from "
+               "submit, median (min–max); *submitted*: the RM accepted the application (the client's "
+               "start, packing not included, staging). *copies*: unpacked copies of the environment "
+               "this job made, per node (in the NodeManagers' caches or the containers' "
+               "directories).\n" % ("/".join(str(t) for t in tasks), "/".join(mem)))
+    out.append("| | packing | submitted | AM running | all tasks running | copies made (per node) "
+               "| environment uploaded |")
+    out.append("|---|---|---|---|---|---|---|")
+    lines = [("tony", "no-env", "tony, no environment"), ("tony", "first", "tony, first submit"),
+             ("tony", "again", "tony, unchanged resubmit"), ("tonyj", "every", "TonY 0.4.7 (each submit)"),
+             ("tfyarn", "every", "tf-yarn 0.7.0")]
+    medians = {}
+    for f, mode, title in lines:
+        skipped = [r for r in runs if r["framework"] == f and r.get("skipped")]
+        rs = [r for r in runs if r["framework"] == f and r.get("mode") == mode]
+        if skipped and not rs:
+            out.append("| %s | not run: %s | | | | | |" % (title, skipped[-1]["skipped"]))
+            continue
+        if not rs:
+            continue
+        ok = [r for r in rs if r.get("final_status") == "SUCCEEDED" and r.get("tasks_running") is not None]
+        medians[(f, mode)] = med(ok, "tasks_running")
+        fails = len(rs) - len(ok)
+        if mode == "no-env":
+            packing = "–"
+        elif f == "tony":
+            packing = cell(stats([r.get("pack_s") for r in rs]))
+        elif f == "tonyj":
+            packing = "%.1f (zip, made once%s)" % (rs[-1].get("pack_s") or 0,
+                                                    "" if rs[-1].get("zip_made_now") else " earlier")
+        else:
+            packing = "n/a"
+        copies = sorted(set(",".join(str(v) for _, v in sorted((r.get("venv_copies") or {}).items()))
+                            for r in ok))
+        up = sorted(set(str(r.get("env_uploaded")) for r in rs if "env_uploaded" in r))
+        upload = {"True": "yes", "False": "no"}
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            title + (" (%d failed)" % fails if fails else ""), packing,
+            cell(stats([r.get("submitted") for r in ok])), cell(stats([r.get("am_running") for r in ok])),
+            cell(stats([r.get("tasks_running") for r in ok])), " / ".join(copies) or "n/a",
+            "/".join(upload.get(u, u) for u in up) if up else ("every job" if f == "tonyj" else "n/a")))
+    out.append("")
+    if pack:
+        p = pack[-1]
+        again = [r for r in runs if r["framework"] == "tony" and r.get("mode") == "again"]
+        uploaded = any(r.get("env_uploaded") for r in again)
+        g = ("goal an unchanged environment is neither packed nor uploaded again: **%s** (pack_env again: "
+             "%.2f s, the same archive: %s; uploaded again: %s)" % (
+                 "met" if p.get("same_archive") and again and not uploaded else "missed",
+                 p["pack_again_s"], "yes" if p.get("same_archive") else "no",
+                 "yes" if uploaded else ("no" if again else "not measured")))
+        out.append("- " + g)
+        goals.append(g)
+    first = [r for r in runs if r["framework"] == "tony" and r.get("mode") == "first"
+             and r.get("final_status") == "SUCCEEDED"]
+    if first:
+        r = first[-1]
+        per_node = r.get("venv_copies") or {}
+        once = all(v <= 1 for v in per_node.values()) and sum(per_node.values()) == (r.get("hosts") or 0)
+        g = ("goal localized once per node, not once per container: **%s** (first submit: %s copies on "
+             "%s hosts for %s tasks)" % ("met" if once else "missed", sum(per_node.values()), r.get("hosts"),
+                                         r.get("tasks")))
+        out.append("- " + g)
+        goals.append(g)
+    a, b = medians.get(("tony", "again")), medians.get(("tony", "no-env"))
+    if a and b:
+        g = "goal the unchanged resubmit within 1.5× of the job without environment: **%s** (%.2f s vs %.2f s: %.2f×)" % (
+            "met" if a <= 1.5 * b else "missed", a, b, a / b)
+        out.append("- " + g)
+        goals.append(g)
+    return "\n".join(out) + "\n", goals
 
 
 def footprint_section():
@@ -293,15 +476,19 @@ def local_section():
 
 
 def main():
-    loads = [r.get("load1") for k in ("launch", "failure", "local") for r in load(k) if r.get("load1") is not None]
+    loads = [r.get("load1") for k in ("launch", "scale", "pyenv", "failure", "local") for r in load(k)
+             if r.get("load1") is not None]
     notes = ""
     if os.path.exists(os.path.join(HERE, "notes.md")):
         with open(os.path.join(HERE, "notes.md")) as f:
             notes = f.read()
+    scale, scale_goals = scale_section()
+    pyenv, pyenv_goals = pyenv_section()
     print("# Benchmarks: tony beside TonY and tf-yarn\n")
-    print("Reproduce: `bench/run.sh` (everything, about an hour; `--only registry,local` needs no YARN). "
-          "It builds tony from the committed tree, installs the peers (Maven, pip into bench/.venv), "
-          "starts its own YARN and writes this file from bench/out/.\n")
+    print("Reproduce: `bench/run.sh` (everything, about 90 minutes on 2 cores; `--only registry,local` needs "
+          "no YARN; `bench/run.sh --help` gives each part's time). It builds tony from the committed tree, "
+          "installs the peers (Maven, pip into bench/.venv), starts its own YARN and writes this file from "
+          "bench/out/.\n")
     print("## Machine and versions\n")
     print(machine())
     if loads:
@@ -309,7 +496,12 @@ def main():
               "(the machine is shared; other builds and tests ran alongside)" % (
                   statistics.median(loads), min(loads), max(loads)))
     print()
-    print("## 1. Launch latency on the single-machine YARN\n")
+    if scale_goals or pyenv_goals:
+        print("## Goals at real scale (issue 16)\n")
+        for g in scale_goals + pyenv_goals:
+            print("- " + g)
+        print()
+    print("## 1. Launch latency\n")
     print("Job: 2 workers + 1 ps, each `echo $(date +%s.%N) ... >> stamps; exec sleep 1`.\n")
     print(launch_section())
     if load("launch-offswitch"):
@@ -318,6 +510,8 @@ def main():
               "heartbeat (`yarn.scheduler.capacity.per-node-heartbeat.maximum-offswitch-assignments`, default 1, "
               "then `rmadmin -refreshQueues`), so a framework's own start-up shows.\n")
         print(launch_section("launch-offswitch"))
+    print("### 1c. Launch at scale\n")
+    print(scale)
     print("## 2. Footprint\n")
     print(footprint_section())
     print("## 3. Registry scale\n")
@@ -326,6 +520,8 @@ def main():
     print(failure_section())
     print("## 5. Local backend\n")
     print(local_section())
+    print("## 6. A real Python environment\n")
+    print(pyenv)
     if notes:
         print(notes)
 

@@ -1,24 +1,51 @@
 #!/usr/bin/env bash
 # Reruns every benchmark and writes bench/RESULTS.md (see bench/README.md).
 #
-#   bench/run.sh [--only LIST] [--runs N] [--nodes K] [--keep-out]
+#   bench/run.sh [--only LIST] [--runs N] [--nodes K] [--keep-out] [--smoke]
 #
-# LIST is a comma list of: registry, local, launch, footprint, failure,
-# offswitch (default: all). N is the number of runs per framework (default 5).
-# K is the number of NodeManagers of the YARN parts' cluster (default 1;
-# each on its own loopback address, scripts/yarn/cluster.sh --nodes).
-# The registry part is 22 runs of tony-bench-registry, about 5 minutes on 2
-# cores (each 10,000-executor run 10-20 s; tony's spec channel needs 20,064
-# open files at 10,000, else tony runs at the most that fit).
+# LIST is a comma list of the parts (default: all). Times are for this
+# 2-core machine with its default runs, measured on trial runs (a busy
+# machine takes longer; bench/notes.md):
+#   launch     3 tasks, tony / TonY / tf-yarn, N runs each    ~6 min (N=5)
+#   scale      8, 32, 64 tasks: the YARN floor (a no-op AM), tony, TonY
+#              (2 runs at 64), tf-yarn up to 32 tasks; 3 runs     ~25 min
+#   footprint  one 8 s job per framework, memory sampled        ~2 min
+#   failure    kill -9 of a worker's command / executor, tony and TonY,
+#              3 runs                                           ~4 min
+#   pyenv      16 tasks with the project's Python environment packed
+#              (TONY_BENCH_PYENV, default .venv): tony first submit, 2
+#              unchanged resubmits, 3 runs without it; TonY once
+#                                                    ~15 min (packing ~5)
+#   offswitch  launch again with YARN's off-switch pace lifted, 3 runs
+#                                                               ~3 min
+#   registry   tony-bench-registry up to 10,000 executors: tony-am's
+#              registry door (the spec channel), basp, paced   ~5 min
+#              (the channel needs 20,064 open files at 10,000, else
+#              tony runs at the most that fit)
+#   local      the local backend against a shell script, N runs  ~1 min
+# Setup on a fresh checkout comes first: the release build (~20 min on an
+# idle machine, less with a warm ccache), Maven and pip for the peers, and
+# packing bench/.venv into tf-yarn's pex once (~5 min).
+#
+# --smoke: every part once at its smallest size (scale: 4 tasks; pyenv: a
+# tiny virtualenv, 2 tasks; no registry part unless --only names it), to
+# check the whole path in ~15 minutes; results in bench/out-smoke/ and
+# bench/out-smoke/RESULTS.md, bench/RESULTS.md untouched.
+# N is the number of runs per framework of launch and local (default 5).
+# K is the number of NodeManagers of the YARN parts' cluster (default 3;
+# each on its own loopback address, scripts/yarn/cluster.sh --nodes),
+# sized so that 64 tasks and the AMs fit (TONY_YARN_NM_MEMORY_MB and
+# TONY_YARN_NM_VCORES override it).
 #
 # It installs what it needs: builds tony from the committed tree (HEAD,
 # exported to bench/.cache/src, plus the working tree's bench/) in
 # build-bench (RelWithDebInfo, no sanitizers); resolves TonY 0.4.7 and the
 # Hadoop 2.10 client jars with Maven (bench/java); creates bench/.venv with
 # tf-yarn 0.7.0 and packs it once for tf-yarn's containers. The YARN parts
-# start their own single-machine cluster (scripts/yarn/cluster.sh, state in
-# /tmp/tony-yarn-bench), wait while another cluster holds the ports, and
-# always stop theirs.
+# start their own cluster (scripts/yarn/cluster.sh) on TONY_YARN_HOST
+# (default 127.0.0.1; its NodeManagers on the K addresses after it), state
+# in /tmp/tony-yarn-bench (/tmp/tony-yarn-bench-<host> on another address),
+# wait while another cluster holds those ports, and always stop theirs.
 set -euo pipefail
 
 bench=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,24 +53,49 @@ root=$(dirname "$bench")
 cache="$bench/.cache"
 out="$bench/out"
 build="$root/build-bench"
-yarn_dir=/tmp/tony-yarn-bench
-only="registry,local,launch,footprint,failure,offswitch"
+host=${TONY_YARN_HOST:-127.0.0.1}
+if [[ $host == 127.0.0.1 ]]; then
+  yarn_dir=/tmp/tony-yarn-bench
+else
+  yarn_dir=/tmp/tony-yarn-bench-$host
+fi
+only=""
 runs=5
-nodes=1
+nodes=3
 keep_out=0
+smoke=0
 while (($#)); do
   case "$1" in
     --only) only=$2; shift ;;
     --runs) runs=$2; shift ;;
     --nodes) nodes=$2; shift ;;
     --keep-out) keep_out=1 ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --smoke) smoke=1 ;;
+    -h | --help) sed -n '2,/^set -euo pipefail$/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
 done
+if ((smoke)); then
+  runs=1
+  out="$bench/out-smoke"
+  only=${only:-local,launch,scale,footprint,failure,pyenv,offswitch}
+fi
+only=${only:-registry,local,launch,scale,footprint,failure,pyenv,offswitch}
 wants() { [[ ",$only," == *",$1,"* ]]; }
 say() { echo "[run.sh] $*" >&2; }
+yarn_parts="launch scale footprint failure pyenv offswitch"
+wants_yarn() {
+  local p
+  for p in $yarn_parts; do wants "$p" && return 0; done
+  return 1
+}
+for p in ${only//,/ }; do
+  [[ " $yarn_parts registry local " == *" $p "* ]] ||
+    { echo "run.sh: unknown part '$p' (see --help)" >&2; exit 2; }
+done
+[[ $nodes =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --nodes must be a whole number, not '$nodes'" >&2; exit 2; }
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --runs must be a whole number, not '$runs'" >&2; exit 2; }
 
 mkdir -p "$cache" "$out"
 ((keep_out)) || rm -f "$out"/*.jsonl
@@ -78,21 +130,26 @@ PY
 rm -rf "$cache/src.new"
 git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
 launcher=()
-command -v ccache >/dev/null &&
+if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # Paths relative to the checkout, and no build dir in the hash: a build
+  # in another checkout (a worktree, the lead's) hits the same cache.
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+fi
 cmake -S "$cache/src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTONY_SANITIZE=OFF -DTONY_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
-ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-guard tony-bench-registry >&2
+ninja -C "$build" -j2 tony-submit tony-am tony-executor tony-guard tony-bundle \
+  tony-bench-registry tony-bench-floor-am >&2
 # What a release ships: the binaries without their debug sections (77 MB of
 # RelWithDebInfo binaries would otherwise be staged with every job).
 mkdir -p "$build/dist"
-for b in tony-submit tony-am tony-executor tony-guard; do
+for b in tony-submit tony-am tony-executor tony-guard tony-bench-floor-am; do
   objcopy --strip-debug "$build/bin/$b" "$build/dist/$b"
 done
-export TONY_BENCH_BIN="$build/dist"
+export TONY_BENCH_BIN="$build/dist" TONY_BENCH_FLOOR_AM="$build/dist/tony-bench-floor-am"
 
 # -- peers -----------------------------------------------------------------------
-if wants launch || wants footprint || wants failure || wants offswitch; then
+if wants_yarn; then
   say "resolving TonY 0.4.7 and the Hadoop 2.10 client jars (Maven)"
   rm -rf "$cache/tony-java"
   mvn -q -B -f "$bench/java/pom.xml" dependency:copy-dependencies \
@@ -110,16 +167,41 @@ if wants launch || wants footprint || wants failure || wants offswitch; then
 fi
 
 # -- YARN ----------------------------------------------------------------------------
-if wants launch || wants footprint || wants failure || wants offswitch; then
-  while ss -tan | grep -qE '127\.0\.0\.1:(8030|8031|8032|8033|8088|45454|8040|8042|9000|9870)\b'; do
-    say "another YARN holds the ports; waiting 30 s"
+if wants_yarn; then
+  # The cluster's addresses: the RM and HDFS on $host, the NodeManagers on
+  # the K addresses after it (on $host itself with one node).
+  prefix=${host%.*} last=${host##*.}
+  node_addrs=()
+  if ((nodes == 1)); then node_addrs=("$host"); else
+    for ((i = 1; i <= nodes; i++)); do node_addrs+=("$prefix.$((last + i))"); done
+  fi
+  busy() {
+    local a
+    ss -tan | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
+    for a in "${node_addrs[@]}"; do
+      ss -tan | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
+    done
+    return 1
+  }
+  while busy; do
+    say "another YARN holds the ports of $host (and its nodes); waiting 30 s"
     sleep 30
   done
   stop_cluster() { "$root/scripts/yarn/cluster.sh" stop --dir "$yarn_dir" >&2 || true; }
   trap stop_cluster EXIT
+  # NodeManagers for 64 tasks and two AMs: one user may take 70 % of the
+  # default queue, so ~96 GiB and 120 vcores in all (only YARN's
+  # accounting: a task here uses a few MiB to ~100 MiB).
+  export TONY_YARN_HOST=$host
+  # Hadoop's native library in the daemons, as production NodeManagers have
+  # it: without it localizing an archive of 30,000 files (pyenv) forks chmod
+  # once per file, minutes per node (bench/notes.md).
+  export TONY_YARN_NATIVE=1
+  export TONY_YARN_NM_MEMORY_MB=${TONY_YARN_NM_MEMORY_MB:-$(((98304 / nodes) > 16384 ? 98304 / nodes : 16384))}
+  export TONY_YARN_NM_VCORES=${TONY_YARN_NM_VCORES:-$(((120 + nodes - 1) / nodes > 16 ? (120 + nodes - 1) / nodes : 16))}
   # With HDFS: skein (tf-yarn) cannot stage to file:/// (its Utils.equalFs
   # dereferences the null host of a file:/// URI).
-  say "starting YARN ($nodes NodeManager(s)) and HDFS in $yarn_dir"
+  say "starting YARN on $host ($nodes NodeManager(s) of ${TONY_YARN_NM_MEMORY_MB} MB, ${TONY_YARN_NM_VCORES} vcores) and HDFS in $yarn_dir"
   PATH="$root/.venv/bin:$PATH" "$root/scripts/yarn/cluster.sh" start --hdfs --nodes "$nodes" \
     --dir "$yarn_dir" >/dev/null
   export TONY_BENCH_NODES=$nodes
@@ -135,13 +217,41 @@ if wants launch || wants footprint || wants failure || wants offswitch; then
   # Uploaded once per cluster, as tf-yarn's upload_env does on a real one.
   "$root/scripts/yarn/yarn.sh" --dir "$yarn_dir" dfs -mkdir -p "/user/$(id -un)/envs"
   "$root/scripts/yarn/yarn.sh" --dir "$yarn_dir" dfs -put -f "$pex" "/user/$(id -un)/envs/bench.pex"
-  export TONY_BENCH_TFYARN_PYENV="hdfs://127.0.0.1:9000/user/$(id -un)/envs/bench.pex"
+  export TONY_BENCH_TFYARN_PYENV="hdfs://$host:9000/user/$(id -un)/envs/bench.pex"
 
+  # What the report says where tf-yarn does not run (bench/notes.md).
+  tfyarn_why="tf-yarn above 32 tasks: not run (see bench/notes.md, Launch at scale)"
+  tfyarn_pyenv_why="tf-yarn takes a .pex only (see bench/notes.md, A real Python environment)"
+  export TONY_BENCH_OUT="$out"
+  if ((smoke)); then
+    scale_args=(--sizes 4 --runs 1 --retries 0)
+    failure_runs=1
+    pyenv_args=(--tasks 2 --runs 1 --memory 256m)
+  else
+    # tf-yarn up to 32 tasks only: see bench/notes.md ("Launch at scale").
+    scale_args=(--sizes 8,32,64 --runs 3 --peer-runs 2 --max-size tfyarn=32 --why "$tfyarn_why")
+    failure_runs=3
+    pyenv_args=(--tasks 16 --runs 2)
+  fi
   wants launch && python3 "$bench/bench.py" launch --runs "$runs"
+  wants scale && python3 "$bench/bench.py" scale "${scale_args[@]}"
   wants footprint && python3 "$bench/bench.py" footprint
-  wants failure && python3 "$bench/bench.py" failure --runs 3
+  wants failure && python3 "$bench/bench.py" failure --runs "$failure_runs"
+  if wants pyenv; then
+    pyenv_src=${TONY_BENCH_PYENV:-$root/.venv}
+    if [[ -x "$pyenv_src/bin/python" && -f "$pyenv_src/pyvenv.cfg" ]]; then
+      venv=$pyenv_src
+      ((smoke)) && venv=tiny
+      python3 "$bench/bench.py" pyenv --venv "$venv" --python "$pyenv_src/bin/python" \
+        "${pyenv_args[@]}" --peer-runs 1 --frameworks tony,tonyj,tfyarn \
+        --tfyarn-skip "$tfyarn_pyenv_why"
+    else
+      say "pyenv: no virtualenv at $pyenv_src (scripts/setup-python.sh makes it; or set TONY_BENCH_PYENV); skipped"
+    fi
+  fi
   # Last: it changes the cluster's scheduler settings.
-  wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj --runs 3
+  wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj \
+    --runs $((smoke ? 1 : 3))
   stop_cluster
   trap - EXIT
 fi
@@ -186,8 +296,10 @@ if wants registry; then
 fi
 if wants local; then
   say "local backend"
-  python3 "$bench/bench.py" local --runs "$runs"
+  TONY_BENCH_OUT="$out" python3 "$bench/bench.py" local --runs "$runs"
 fi
 
-python3 "$bench/report.py" >"$bench/RESULTS.md"
-say "wrote $bench/RESULTS.md"
+results="$bench/RESULTS.md"
+((smoke)) && results="$out/RESULTS.md"
+TONY_BENCH_OUT="$out" python3 "$bench/report.py" >"$results"
+say "wrote $results"

@@ -335,6 +335,7 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   client_hook hook{opts.client};
   bool stopped_for_client = false;
   auto last_report_ok = clock_type::now();
+  auto last_am_ok = last_report_ok; // the AM answered a poll while no RM did
   std::optional<job_status> last_status;
   int32_t last_attempt = 0;
   std::string last_recovery;
@@ -363,7 +364,33 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       return exit_infra;
     }
     if (!report) {
-      if (clock_type::now() - last_report_ok > seconds(60)) {
+      // No RM answers, but the AM may: it decides the job's end whatever the
+      // RMs do, and keeps trying to tell them (at most its rm_failure_limit).
+      // Its answers count as contact, so a job that ends while the RMs
+      // restart is followed to the end the RM reports once it is back.
+      if (watcher.connected() && !watcher.lost()) {
+        if (auto st = watcher.poll(seconds(2))) {
+          last_am_ok = clock_type::now();
+          last_status = *st;
+          view.show(*st);
+        }
+      }
+      if (clock_type::now() - std::max(last_report_ok, last_am_ok) > seconds(60)) {
+        if (auto end = watcher.final_status()) {
+          // The AM said how the job ended; YARN's record of it is unknown.
+          gate::forget_secret(app);
+          view.leave(*end);
+          say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " +
+              end->state +
+              " (its AM's final status: no ResourceManager answered for 60 s "
+              "after the AM ended, so YARN's record of it is unknown; tony-submit "
+              "--status " +
+              app + ")");
+          if (!end->diagnostics.empty())
+            say("diagnostics: " + end->diagnostics);
+          say("last ResourceManager error: " + report.error().message());
+          return end->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
+        }
         complain("lost the ResourceManager for 60 s: " + report.error().message() +
                  "; the application may still run (tony-submit --status " + app + ")");
         return exit_infra;
@@ -428,6 +455,12 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
           "/" + final);
       if (!report->diagnostics.empty())
         say("diagnostics: " + report->diagnostics);
+      // An AM that could not unregister (no RM answered it in time) left
+      // YARN only its container's exit: its own word on the end says why.
+      if (auto end = watcher.final_status();
+          end && !end->diagnostics.empty() &&
+          report->diagnostics.find(end->diagnostics) == std::string::npos)
+        say("the AM's diagnostics: " + end->diagnostics);
       if (auto clock =
               yarn::describe_am_clock_ahead(report->diagnostics, report->finish_time))
         say(*clock);
@@ -464,7 +497,11 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
   std::error_code ec;
   auto size = static_cast<int64_t>(fs::file_size(path, ec));
   auto res = (*cache)->stat(name, archive);
-  if (!res || res->size != size)
+  // Absent: stage it, keeping a copy another submit put there meanwhile
+  // (same content). Another size: a stale copy, replaced.
+  if (!res)
+    res = (*cache)->put_shared(path, name, archive);
+  else if (res->size != size)
     res = (*cache)->put(path, name, archive);
   return res;
 }
@@ -493,7 +530,7 @@ caf::expected<local_resource> stage_node_bundle(const std::string& dir,
     auto archive = scratch + "/" + file;
     if (auto ok = staging::write_node_bundle(*bundle, archive, scratch + "/bundle"); !ok)
       return ok.error();
-    res = (*cache)->put(archive, file, true);
+    res = (*cache)->put_shared(archive, file, true);
     if (!res)
       return res;
   }

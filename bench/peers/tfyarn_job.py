@@ -1,6 +1,7 @@
 """Submits the benchmark's trivial job (2 workers + 1 ps) with tf-yarn.
 
-    tfyarn_job.py --command CMD [--pyenv PEX]    run the job, exit 0 on success
+    tfyarn_job.py --command CMD [--pyenv PEX] [--workers N --ps M --memory-mb MB]
+                                                 run the job, exit 0 on success
     tfyarn_job.py --package PEX_PATH             pack bench/.venv once
 
 tf-yarn ships the Python environment as an archive; packing bench/.venv takes
@@ -21,6 +22,9 @@ def main():
     ap.add_argument("--pyenv", default=os.environ.get("TONY_BENCH_TFYARN_PYENV"))
     ap.add_argument("--package", metavar="PEX_PATH",
                     help="pack bench/.venv to this absolute path")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ps", type=int, default=1)
+    ap.add_argument("--memory-mb", type=int, default=1024)
     args = ap.parse_args()
     import cluster_pack
     if args.package:
@@ -32,10 +36,10 @@ def main():
     def experiment_fn():
         return command
 
-    specs = {
-        "worker": topologies.TaskSpec(memory="1 GiB", vcores=1, instances=2),
-        "ps": topologies.TaskSpec(memory="1 GiB", vcores=1, instances=1),
-    }
+    memory = "%d MiB" % args.memory_mb
+    specs = {"worker": topologies.TaskSpec(memory=memory, vcores=1, instances=args.workers)}
+    if args.ps:
+        specs["ps"] = topologies.TaskSpec(memory=memory, vcores=1, instances=args.ps)
     client.run_on_yarn(
         experiment_fn, specs,
         pyenv_zip_path=args.pyenv,

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -42,22 +43,12 @@ public:
 
   caf::expected<local_resource> put(const std::string& path, const std::string& name,
                                     bool archive) override {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
-    // Copy, then rename: a concurrent reader sees the whole file or none.
-    auto target = dir_ + "/" + name;
-    auto partial = target + ".partial." + std::to_string(::getpid());
-    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
-    if (!ec)
-      fs::rename(partial, target, ec);
-    if (ec) {
-      std::error_code ignored;
-      fs::remove(partial, ignored);
-      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
-    }
-    return stat(name, archive);
+    return place(path, name, archive, true);
+  }
+
+  caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) override {
+    return place(path, name, archive, false);
   }
 
   caf::expected<local_resource> put_private(const std::string& path,
@@ -127,6 +118,31 @@ public:
   std::string uri() const override { return "file://" + dir_; }
 
 private:
+  // Copy, then move into place: a concurrent reader sees the whole file or
+  // none. With `replace` false the copy is linked into place instead, and
+  // link() never replaces: a copy another submit put there first stays.
+  caf::expected<local_resource> place(const std::string& path, const std::string& name,
+                                      bool archive, bool replace) {
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)
+      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    auto target = dir_ + "/" + name;
+    auto partial = target + ".partial." + std::to_string(::getpid());
+    fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec && replace) {
+      fs::rename(partial, target, ec);
+    } else if (!ec) {
+      if (::link(partial.c_str(), target.c_str()) != 0 && errno != EEXIST)
+        ec = std::error_code(errno, std::generic_category());
+    }
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    if (ec)
+      return fail("cannot stage " + path + " to " + target + ": " + ec.message());
+    return stat(name, archive);
+  }
+
   std::string dir_;
 };
 
@@ -144,6 +160,13 @@ public:
   caf::expected<local_resource> put(const std::string& path, const std::string& name,
                                     bool archive) override {
     if (auto ok = upload(path, name, {}); !ok)
+      return ok.error();
+    return stat(name, archive);
+  }
+
+  caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) override {
+    if (auto ok = upload(path, name, {}, false); !ok)
       return ok.error();
     return stat(name, archive);
   }
@@ -221,8 +244,10 @@ private:
   // Uploads under a temporary name, then renames: a concurrent reader sees
   // the whole file or none. CREATE answers 307 with the DataNode to send
   // the bytes to (its URL carries the NameNode's own delegation token).
+  // With `replace` false a target that exists (another submit staged the
+  // same content-addressed name) stays, and the upload is dropped.
   caf::expected<void> upload(const std::string& path, const std::string& name,
-                             const std::string& extra) {
+                             const std::string& extra, bool replace = true) {
     auto target = dir_ + "/" + name;
     auto partial = target + ".partial." + std::to_string(::getpid());
     auto first = webhdfs::call(
@@ -248,6 +273,13 @@ private:
       auto j = nlohmann::json::parse(moved->body, nullptr, false);
       if (moved->status == 200 && j.is_object() && j.value("boolean", false))
         break;
+      if (!replace && moved->status == 200) {
+        if (auto there = webhdfs::call("GET", op_url(target, "GETFILESTATUS"), nn_.auth);
+            there && there->status == 200) {
+          webhdfs::call("DELETE", op_url(partial, "DELETE"), nn_.auth);
+          break;
+        }
+      }
       if (round == 1)
         return fail("WebHDFS RENAME " + partial + " to " + target + " failed (HTTP " +
                     std::to_string(moved->status) +

@@ -30,6 +30,14 @@ public:
   virtual caf::expected<local_resource> put(const std::string& path,
                                             const std::string& name, bool archive) = 0;
 
+  /// Like put(), for a name whose path carries the file's content hash
+  /// (tony's binaries, a packed environment): when another submit staged
+  /// the same name meanwhile, that copy stays and is returned. Replacing it
+  /// would change the modification time YARN checks when it localizes the
+  /// jobs already submitted with it ("changed on src filesystem").
+  virtual caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) = 0;
+
   /// Like put(), but the staged copy is readable by its owner only (0600):
   /// a keytab. The NodeManager localizes it into the application's own
   /// cache, readable by the application's user only.

@@ -65,6 +65,13 @@
 #   TONY_YARN_NM_HEAP_MB     heap limit of each NodeManager JVM (default 256)
 #   TONY_YARN_NM_EXPIRY      seconds without heartbeat after which the RM
 #                            declares a NodeManager LOST (default 10)
+#   TONY_YARN_NATIVE         1: the daemons load Hadoop's native library
+#                            (libhadoop.so) as production ones do, also when
+#                            not --secure (which always does). Without it a
+#                            NodeManager sets the permissions of a localized
+#                            archive's files by running chmod once per file
+#                            (minutes for a Python environment of 30,000
+#                            files on a busy machine)
 #   TONY_YARN_NM_WRAPPER     a command the NodeManagers are started under
 #                            (it gets the java command line as arguments and
 #                            must exec it), e.g. one that hides libraries in a
@@ -818,6 +825,8 @@ write_jvm_args() {
     echo "-Dlog4j.configuration=file:$dir/log4j.properties"
     if state_is_secure; then
       echo "-Djava.security.krb5.conf=$krb5_dir/krb5.conf"
+    fi
+    if [[ -s "$state/run/native-dir" ]]; then
       echo "-Djava.library.path=$(<"$state/run/native-dir")"
     fi
     echo "-cp"
@@ -1044,8 +1053,10 @@ start_cluster() {
   rm -rf "$state"
   mkdir -p "$state"/{conf,logs,pids,run,nm-local,nm-logs,app-logs,tmp}
   write_config "$classpath_file" "$java_home"
-  if ((secure)); then
+  if ((secure)) || [[ ${TONY_YARN_NATIVE:-0} == 1 ]]; then
     yarn_resolve_native >"$state/run/native-dir"
+  fi
+  if ((secure)); then
     save_token_lifetimes
     # The KDC first: the NameNode logs in to format its storage.
     write_krb5_conf

@@ -91,6 +91,21 @@ pass "start is idempotent"
 "$cluster" status --dir "$state" >/dev/null || fail "status says the cluster is not up"
 pass "status reports the cluster up"
 
+# Hadoop's native library: every NodeManager maps it with TONY_YARN_NATIVE=1
+# (CMake sets it for the --hdfs --nodes 2 run), none without.
+nm_pids=$(pgrep -f -- "$state/run/nodemanager" || true)
+[[ -n "$nm_pids" ]] || fail "no NodeManager process of $state found"
+for pid in $nm_pids; do
+  if [[ ${TONY_YARN_NATIVE:-0} == 1 ]]; then
+    grep -q 'libhadoop[.]so' "/proc/$pid/maps" ||
+      fail "TONY_YARN_NATIVE=1, but NodeManager $pid has not loaded libhadoop.so"
+  else
+    grep -q 'libhadoop[.]so' "/proc/$pid/maps" &&
+      fail "NodeManager $pid loaded libhadoop.so without TONY_YARN_NATIVE=1"
+  fi
+done
+pass "the NodeManagers load Hadoop's native library exactly when TONY_YARN_NATIVE=1 (${TONY_YARN_NATIVE:-0})"
+
 env_lines=$("$cluster" env --dir "$state") || fail "cluster.sh env exited non-zero"
 grep -qx "export HADOOP_CONF_DIR=$conf" <<<"$env_lines" ||
   fail "cluster.sh env does not export HADOOP_CONF_DIR=$conf: $env_lines"

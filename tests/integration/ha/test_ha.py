@@ -156,17 +156,19 @@ def test_submit_finds_the_other_rm_when_the_active_one_is_down():
 
 
 def dead_port():
+    """A port that refuses: bound, never listening, and held (closed, it
+    was taken once by another test's process that accepted and kept quiet,
+    so tony-submit saw no answer instead of a refusal)."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return s
 
 
 def test_both_rms_down_is_a_clear_error_in_bounded_time():
     """No cluster needed: an HA configuration whose two RMs refuse."""
     conf = tempfile.mkdtemp(prefix="tony-ha-down-")
-    ports = [dead_port(), dead_port()]
+    held = [dead_port(), dead_port()]
+    ports = [s.getsockname()[1] for s in held]
     props = {
         "yarn.resourcemanager.ha.enabled": "true",
         "yarn.resourcemanager.ha.rm-ids": "rm1,rm2",
@@ -181,7 +183,11 @@ def test_both_rms_down_is_a_clear_error_in_bounded_time():
     with open(os.path.join(conf, "core-site.xml"), "w") as f:
         f.write("<configuration></configuration>\n")
     env = dict(os.environ, HADOOP_CONF_DIR=conf)
-    code, out, _ = y.submit([steps_job(1)], timeout=120, env=env)
+    try:
+        code, out, _ = y.submit([steps_job(1)], timeout=120, env=env)
+    finally:
+        for s in held:
+            s.close()
     assert code == 3, out
     assert "cannot reach the ResourceManagers: no ResourceManager answered" in out, out
     for rm_id, port in zip(("rm1", "rm2"), ports):
@@ -196,8 +202,13 @@ def restart_zookeeper():
 
 def test_a_job_whose_two_rms_are_down_for_30_s_fails_clearly_and_leaves_nothing():
     """Both RMs killed for 30 s mid-job: the AM's allocate finds no RM for
-    its rm_failure_limit (30 s), the job ends FAILED with that diagnostic once
-    an RM is back, tony-submit follows it to the end, no process is left."""
+    its rm_failure_limit (30 s), the job ends FAILED with that diagnostic,
+    tony-submit follows it to the end, no process is left. The AM tries to
+    unregister for another 30 s: when the restarted RMs take longer than
+    that to come back (two loaded cores), YARN records the attempt as
+    FAILED instead of FINISHED/FAILED, and tony-submit still shows the AM's
+    own diagnostic (it keeps following while the AM answers, and 60 s
+    after)."""
     import test_am_attempts as attempts
     proc = y.start_submit([steps_job(120)])
     try:
@@ -215,11 +226,40 @@ def test_a_job_whose_two_rms_are_down_for_30_s_fails_clearly_and_leaves_nothing(
             proc.wait()
     text = "".join(lines) + out
     assert proc.returncode == 1, text
-    assert "FINISHED/FAILED" in text, text
+    assert re.search(r"(FINISHED|FAILED)/FAILED", text), text
     assert "the resource manager did not answer allocate for 30 s" in text, text
     assert re.search(r"ResourceManager scheduler rm1 at .*ResourceManager scheduler rm2 at",
                      text), text
     assert y.wait_until(lambda: not attempts.job_processes(app), 60), \
+        y.commands_of(attempts.job_processes(app))
+
+
+def test_a_job_whose_rms_stay_down_ends_with_its_ams_final_status():
+    """Both RMs killed for good mid-job: the AM gives up on them after its
+    rm_failure_limit (30 s), tries to unregister for 30 s more and exits;
+    tony-submit keeps following while the AM answers, then waits 60 s for an
+    RM, and ends with the AM's own final status and diagnostic (exit 1, not
+    "lost the ResourceManager"), saying YARN's record is unknown."""
+    import test_am_attempts as attempts
+    proc = y.start_submit([steps_job(300)])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        app = y.app_id_of("".join(lines))
+        for rm_id in ("rm1", "rm2"):
+            os.kill(rm_pid(rm_id), signal.SIGKILL)
+        out, _ = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for rm_id in ("rm1", "rm2"):
+            restart(rm_id)
+    text = "".join(lines) + out
+    assert proc.returncode == 1, text
+    assert "FAILED (its AM's final status: no ResourceManager answered for 60 s" in text, text
+    assert "lost the ResourceManager" not in text, text
+    assert "the resource manager did not answer allocate for 30 s" in text, text
+    assert y.wait_until(lambda: not attempts.job_processes(app), 90), \
         y.commands_of(attempts.job_processes(app))
 
 

@@ -1,6 +1,8 @@
 // viewfs:// mount tables, WebHDFS addresses, and client:0's environment.
 
+#include <chrono>
 #include <cstdlib>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 
@@ -99,6 +101,36 @@ TEST(shipping, local_sources_are_staged_under_their_own_file_names) {
   EXPECT_NE(shipped->by_type.at("ps")[0].url, common[2].url) << "staged apart";
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+// Two submits staging the same content-addressed file at once (tony's
+// binaries of a new release): the second must not replace the first's copy,
+// whose modification time the first job's resources already carry (YARN
+// refused to localize it: "changed on src filesystem").
+TEST(shipping, a_shared_copy_staged_first_stays) {
+  namespace fs = std::filesystem;
+  std::string tmpl = (fs::temp_directory_path() / "tony-ship-XXXXXX").string();
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  fs::path dir{tmpl};
+  std::ofstream{dir / "tony.tgz"} << "bundle";
+  auto stager = staging::make_file_stager((dir / "cache").string());
+  auto first = stager->put_shared((dir / "tony.tgz").string(), "tony.tgz", true);
+  ASSERT_TRUE(first) << to_string(first.error());
+  auto old = fs::last_write_time(dir / "cache" / "tony.tgz");
+  fs::last_write_time(dir / "cache" / "tony.tgz", old - std::chrono::seconds(10));
+  auto before = stager->stat("tony.tgz", true);
+  ASSERT_TRUE(before);
+  auto second = stager->put_shared((dir / "tony.tgz").string(), "tony.tgz", true);
+  ASSERT_TRUE(second) << to_string(second.error());
+  EXPECT_EQ(second->timestamp, before->timestamp);
+  EXPECT_EQ(second->size, 6);
+  auto left = std::distance(fs::directory_iterator(dir / "cache"), fs::directory_iterator{});
+  EXPECT_EQ(left, 1) << "no partial copy left behind";
+  // put() replaces (a stale copy of another size is meant to go).
+  auto replaced = stager->put((dir / "tony.tgz").string(), "tony.tgz", true);
+  ASSERT_TRUE(replaced);
+  EXPECT_NE(replaced->timestamp, before->timestamp);
+  fs::remove_all(dir);
 }
 
 TEST(client_task, client_zero_sees_the_cluster_but_is_not_in_it) {
