@@ -71,6 +71,7 @@ local_cluster::local_cluster(local_cluster_config cfg)
   cfg_.capacity.gpus = free_.gpus;
   if (cfg_.memory_check_ms > 0)
     monitor_ = std::thread{[this] { memory_loop(); }};
+  launcher_ = std::thread{[this] { launch_loop(); }};
 }
 
 local_cluster::~local_cluster() {
@@ -82,6 +83,13 @@ local_cluster::~local_cluster() {
   if (monitor_.joinable())
     monitor_.join();
   stop_all();
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    launcher_quit_ = true;
+  }
+  launch_cv_.notify_all();
+  if (launcher_.joinable())
+    launcher_.join();
   std::vector<std::thread> reapers;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -183,14 +191,19 @@ std::string local_cluster::container_dir(const std::string& container_id) const 
 }
 
 std::string local_cluster::unpack_once(const local_resource& res) {
-  std::lock_guard<std::mutex> guard{mtx_};
-  if (auto i = unpacked_.find(res.url); i != unpacked_.end())
-    return i->second;
+  // Only the launcher thread unpacks: the cluster's lock is held to look up
+  // and record, never while tar runs (start() and allocate() go on).
+  std::string dir;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    if (auto i = unpacked_.find(res.url); i != unpacked_.end())
+      return i->second;
+    // One directory per archive: two archives may share a link name (one
+    // per task type).
+    dir =
+        cfg_.job_dir + "/cache/" + std::to_string(unpacked_.size() + 1) + "-" + res.name;
+  }
   auto src = local_path(res.url);
-  // One directory per archive: two archives may share a link name (one per
-  // task type).
-  auto dir =
-      cfg_.job_dir + "/cache/" + std::to_string(unpacked_.size() + 1) + "-" + res.name;
   std::error_code ec;
   fs::create_directories(dir, ec);
   std::vector<std::string> argv;
@@ -212,6 +225,7 @@ std::string local_cluster::unpack_once(const local_resource& res) {
   auto exit = process::wait(child->pid);
   if (exit.exit_code != 0)
     return {};
+  std::lock_guard<std::mutex> guard{mtx_};
   unpacked_.emplace(res.url, dir);
   return dir;
 }
@@ -247,7 +261,63 @@ caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
     if (i->second->started || i->second->ended)
       return make_error(errc::protocol, "container " + id + " was already started");
     i->second->started = true;
+    i->second->launching = true;
+    launches_.push_back(spec);
   }
+  launch_cv_.notify_one();
+  return id;
+}
+
+void local_cluster::launch_loop() {
+  std::unique_lock<std::mutex> guard{mtx_};
+  for (;;) {
+    launch_cv_.wait(guard, [this] { return launcher_quit_ || !launches_.empty(); });
+    if (launches_.empty())
+      return; // launcher_quit_, nothing left
+    auto spec = std::move(launches_.front());
+    launches_.pop_front();
+    guard.unlock();
+    launch(spec);
+    guard.lock();
+  }
+}
+
+void local_cluster::launch(const launch_spec& spec) {
+  auto& id = spec.target.id;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto& rec = *containers_.at(id);
+    // Stopped (or the cluster going down) before its turn: it never runs.
+    if (rec.stop_requested || rec.ended || launcher_quit_) {
+      rec.launching = false;
+      finish_locked(rec, exit_killed_by_am, "Container killed by the ApplicationMaster.");
+      launched_cv_.notify_all();
+      return;
+    }
+  }
+  auto child = spawn_container(spec);
+  pid_t late_stop = -1;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    auto& rec = *containers_.at(id);
+    rec.launching = false;
+    if (!child) {
+      finish_locked(rec, -1, "Container launch failed: " + describe(child.error()));
+    } else {
+      rec.pid = *child;
+      rec.reaper = std::thread{[this, id, pid = *child] { reap(id, pid); }};
+      spdlog::debug("local: started {} (pid {})", id, *child);
+      if (rec.stop_requested) // a stop came while it was being launched
+        late_stop = *child;
+    }
+  }
+  launched_cv_.notify_all();
+  if (late_stop > 0)
+    process::kill_session(late_stop, SIGKILL);
+}
+
+caf::expected<pid_t> local_cluster::spawn_container(const launch_spec& spec) {
+  auto& id = spec.target.id;
   auto dir = container_dir(id);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -285,16 +355,9 @@ caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
   opts.stdout_path = dir + "/container.out";
   opts.stderr_path = dir + "/container.out";
   auto child = process::spawn(opts);
-  std::lock_guard<std::mutex> guard{mtx_};
-  auto& rec = *containers_.at(id);
-  if (!child) {
-    finish_locked(rec, -1, "Container launch failed: " + describe(child.error()));
+  if (!child)
     return child.error();
-  }
-  rec.pid = child->pid;
-  rec.reaper = std::thread{[this, id, pid = child->pid] { reap(id, pid); }};
-  spdlog::debug("local: started {} (pid {})", id, child->pid);
-  return id;
+  return child->pid;
 }
 
 void local_cluster::gpu_env(const container_rec& rec,
@@ -343,7 +406,7 @@ void local_cluster::reap(std::string id, pid_t pid) {
 void local_cluster::stop(const std::string& container_id) {
   pid_t pid = -1;
   {
-    std::lock_guard<std::mutex> guard{mtx_};
+    std::unique_lock<std::mutex> guard{mtx_};
     auto i = containers_.find(container_id);
     if (i == containers_.end())
       return;
@@ -355,6 +418,12 @@ void local_cluster::stop(const std::string& container_id) {
     if (rec.ended)
       return;
     rec.stop_requested = true;
+    // Queued or being launched: the launcher drops it, or kills what it
+    // just started (launch()); wait for that, bounded.
+    launched_cv_.wait_for(guard, std::chrono::seconds(30),
+                          [&] { return !rec.launching; });
+    if (rec.ended || rec.pid <= 0)
+      return;
     pid = rec.pid;
   }
   using namespace std::chrono;

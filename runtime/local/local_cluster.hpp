@@ -8,9 +8,13 @@
 //   allocate     -> asks replace outstanding counts per priority; grants come
 //                   from free capacity, lowest priority number first; ended
 //                   containers are reported once, with their exit status
-//   start        -> the container's dir <job_dir>/<container_id>/ is its work
+//   start        -> answers at once, as a NodeManager's startContainers does,
+//                   and queues the launch on the cluster's launcher thread:
+//                   the container's dir <job_dir>/<container_id>/ is its work
 //                   and log dir; resources are linked (archives unpacked once
-//                   per job); the command runs under /bin/sh -c
+//                   per job); the command runs under /bin/sh -c. A launch
+//                   that fails completes the container (exit status -1 and
+//                   the reason), as YARN reports a failed localization
 //   stop         -> SIGTERM to the container's session, SIGKILL after grace
 //
 // As a NodeManager with GPU scheduling and its physical-memory check:
@@ -34,6 +38,7 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -86,7 +91,11 @@ public:
 
   // -- node manager side ----------------------------------------------------------
 
-  /// Starts the container. Fails if it was not granted or already started.
+  /// Starts the container: fails at once if it was not granted or was
+  /// already started, else queues its launch (one launcher thread, in order)
+  /// and returns its id without waiting for it. Launches never block the
+  /// caller: a job of many containers on a busy machine queues them all at
+  /// once, and the AM's requests never wait behind one another's fork.
   caf::expected<std::string> start(const launch_spec& spec);
 
   /// Stops the container and blocks until its session is empty (at most
@@ -106,6 +115,7 @@ private:
     container c;
     pid_t pid = -1;
     bool started = false;
+    bool launching = false; // queued or being launched: no pid yet
     bool ended = false;
     bool stop_requested = false;
     std::thread reaper;
@@ -117,6 +127,9 @@ private:
   };
 
   caf::expected<void> localize(const launch_spec& spec, const std::string& dir);
+  void launch_loop();
+  void launch(const launch_spec& spec);
+  caf::expected<pid_t> spawn_container(const launch_spec& spec);
   std::string unpack_once(const local_resource& res);
   void reap(std::string id, pid_t pid);
   void finish_locked(container_rec& rec, int32_t status, std::string diag);
@@ -138,6 +151,11 @@ private:
   bool stopping_ = false;                       // the memory check ends
   std::condition_variable stop_cv_;
   std::thread monitor_;
+  std::deque<launch_spec> launches_; // queued for the launcher, in order
+  bool launcher_quit_ = false;
+  std::condition_variable launch_cv_;   // a launch queued, or launcher_quit_
+  std::condition_variable launched_cv_; // a container's launching ended
+  std::thread launcher_;
 };
 
 /// "container_<ts>_<nnnn>_01_<nnnnnn>" for an application id and number.
