@@ -736,10 +736,19 @@ def kill_target(mode):
         watch.period = 0.01
 
         def clean():
+            # The last processes seen before all were gone: what an outlier
+            # waited for (bench/notes.md, failure).
+            last = []
             while True:
-                if watch.app and not container_pids(watch.app):
+                pids = container_pids(watch.app) if watch.app else None
+                if watch.app and not pids:
                     result["clean_at_abs"] = time.time()
+                    result["last_gone"] = last
                     return
+                if pids:
+                    seen = time.time() - result["killed_at_abs"]
+                    last = [{"pid": p, "cmd": describe_cmd(proc_cmdline(p))[:120],
+                             "seen_at": round(seen, 3)} for p in pids]
                 if time.time() - result["killed_at_abs"] > 120:
                     return
                 time.sleep(0.02)

@@ -457,6 +457,13 @@ def failure_section():
         out.append("")
         out.append("- goal tony failure → FAILED with every container stopped in ≤ 2 s: **%s** (worst %.2f s)" % (
             "met" if worst <= 2 else "missed", worst))
+    # What a slow run waited for: the processes still there last.
+    for r in rows:
+        if r["framework"] == "tony" and (r.get("kill_to_clean") or 0) > 2 and r.get("last_gone"):
+            out.append("- tony run %s (%s killed, %.2f s): the last processes gone: %s" % (
+                r["run"], r.get("mode"), r["kill_to_clean"],
+                "; ".join("`%s` (still there %.2f s after the kill)" % (p["cmd"], p["seen_at"])
+                          for p in r["last_gone"])))
     return "\n".join(out) + "\n"
 
 
