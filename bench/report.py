@@ -64,15 +64,39 @@ def machine():
     java = run("java -version 2>&1 | head -1")
     pip = os.path.join(HERE, ".venv", "bin", "pip")
     peers = run("%s list 2>/dev/null | grep -iE '^(tf-yarn|skein|cluster-pack) '" % pip)
+    tony_line = "- tony: commit %s, RelWithDebInfo (-O2 -g), CAF 0.17.6 (Debian)" % commit
+    parts = parts_by_run()
+    if len(parts) > 1:
+        tony_line = "- tony: RelWithDebInfo (-O2 -g), CAF 0.17.6 (Debian); the parts come from %d runs of " \
+            "run.sh (`--keep-out`): %s" % (len(parts), "; ".join(
+                "%s at commit %s (%s)" % (", ".join(names), c, when) for (c, when), names in parts.items()))
     lines = [
         "- machine: %s, %s cores, %s RAM, %s %s" % (cpu, os.cpu_count(), mem, platform.system(),
                                                   platform.release()),
-        "- tony: commit %s, RelWithDebInfo (-O2 -g), CAF 0.17.6 (Debian)" % commit,
+        tony_line,
         "- YARN: Apache Hadoop 3.4.2 (scripts/yarn/cluster.sh: one RM, %s, HDFS), %s" % (nodes_text(), java),
         "- TonY: com.linkedin.tony:tony-core:0.4.7 (Maven Central) on the Hadoop 2.10.0 client jars",
         "- tf-yarn: " + ", ".join(" ".join(l.split()) for l in peers.splitlines()),
     ]
     return "\n".join(lines)
+
+
+def parts_by_run():
+    """{(commit, started): [part, ...]} from run.sh's parts.tsv, the latest
+    run of each part winning."""
+    latest = {}
+    try:
+        with open(os.path.join(OUT, "parts.tsv")) as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) == 3:
+                    latest[fields[0]] = (fields[1], fields[2])
+    except OSError:
+        return {}
+    runs = {}
+    for part, key in latest.items():
+        runs.setdefault(key, []).append(part)
+    return runs
 
 
 def nodes_text():

@@ -129,6 +129,13 @@ for d, _, files in os.walk(old):
 PY
 rm -rf "$cache/src.new"
 git -C "$root" rev-parse HEAD >"$cache/src/COMMIT"
+# Which commit measured which part, and when: with --keep-out, RESULTS.md
+# says which parts come from an earlier run (report.py).
+((keep_out)) || rm -f "$out/parts.tsv"
+for p in ${only//,/ }; do
+  printf '%s\t%s\t%s\n' "$p" "$(git -C "$root" rev-parse --short HEAD)" \
+    "$(date -u '+%Y-%m-%d %H:%M UTC')" >>"$out/parts.tsv"
+done
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
