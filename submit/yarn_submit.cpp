@@ -444,6 +444,19 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
       hook.on_status(*st);
     }
     if (yarn::is_terminal(report->state)) {
+      // YARN reports the end as soon as the AM has unregistered, a moment
+      // before the AM hands its waiters the final status. Leaving before it
+      // arrives would cost the AM its linger (it waits up to 5 s for every
+      // client that waits for the end to say it has it) with the job's
+      // container still held: so wait a little for it, never for an AM
+      // that is gone.
+      if (watcher.connected() && !watcher.lost() && !watcher.final_status()) {
+        auto until = clock_type::now() + seconds(2);
+        while (!watcher.final_status() && !watcher.lost() && clock_type::now() < until)
+          std::this_thread::sleep_for(milliseconds(20));
+        if (auto end = watcher.final_status())
+          last_status = *end;
+      }
       gate::forget_secret(app);
       if (follower && last_status)
         for (auto& line : follower->drain(*last_status))

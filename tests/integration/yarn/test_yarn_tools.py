@@ -155,6 +155,10 @@ def test_progress_and_logs_of_a_running_and_an_ended_job(tmp_path):
     for task in ("worker:0", "worker:1"):
         assert f"TOOLS stdout of {task}" in text and f"TOOLS stderr of {task}" in text
     assert "job " + app + " SUCCEEDED" in text, text[-3000:]
+    # tony-submit left only once it had the AM's own final status, so the
+    # AM did not wait out its linger (5 s) for it.
+    assert "tony-am: every client has the final status" in text, text[-3000:]
+    assert "not every client confirmed" not in text, text[-3000:]
 
 
 # -- nothing left behind ------------------------------------------------------------------
