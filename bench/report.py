@@ -516,7 +516,7 @@ def main():
     scale, scale_goals = scale_section()
     pyenv, pyenv_goals = pyenv_section()
     print("# Benchmarks: tony beside TonY and tf-yarn\n")
-    print("Reproduce: `bench/run.sh` (everything, about 90 minutes on 2 cores; `--only registry,local` needs "
+    print("Reproduce: `bench/run.sh` (everything, about 40 minutes on 2 cores after the build; `--only registry,local` needs "
           "no YARN; `bench/run.sh --help` gives each part's time). It builds tony from the committed tree, "
           "installs the peers (Maven, pip into bench/.venv), starts its own YARN and writes this file from "
           "bench/out/.\n")
