@@ -83,6 +83,39 @@ fake_executor(executor_actor::stateful_pointer<fake_executor_state> self, task_i
   };
 }
 
+job_status saved_running_job(const job_spec& job) {
+  job_status st;
+  st.app_id = "application_1_0001";
+  st.state = "RUNNING";
+  st.attempt = 1;
+  st.started_ms = 1;
+  for (auto& type : job.tasks)
+    for (int32_t i = 0; i < type.instances; ++i) {
+      task_status ts;
+      ts.task = {type.name, i};
+      ts.attempt = 1;
+      ts.state = "RUNNING";
+      ts.container_id = "container_" + type.name + "_" + std::to_string(i);
+      ts.host = "node.test";
+      ts.port = 2000 + i;
+      ts.tracked = type.tracked;
+      st.tasks.push_back(ts);
+    }
+  return st;
+}
+
+std::vector<container> containers_of(const job_status& st) {
+  std::vector<container> result;
+  for (auto& t : st.tasks) {
+    container c;
+    c.id = t.container_id;
+    c.host = t.host;
+    c.port = 45454;
+    result.push_back(c);
+  }
+  return result;
+}
+
 job_spec default_job() {
   job_spec job;
   job.name = "harness";

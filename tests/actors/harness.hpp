@@ -119,6 +119,13 @@ struct harness_config : caf::actor_system_config {
 /// The job most scenarios use: worker x2 (tracked), ps x1 (untracked).
 job_spec default_job();
 
+/// The job as an AM that died had saved it (AM restart scenarios): every
+/// task RUNNING in container_<type>_<index> on node.test, port 2000 + index.
+job_status saved_running_job(const job_spec& job);
+
+/// The containers of `st`'s tasks, as a restarted AM gets them back.
+std::vector<container> containers_of(const job_status& st);
+
 struct harness : test_coordinator_fixture<harness_config> {
   static constexpr const char* secret = "s3cret";
 

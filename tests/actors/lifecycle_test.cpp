@@ -613,45 +613,6 @@ CAF_TEST(a task with its own capability asks with its own priority) {
 
 // -- a later AM attempt (doc/operations.md "AM restart") ---------------------------
 
-namespace {
-
-// The job as an AM that died had saved it: every task RUNNING in
-// container_<type>_<index>.
-job_status saved_running_job(const job_spec& job) {
-  job_status st;
-  st.app_id = "application_1_0001";
-  st.state = "RUNNING";
-  st.attempt = 1;
-  st.started_ms = 1;
-  for (auto& type : job.tasks)
-    for (int32_t i = 0; i < type.instances; ++i) {
-      task_status ts;
-      ts.task = {type.name, i};
-      ts.attempt = 1;
-      ts.state = "RUNNING";
-      ts.container_id = "container_" + type.name + "_" + std::to_string(i);
-      ts.host = "node.test";
-      ts.port = 2000 + i;
-      ts.tracked = type.tracked;
-      st.tasks.push_back(ts);
-    }
-  return st;
-}
-
-std::vector<container> containers_of(const job_status& st) {
-  std::vector<container> result;
-  for (auto& t : st.tasks) {
-    container c;
-    c.id = t.container_id;
-    c.host = t.host;
-    c.port = 45454;
-    result.push_back(c);
-  }
-  return result;
-}
-
-} // namespace
-
 CAF_TEST(a later AM attempt adopts the running containers and their executors return) {
   am_attempt = 2;
   resume = saved_running_job(job);
