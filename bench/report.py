@@ -524,7 +524,7 @@ def main():
     print(machine())
     if loads:
         print("- load average (1 min) at the start of the runs: median %.1f, min %.1f, max %.1f "
-              "(the machine is shared; other builds and tests ran alongside)" % (
+              "(the benchmarks' own load and whatever else ran; bench/notes.md says what did)" % (
                   statistics.median(loads), min(loads), max(loads)))
     print()
     if scale_goals or pyenv_goals:
