@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -29,9 +30,10 @@ struct monitor_state {
   std::map<std::string, executor_actor> executors;
   std::map<caf::actor_addr, std::string> container_of;
   std::vector<caf::response_promise> waiters;
-  /// Waiters answered at the end, and the byes they sent since.
-  size_t answered = 0;
-  size_t byes = 0;
+  /// Clients that asked to wait for the end and owe a bye: each leaves the
+  /// set with its bye or when it is gone (its connection dropped), so a
+  /// client that leaves early does not hold the linger to its limit.
+  std::set<caf::actor_addr> owing;
   std::vector<caf::response_promise> lingering;
   /// The core's clock: wall-clock milliseconds read through the actor clock
   /// (which the test coordinator drives), anchored at spawn.
@@ -105,10 +107,10 @@ void unregister(monitor_pointer self, final_report report) {
             });
 }
 
-// Lingering ends once every waiter said bye.
+// Lingering ends once every waiter said bye or is gone.
 void check_lingering(monitor_pointer self) {
   auto& st = self->state;
-  if (!st.core->done() || st.byes < st.answered)
+  if (!st.core->done() || !st.owing.empty())
     return;
   for (auto& rp : st.lingering)
     rp.deliver(true);
@@ -124,10 +126,12 @@ void finish_job(monitor_pointer self) {
   check_lingering(self);
 }
 
-// Every waiter is answered at the end and owes a bye.
+// Every waiter is answered at the end and owes a bye (the registry
+// delegates a client's wait and bye, so the sender is the client).
 caf::result<job_status> on_wait(monitor_pointer self) {
   auto& st = self->state;
-  ++st.answered;
+  if (auto who = self->current_sender(); who && st.owing.insert(who->address()).second)
+    self->monitor(caf::actor_cast<caf::actor>(who));
   if (st.core->done())
     return st.core->status();
   auto rp = self->make_response_promise<job_status>();
@@ -238,6 +242,11 @@ core::lifecycle_config core_config(const monitor_config& cfg) {
 // drives died (a bug): the job cannot go on without it.
 void on_down(monitor_pointer self, const caf::down_msg& msg) {
   auto& st = self->state;
+  if (st.owing.erase(msg.source) > 0) {
+    // A client that waited for the end is gone: it owes no bye.
+    check_lingering(self);
+    return;
+  }
   auto i = st.container_of.find(msg.source);
   if (i == st.container_of.end()) {
     if (msg.source == st.registry.address() || msg.source == st.hb.address() ||
@@ -340,7 +349,8 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         [=](status_atom) { return self->state.core->status(); },
         [=](wait_atom) { return on_wait(self); },
         [=](bye_atom) {
-          ++self->state.byes;
+          if (auto who = self->current_sender())
+            self->state.owing.erase(who->address());
           check_lingering(self);
         },
         [=](linger_atom) -> caf::result<bool> {

@@ -16,8 +16,9 @@
 // It is spawned idle; `start` hands it the actors it drives (spawned with
 // the monitor as their supervisor or listener, actors/am_actors.hpp), and the
 // job begins. At the end it answers everyone waiting (`wait`); `linger`
-// answers once every waiter said `bye` (it has the final status), so the AM
-// process can exit without cutting a client off.
+// answers once every waiter said `bye` (it has the final status) or is gone
+// (its connection dropped), so the AM process can exit without cutting a
+// client off and without waiting for one that left.
 
 #include <cstdint>
 #include <functional>

@@ -243,7 +243,10 @@ registry_actor spawn_registry(caf::actor_system& sys, registry_config cfg,
         [=](wait_atom) -> caf::result<job_status> {
           return self->delegate(self->state.supervisor, wait_atom_v);
         },
-        [=](bye_atom) { self->send(self->state.supervisor, bye_atom_v); },
+        [=](bye_atom) -> caf::delegated<void> {
+          // Delegated, as the wait was: the monitor matches a bye to its client.
+          return self->delegate(self->state.supervisor, bye_atom_v);
+        },
         [=](expect_atom, std::vector<task_id>& tasks, int32_t attempt) {
           if (!from_supervisor(self))
             return;

@@ -189,6 +189,61 @@ CAF_TEST(the end waits for every client that waits for it to say bye) {
   CAF_CHECK(lingered);
 }
 
+CAF_TEST(a waiting client that is gone owes no bye) {
+  start();
+  register_all();
+  caf::scoped_actor host{sys};
+  auto lingering = host->request(monitor, caf::infinite, linger_atom_v);
+  {
+    caf::scoped_actor client{sys};
+    auto end = client->request(registry, caf::infinite, wait_atom_v);
+    settle();
+    exit_task(w0, 0);
+    exit_task(w1, 0);
+    exit_task(ps0, 143, "", 1, 15);
+    end.receive([](job_status& st) { CAF_CHECK_EQUAL(st.state, "SUCCEEDED"); },
+                [](caf::error& err) { CAF_FAIL("wait failed: " << err); });
+    settle();
+    CAF_CHECK(host->mailbox().empty()); // it owes its bye while it is there
+  } // the client goes without a bye, as a killed tony-submit does
+  settle();
+  CAF_REQUIRE(!host->mailbox().empty());
+  bool lingered = false;
+  lingering.receive([&](bool) { lingered = true; },
+                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
+  CAF_CHECK(lingered);
+}
+
+CAF_TEST(a bye counts for the client that sent it and only once) {
+  start();
+  register_all();
+  caf::scoped_actor first{sys};
+  caf::scoped_actor second{sys};
+  auto end1 = first->request(registry, caf::infinite, wait_atom_v);
+  auto end2 = second->request(registry, caf::infinite, wait_atom_v);
+  settle();
+  caf::scoped_actor host{sys};
+  auto lingering = host->request(monitor, caf::infinite, linger_atom_v);
+  exit_task(w0, 0);
+  exit_task(w1, 0);
+  exit_task(ps0, 143, "", 1, 15);
+  for (auto* end : {&end1, &end2})
+    end->receive([](job_status& st) { CAF_CHECK_EQUAL(st.state, "SUCCEEDED"); },
+                 [](caf::error& err) { CAF_FAIL("wait failed: " << err); });
+  // Two byes from the first client: the second still owes its own.
+  first->send(registry, bye_atom_v);
+  first->send(registry, bye_atom_v);
+  settle();
+  CAF_CHECK(host->mailbox().empty());
+  second->send(registry, bye_atom_v);
+  settle();
+  CAF_REQUIRE(!host->mailbox().empty());
+  bool lingered = false;
+  lingering.receive([&](bool) { lingered = true; },
+                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
+  CAF_CHECK(lingered);
+}
+
 CAF_TEST(new tokens reach every registered executor sealed and later ones in the ack) {
   start();
   CAF_REQUIRE(register_task(w0));
