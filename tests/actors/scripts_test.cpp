@@ -23,6 +23,16 @@ job_spec restarting_workers() {
   return job;
 }
 
+// The AM host's `linger` request has its answer, and it is `true`.
+template <class Handle>
+void require_lingered(caf::scoped_actor& host, Handle& lingering) {
+  CAF_REQUIRE(!host->mailbox().empty());
+  bool lingered = false;
+  lingering.receive([&](bool) { lingered = true; },
+                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
+  CAF_CHECK(lingered);
+}
+
 } // namespace
 
 CAF_TEST_FIXTURE_SCOPE(script_tests, harness)
@@ -182,11 +192,7 @@ CAF_TEST(the end waits for every client that waits for it to say bye) {
   CAF_CHECK(host->mailbox().empty()); // no answer before the bye
   client->send(monitor, bye_atom_v);
   expect((bye_atom), from(_).to(monitor).with(_));
-  CAF_REQUIRE(!host->mailbox().empty());
-  bool lingered = false;
-  lingering.receive([&](bool) { lingered = true; },
-                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
-  CAF_CHECK(lingered);
+  require_lingered(host, lingering);
 }
 
 CAF_TEST(a waiting client that is gone owes no bye) {
@@ -207,11 +213,7 @@ CAF_TEST(a waiting client that is gone owes no bye) {
     CAF_CHECK(host->mailbox().empty()); // it owes its bye while it is there
   } // the client goes without a bye, as a killed tony-submit does
   settle();
-  CAF_REQUIRE(!host->mailbox().empty());
-  bool lingered = false;
-  lingering.receive([&](bool) { lingered = true; },
-                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
-  CAF_CHECK(lingered);
+  require_lingered(host, lingering);
 }
 
 CAF_TEST(a bye counts for the client that sent it and only once) {
@@ -237,11 +239,7 @@ CAF_TEST(a bye counts for the client that sent it and only once) {
   CAF_CHECK(host->mailbox().empty());
   second->send(registry, bye_atom_v);
   settle();
-  CAF_REQUIRE(!host->mailbox().empty());
-  bool lingered = false;
-  lingering.receive([&](bool) { lingered = true; },
-                    [](caf::error& err) { CAF_FAIL("linger failed: " << err); });
-  CAF_CHECK(lingered);
+  require_lingered(host, lingering);
 }
 
 CAF_TEST(new tokens reach every registered executor sealed and later ones in the ack) {
