@@ -56,13 +56,15 @@ def cmdline(pid):
         return b""
 
 
-def kill_the_am_once_running(proc, settle=0):
-    """Once a task of tony-submit `proc`'s job runs (and `settle` seconds
-    more), SIGKILLs the job's AM and follows tony-submit to its end; returns
-    the application id and everything tony-submit printed."""
+def kill_the_am_once_running(proc, saved=False):
+    """Once a task of tony-submit `proc`'s job runs (and, with `saved`, the
+    AM saved the job as RUNNING for the next attempt), SIGKILLs the job's AM
+    and follows tony-submit to its end; returns the application id and
+    everything tony-submit printed."""
     try:
         lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
-        time.sleep(settle)
+        if saved:
+            y.wait_saved_running("".join(lines))
         app = y.app_id_of("".join(lines))
         pid = am_pid(app)
         assert pid, y.commands_of(job_processes(app))
@@ -98,7 +100,7 @@ def test_an_am_killed_mid_job_is_replaced_and_the_training_goes_on():
     second AM adopts the running tasks, their executors register again with
     it, and the tasks see nothing: each ran once, every step once."""
     proc = y.start_submit([restart_job(20)])
-    app, text = kill_the_am_once_running(proc, settle=3)
+    app, text = kill_the_am_once_running(proc, saved=True)
     assert proc.returncode == 0, text
     assert "AM attempt 2" in text, text
     assert "AM attempt 2 adopted 2 running tasks of attempt 1" in text, text

@@ -8,7 +8,6 @@ connection, names the node, and with an attempt left runs the next attempt
 on the surviving nodes. Each test kills one node; they run in file order.
 HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
 
-import json
 import os
 import re
 import signal
@@ -161,19 +160,9 @@ stop_grace = "2s"
         hosts = dict(RUNNING.findall(before))
         am = am_host(app)
         assert am, y.commands_of(app_pids(app))
-        # The AM saves the job's state at most every 250 ms; one killed
-        # before it saved RUNNING leaves a next AM that starts the job over
-        # (rightly: it cannot know every task had the spec). Kill it once
-        # the saved state says RUNNING.
-        saved = os.path.join(y.staged_uri(before)[len("file://"):], "am-state.json")
-
-        def saved_running():
-            try:
-                with open(saved) as f:
-                    return json.load(f).get("state") == "RUNNING"
-            except (OSError, ValueError):
-                return False
-        assert y.wait_until(saved_running, 30), saved
+        # Killed once the saved state says RUNNING (else the next AM rightly
+        # starts the job over).
+        y.wait_saved_running(before)
         kill_node(am)
     finally:
         after = finish(proc)

@@ -8,7 +8,6 @@ import os
 import re
 import signal
 import tempfile
-import time
 
 import pytest
 import yarnlib as y
@@ -230,12 +229,12 @@ max_app_attempts = 2
         head = "".join(lines)
         assert re.search(r"staged in hdfs://", head), head
         app = y.app_id_of(head)
-        time.sleep(3)
-        am = [p for p in y.job_processes(app)
-              if open(f"/proc/{p}/cmdline", "rb").read().split(b"\0")[0]
-              .endswith(b"tony-am")]
-        assert len(am) == 1, y.commands_of(y.job_processes(app))
-        os.kill(am[0], signal.SIGKILL)
+        # Not a fixed pause: the saved state on HDFS says RUNNING (the AM
+        # writes it through WebHDFS, seconds on a loaded machine).
+        y.wait_saved_running(head)
+        am = y.am_pid(app)
+        assert am, y.commands_of(y.job_processes(app))
+        os.kill(am, signal.SIGKILL)
         out, _ = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:

@@ -252,6 +252,36 @@ def remove_staged(uri):
     webhdfs("DELETE", uri, "DELETE", "&recursive=true")
 
 
+def saved_state(uri):
+    """The job state the AM last saved in staging dir `uri` (hdfs:// or
+    file://, its am-state.json), or None while there is none (readable)."""
+    import json
+    try:
+        if uri.startswith("file://"):
+            with open(os.path.join(uri[len("file://"):], "am-state.json")) as f:
+                text = f.read()
+        else:
+            status, body = webhdfs("GET", uri.rstrip("/") + "/am-state.json", "OPEN")
+            if status != 200:
+                return None
+            text = body.decode()
+        return json.loads(text).get("state")
+    except (OSError, ValueError):
+        return None
+
+
+def wait_saved_running(output, timeout=60):
+    """Waits until the AM of the job tony-submit printed `output` for has
+    saved the job as RUNNING in its staging dir. The AM saves at most every
+    250 ms, and on HDFS a write can take seconds on a loaded machine; an AM
+    killed before it saved RUNNING leaves a next AM that starts the job over
+    (rightly: it cannot know every task had the spec), so tests that want
+    adoption kill it only after this."""
+    uri = staged_uri(output)
+    assert wait_until(lambda: saved_state(uri) == "RUNNING", timeout), \
+        f"{uri}/am-state.json: not RUNNING within {timeout} s (last: {saved_state(uri)})"
+
+
 def am_pid(app):
     """The pid of the application's tony-am, from /proc."""
     for pid in os.listdir("/proc"):
