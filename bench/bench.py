@@ -53,6 +53,9 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(HERE, "peers"))
+from tfyarn_job import litter as tfyarn_litter  # noqa: E402
+from tfyarn_job import remove_litter as remove_tfyarn_litter  # noqa: E402
 OUT = os.environ.get("TONY_BENCH_OUT", os.path.join(HERE, "out"))
 STAMPS = "/tmp/tony-bench-stamps"
 
@@ -549,6 +552,7 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300, job
     if sample:
         smp = sampler(fw.name, watch)
         smp.start()
+    litter = tfyarn_litter() if fw.name == "tfyarn" else None
     proc = subprocess.Popen(argv, env=env, cwd=run_dir, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
 
@@ -602,6 +606,8 @@ def one_run(fw, kind, seconds=1, on_running=None, sample=False, timeout=300, job
         smp.stop = True
         smp.join()
     rows = read_stamps(stamps)
+    if litter is not None:
+        remove_tfyarn_litter(litter)
     with open(os.path.join(run_dir, "client.log"), "w") as f:
         for t, line in lines:
             f.write("%.3f %s\n" % (t - t0, line))

@@ -11,9 +11,32 @@ and every run reuses it, as tf-yarn's docs advise (pyenv_zip_path).
 
 import argparse
 import os
+import re
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# tf-yarn's and cluster-pack's packaging modules make a /tmp/<uuid1> dir each
+# when imported (this client, and every task: all on this machine here) and
+# never remove them; the packing step leaves its copy of the environment
+# (~600 MiB) in one. The path is fixed, so TMPDIR does not move them: whoever
+# runs tf-yarn removes the new ones afterwards (bench.py after each run).
+UUID1_DIR = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+def litter():
+    """The /tmp/<uuid1> dirs there now."""
+    try:
+        return {os.path.join("/tmp", n) for n in os.listdir("/tmp") if UUID1_DIR.match(n)}
+    except OSError:
+        return set()
+
+
+def remove_litter(before):
+    """Removes the /tmp/<uuid1> dirs made since `before` (litter())."""
+    for d in litter() - before:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 def main():
@@ -26,9 +49,13 @@ def main():
     ap.add_argument("--ps", type=int, default=1)
     ap.add_argument("--memory-mb", type=int, default=1024)
     args = ap.parse_args()
-    import cluster_pack
     if args.package:
-        print(cluster_pack.upload_env(package_path="file://" + args.package)[0])
+        before = litter()
+        try:
+            import cluster_pack
+            print(cluster_pack.upload_env(package_path="file://" + args.package)[0])
+        finally:
+            remove_litter(before)
         return 0
     from tf_yarn import client, topologies
     command = args.command
