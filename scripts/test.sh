@@ -52,5 +52,21 @@ if [[ -f "$costs" ]]; then
     sort -rn | sed -n '1,25p'
 fi
 
+# ctest printed a failing test's output where it ended, long scrolled away
+# in CI's log: its last lines again, at the end (LastTest.log keeps them).
+log="$build/Testing/Temporary/LastTest.log"
+if [[ $status -ne 0 && -f "$log" ]]; then
+  awk 'match($0, /^[0-9]+\/[0-9]+ Testing: /) { name = substr($0, RLENGTH + 1); n = 0; failed = 0 }
+       /^Test Failed\.$/ { failed = 1 }
+       { lines[n++ % 60] = substr($0, 1, 200) }
+       name != "" && index($0, "\"" name "\" end time:") == 1 {
+         if (failed) {
+           print "test.sh: the end of the output of failed test \"" name "\":"
+           for (i = (n > 60 ? n - 60 : 0); i < n; i++) print "  | " lines[i % 60]
+         }
+         name = ""
+       }' "$log"
+fi
+
 echo "test.sh: finished in $(( $(date +%s) - start )) s with status $status"
 exit $status
