@@ -109,7 +109,7 @@ struct executor_config {
   /// AM restarts ([am] max_app_attempts >= 2): when the AM's connection
   /// drops after the command started, the executor keeps the command
   /// running (and its exit, should it end) and calls `find_am`; whoever
-  /// looks for the next AM attempt (am/executor_host.cpp) answers with
+  /// looks for the next AM attempt (executor/executor_host.cpp) answers with
   /// `reconnect_atom` and the new registry, and the executor registers again
   /// (executor_hello::resumed), or with `give_up_atom` and why, and the
   /// executor kills the command and ends. After a `not_ready` answer it

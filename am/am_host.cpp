@@ -16,19 +16,20 @@
 
 #include "am/application_master.hpp"
 #include "am/backend.hpp"
+#include "base/files.hpp"
 #include "config/job_json.hpp"
 #include "config/task_env.hpp"
+#include "hadoop/user.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/job_record.hpp"
-#include "runtime/http/http_server.hpp"
-#include "runtime/http/tracking_routes.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
-#include "runtime/rendezvous/horovod_rendezvous.hpp"
 #include "runtime/status_json.hpp"
+#include "web/horovod_rendezvous.hpp"
+#include "web/http_server.hpp"
+#include "web/tracking_routes.hpp"
 
 namespace tony {
 
@@ -42,13 +43,6 @@ constexpr milliseconds linger_limit{5000};
 
 // How long a tracking page request waits for the job's status.
 constexpr milliseconds page_status_timeout{3000};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 int64_t wall_ms() {
   return std::chrono::duration_cast<milliseconds>(
@@ -170,7 +164,7 @@ struct loaded_job {
 
 // The job spec and a fresh secret, or tony-am's exit code.
 std::variant<loaded_job, int> load(const am_options& opts) {
-  auto text = read_file(opts.job_json);
+  auto text = base::read_file(opts.job_json).value_or("");
   if (text.empty()) {
     spdlog::error("tony-am: cannot read the job spec {}", opts.job_json);
     return 2;

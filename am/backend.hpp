@@ -20,10 +20,10 @@
 #include "actors/container_launcher.hpp"
 #include "am/am_host.hpp"
 #include "config/job_spec.hpp"
-#include "runtime/http/http_server.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/nm_client.hpp"
 #include "runtime/rm_client.hpp"
+#include "web/http_server.hpp"
 
 namespace tony {
 
@@ -65,7 +65,7 @@ struct am_backend {
   /// Keeps backend state (the local pool, RPC clients) alive as long as the AM.
   std::shared_ptr<void> keep_alive;
 
-  // -- AM restarts (YARN, [am] max_app_attempts >= 2; am/am_restart.hpp) --
+  // -- AM restarts (YARN, [am] max_app_attempts >= 2; runtime/am_restart.hpp) --
 
   /// YARN's attempt of this AM (2 after one AM died).
   int32_t am_attempt = 1;
@@ -99,7 +99,7 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
 
 /// YARN from inside the AM container: the AMRMToken from the container's
 /// token file, the scheduler address and staged executor resources from the
-/// environment tony-submit gave the AM (am/yarn_env.hpp).
+/// environment tony-submit gave the AM (runtime/yarn/am_env.hpp).
 caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
                                             const am_options& opts);
 

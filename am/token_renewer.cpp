@@ -4,8 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/kerberos.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/kerberos.hpp"
 
 namespace tony {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <thread>
 
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hdfs/token_plan.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/hdfs/token_plan.hpp"
 
 namespace tony {
 

@@ -5,27 +5,27 @@
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
 
-#include "am/am_restart.hpp"
 #include "am/backend.hpp"
 #include "am/token_renewer.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/endpoint.hpp"
+#include "hadoop/hdfs/delegation_token.hpp"
+#include "hadoop/hdfs/token_plan.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/user.hpp"
+#include "hadoop/yarn/amrm_client.hpp"
+#include "hadoop/yarn/nm_client.hpp"
+#include "hadoop/yarn/protocols.hpp"
 #include "messages/error.hpp"
+#include "runtime/am_restart.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/endpoint.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/user.hpp"
-#include "runtime/hdfs/delegation_token.hpp"
-#include "runtime/hdfs/token_plan.hpp"
-#include "runtime/http/proxy_filter.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/staging/stager.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/yarn/am_env.hpp"
-#include "runtime/yarn/amrm_client.hpp"
-#include "runtime/yarn/nm_client.hpp"
-#include "runtime/yarn/protocols.hpp"
 #include "runtime/yarn/yarn_nm_actor.hpp"
 #include "runtime/yarn/yarn_rm_actor.hpp"
+#include "web/proxy_filter.hpp"
 
 namespace tony {
 

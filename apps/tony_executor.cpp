@@ -11,7 +11,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "am/executor_host.hpp"
+#include "executor/executor_host.hpp"
 
 namespace {
 

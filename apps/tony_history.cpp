@@ -16,9 +16,9 @@
 #include <spdlog/spdlog.h>
 
 #include "config/units.hpp"
-#include "runtime/hadoop/user.hpp"
-#include "runtime/history/history_commands.hpp"
-#include "runtime/history/history_server.hpp"
+#include "hadoop/user.hpp"
+#include "history/history_commands.hpp"
+#include "history/history_server.hpp"
 #include "runtime/process/signal_watcher.hpp"
 
 int main(int argc, char** argv) {

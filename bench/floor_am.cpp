@@ -35,16 +35,16 @@
 #include <vector>
 
 #include "config/job_json.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/user.hpp"
+#include "hadoop/webhdfs.hpp"
+#include "hadoop/yarn/amrm_client.hpp"
+#include "hadoop/yarn/nm_client.hpp"
+#include "hadoop/yarn/protocols.hpp"
 #include "messages/error.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/user.hpp"
 #include "runtime/staging/stager.hpp"
-#include "runtime/staging/webhdfs.hpp"
 #include "runtime/yarn/am_env.hpp"
-#include "runtime/yarn/amrm_client.hpp"
-#include "runtime/yarn/nm_client.hpp"
-#include "runtime/yarn/protocols.hpp"
 
 namespace {
 

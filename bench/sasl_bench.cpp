@@ -20,11 +20,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_connection.hpp"
-#include "runtime/hadoop/kerberos.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
-#include "runtime/yarn/protocols.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/ipc_connection.hpp"
+#include "hadoop/kerberos.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
+#include "hadoop/yarn/protocols.hpp"
 
 namespace {
 

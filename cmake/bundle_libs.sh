@@ -10,7 +10,7 @@
 # OUT_DIR ends up holding exactly the libraries of the binaries' closure,
 # each under its soname; `sasl2/` with Cyrus SASL's DIGEST-MD5 plug-in when
 # they link libsasl2 (it is loaded at run time, not linked: tony points
-# libsasl2 there, runtime/hadoop/digest_md5.cpp); and `glibc-floor`: the
+# libsasl2 there, hadoop/digest_md5.cpp); and `glibc-floor`: the
 # newest GLIBC_x.y symbol version any of the binaries, libraries or plug-ins
 # needs, which is the oldest glibc they run on. Libraries come from the dynamic linker's cache (ldconfig -p),
 # not from OUT_DIR, so a library upgraded on this machine is copied again.

@@ -1,13 +1,8 @@
 #include "compat/text.hpp"
 
-namespace tony::compat {
+#include "base/text.hpp"
 
-std::string trim(const std::string& s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos)
-    return {};
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
-}
+namespace tony::compat {
 
 std::vector<std::string> split_commas(const std::string& value, bool keep_empty) {
   std::vector<std::string> out;
@@ -16,7 +11,7 @@ std::vector<std::string> split_commas(const std::string& value, bool keep_empty)
     auto end = value.find(',', start);
     if (end == std::string::npos)
       end = value.size();
-    auto item = trim(value.substr(start, end - start));
+    auto item = base::trim(value.substr(start, end - start));
     if (keep_empty || !item.empty())
       out.push_back(std::move(item));
     start = end + 1;

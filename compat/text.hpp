@@ -7,9 +7,6 @@
 
 namespace tony::compat {
 
-/// `s` without leading and trailing blanks.
-std::string trim(const std::string& s);
-
 /// The comma-separated items of `value`, trimmed. Empty items are kept
 /// when `keep_empty` (to report them), else dropped (Hadoop's getStrings).
 std::vector<std::string> split_commas(const std::string& value, bool keep_empty);

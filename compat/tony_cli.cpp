@@ -6,11 +6,12 @@
 #include <map>
 #include <set>
 
+#include "base/text.hpp"
 #include "compat/text.hpp"
 #include "config/job_toml.hpp"
 #include "config/task_env.hpp"
 #include "config/units.hpp"
-#include "runtime/hadoop/configuration.hpp"
+#include "hadoop/configuration.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,14 +21,8 @@ namespace {
 
 // -- text helpers ---------------------------------------------------------------
 
-using compat::trim;
-
-std::string lower(std::string s) {
-  for (auto& c : s)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
+using base::lower;
+using base::trim;
 
 // Hadoop's getStrings: comma-separated, trimmed, empty items dropped.
 std::vector<std::string> split_list(const std::string& value) {
@@ -443,10 +438,7 @@ private:
       (archive ? archives : files).push_back(entry + " }");
     }
     auto join = [](const std::vector<std::string>& xs) {
-      std::string out = "[";
-      for (auto& x : xs)
-        out += (out.size() > 1 ? ", " : "") + x;
-      return out + "]";
+      return "[" + base::join(xs, ", ") + "]";
     };
     if (!files.empty())
       set(key, table + ".files", join(files));

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "base/text.hpp"
 #include "compat/text.hpp"
 #include "config/job_toml.hpp"
 #include "config/units.hpp"
@@ -14,7 +15,7 @@ namespace tony {
 
 namespace {
 
-using compat::trim;
+using base::trim;
 
 std::vector<std::string> split_commas(const std::string& value) {
   return compat::split_commas(value, true);

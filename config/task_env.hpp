@@ -27,11 +27,11 @@ struct task_env_input {
   std::string output_path;
 
   /// Horovod only: "host:port" of the gloo rendezvous server, the AM's
-  /// (runtime/rendezvous/horovod_rendezvous.hpp). Empty (an AM that serves
+  /// (web/horovod_rendezvous.hpp). Empty (an AM that serves
   /// none): the address of world rank 0.
   std::string horovod_rendezvous;
   /// Horovod only: the path token of the AM's rendezvous for this attempt
-  /// (runtime/rendezvous/horovod_rendezvous.hpp). When set,
+  /// (web/horovod_rendezvous.hpp). When set,
   /// HOROVOD_GLOO_RENDEZVOUS_ADDR is "<host>:<port>/<token>": Horovod's
   /// client puts everything after the first '/' into the request path.
   std::string horovod_token;

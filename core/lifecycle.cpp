@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "base/text.hpp"
 #include "config/task_env.hpp"
 
 namespace tony::core {
@@ -112,17 +113,6 @@ std::string exit_diagnostics(const task_exit& x) {
   if (!tail.empty())
     result += "\n--- last lines of its stderr ---\n" + tail;
   return result;
-}
-
-std::string join(const std::vector<std::string>& xs) {
-  std::string out;
-  for (auto& x : xs)
-    out += (out.empty() ? "" : ", ") + x;
-  return out;
-}
-
-std::string plural(int64_t n, const char* word) {
-  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
 // A capability as a refusal names it: with its GPUs whenever the request has
@@ -479,7 +469,7 @@ void lifecycle::on(const launch_failed& e) {
   t->container_done = true;
   // A NodeManager that takes the ResourceManager's container tokens for
   // expired has a clock ahead of the RM's: it starts no container, so the
-  // node is avoided like a lost one (YARN's words: runtime/yarn/node_clock.hpp).
+  // node is avoided like a lost one (YARN's words: hadoop/yarn/node_clock.hpp).
   if (end_ == end_phase::none && e.why.find("This token is expired") != std::string::npos)
     avoid_node(t->c.host, *t,
                "starts no container: its clock is ahead of the "
@@ -797,11 +787,11 @@ void lifecycle::task_failed(task_record& t, task_state state, std::string diag,
   }
   auto& type = *t.type;
   if (type.restart == restart_policy::on_failure && type.max_restarts > 0)
-    diag = is_chief(t)
-               ? to_string(t.id) + " is the chief, which is never restarted: " + diag
-               : to_string(t.id) + " failed after " + plural(t.restarts, "restart") +
-                     " (max_restarts = " + std::to_string(type.max_restarts) +
-                     "): " + diag;
+    diag =
+        is_chief(t)
+            ? to_string(t.id) + " is the chief, which is never restarted: " + diag
+            : to_string(t.id) + " failed after " + base::plural(t.restarts, "restart") +
+                  " (max_restarts = " + std::to_string(type.max_restarts) + "): " + diag;
   mark_finished(t, state, diag);
   if (type.sidecar) {
     say(note::info, to_string(t.id) + " is a sidecar; its failure does not end the job");
@@ -939,15 +929,15 @@ void lifecycle::check_success() {
     return; // a job of untracked tasks only ends by timeout or kill
   if (succeeded == 0) {
     finish(job_state::failed,
-           "no tracked task succeeded; every one failed: " + join(tolerated));
+           "no tracked task succeeded; every one failed: " + base::join(tolerated, ", "));
     return;
   }
   finish(job_state::succeeded,
-         tolerated.empty()
-             ? std::string{}
-             : "succeeded with " +
-                   plural(static_cast<int64_t>(tolerated.size()), "tolerated failure") +
-                   ": " + join(tolerated));
+         tolerated.empty() ? std::string{}
+                           : "succeeded with " +
+                                 base::plural(static_cast<int64_t>(tolerated.size()),
+                                              "tolerated failure") +
+                                 ": " + base::join(tolerated, ", "));
 }
 
 void lifecycle::finish(job_state outcome, std::string diag) {
@@ -1005,7 +995,7 @@ void lifecycle::on_attempt_deadline(timer_kind kind) {
                 std::to_string(policy.allocation_timeout_ms / 1000) +
                 " s the resource manager had not granted " +
                 std::to_string(missing.size()) + " of " + std::to_string(tasks_.size()) +
-                " containers; missing: " + join(missing));
+                " containers; missing: " + base::join(missing, ", "));
     return;
   }
   if (state_ == job_state::running)
@@ -1018,7 +1008,7 @@ void lifecycle::on_attempt_deadline(timer_kind kind) {
     return;
   job_failure("registration timeout: after " +
               std::to_string(policy.registration_timeout_ms / 1000) +
-              " s these tasks had not registered: " + join(missing));
+              " s these tasks had not registered: " + base::join(missing, ", "));
 }
 
 void lifecycle::on_task_deadline(const timer_purpose& p) {
@@ -1224,7 +1214,7 @@ void lifecycle::adopt(const std::vector<container>& previous) {
   state_ = job_state::running;
   registration_armed_for_ = attempt_;
   recovery_ = "AM attempt " + std::to_string(cfg_.am_attempt) + " adopted " +
-              plural(static_cast<int64_t>(adopted.size()), "running task") +
+              base::plural(static_cast<int64_t>(adopted.size()), "running task") +
               " of attempt " + std::to_string(attempt_) + "; the training goes on";
   say(note::warn, recovery_);
   emit(resume_tasks{std::move(ids), adopted, attempt_});

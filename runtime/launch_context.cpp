@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "base/text.hpp"
 #include "config/task_env.hpp"
 #include "messages/error.hpp"
 
@@ -33,13 +34,6 @@ constexpr const char* v_docker_network = "TONY_DOCKER_NETWORK";
 constexpr const char* v_docker_options = "TONY_DOCKER_RUN_OPTIONS";
 constexpr const char* v_reconnect = "TONY_AM_RECONNECT";
 constexpr const char* v_restart_webhdfs = "TONY_AM_WEBHDFS";
-
-std::string join(const std::vector<std::string>& xs, char sep) {
-  std::string out;
-  for (auto& x : xs)
-    out += (out.empty() ? "" : std::string(1, sep)) + x;
-  return out;
-}
 
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -231,9 +225,9 @@ std::map<std::string, std::string> docker_contract::to_env() const {
   env[v_docker_image] = image;
   env[v_docker_network] = network;
   if (!mounts.empty())
-    env[v_docker_mounts] = join(mounts, ',');
+    env[v_docker_mounts] = base::join(mounts, ",");
   if (!run_options.empty())
-    env[v_docker_options] = join(run_options, '\n');
+    env[v_docker_options] = base::join(run_options, "\n");
   return env;
 }
 
@@ -245,7 +239,7 @@ std::map<std::string, std::string> yarn_docker_env(const docker_contract& docker
   env["YARN_CONTAINER_RUNTIME_DOCKER_IMAGE"] = docker.image;
   env["YARN_CONTAINER_RUNTIME_DOCKER_CONTAINER_NETWORK"] = docker.network;
   if (!docker.mounts.empty())
-    env["YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS"] = join(docker.mounts, ',');
+    env["YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS"] = base::join(docker.mounts, ",");
   return env;
 }
 

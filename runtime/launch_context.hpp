@@ -3,7 +3,7 @@
 // The contract between the AM and every executor it starts: the TONY_*
 // variables of the executor's container, as one typed struct. The AM writes
 // it (executor_env, for every backend) and tony-executor reads it
-// (am/executor_host.cpp); both go through to_env / from_env, so the
+// (executor/executor_host.cpp); both go through to_env / from_env, so the
 // names and their formats live here only. Backends add the command line and
 // the resources (am/local_backend.cpp, yarn_backend.cpp).
 
@@ -39,7 +39,7 @@ struct am_endpoint {
   /// The port of the AM's Horovod rendezvous (horovod jobs; 0: none).
   int32_t horovod_port = 0;
   /// Where executors whose AM died find the next AM attempt (the staging
-  /// dir holding am.json, am/am_restart.hpp) and its WebHDFS address; empty:
+  /// dir holding am.json, runtime/am_restart.hpp) and its WebHDFS address; empty:
   /// the AM is not restarted, and executors do not wait for another.
   std::string restart_dir = {};
   std::string restart_webhdfs = {};

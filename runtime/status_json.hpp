@@ -2,7 +2,7 @@
 
 // job_status as JSON: the AM's final status file, the tracking page's
 // /api/job, and what tony-submit reads back. The format is documented in
-// doc/api.md.
+// doc/tracking.md ("/api/job").
 
 #include <string>
 

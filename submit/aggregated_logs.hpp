@@ -1,7 +1,7 @@
 #pragma once
 
 // tony-submit --logs of a YARN job that ended: its containers' files as the
-// NodeManagers aggregated them (runtime/yarn/aggregated_log.hpp), read from
+// NodeManagers aggregated them (hadoop/yarn/aggregated_log.hpp), read from
 // yarn.nodemanager.remote-app-log-dir on the default filesystem (WebHDFS
 // for HDFS, authenticated like tony-submit's other calls) or a file://
 // directory. The NodeManagers upload a moment after the application ends:
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/staging/webhdfs.hpp"
-#include "runtime/yarn/aggregated_log.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/webhdfs.hpp"
+#include "hadoop/yarn/aggregated_log.hpp"
 
 namespace tony {
 

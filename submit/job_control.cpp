@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/actor_types.hpp"
+#include "base/files.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
 #include "runtime/process/process.hpp"
@@ -44,21 +45,8 @@ void complain(const std::string& line) {
   std::cerr << "tony-submit: " << line << std::endl;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string expand_home(const std::string& path) {
-  if (path.empty() || path[0] != '~')
-    return path;
-  auto home = std::getenv("HOME");
-  return std::string(home ? home : "/tmp") + path.substr(1);
-}
+using base::expand_home;
+using base::read_file;
 
 // True while `pid` is the AM of `app_id`: a pid can be reused once the AM
 // is gone, and --kill must never signal a stranger.

@@ -22,11 +22,11 @@
 #include <caf/expected.hpp>
 
 #include "config/job_spec.hpp"
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/kerberos.hpp"
-#include "runtime/hdfs/token_plan.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/hdfs/token_plan.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/kerberos.hpp"
 
 namespace tony {
 

@@ -17,18 +17,20 @@
 
 #include "actors/actor_types.hpp"
 #include "actors/registry.hpp"
+#include "base/files.hpp"
+#include "base/text.hpp"
 #include "config/job_json.hpp"
 #include "messages/error.hpp"
 #include "messages/registration.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/http/job_page.hpp"
 #include "runtime/process/process.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/status_printer.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/event_output.hpp"
 #include "submit/submit.hpp"
+#include "web/job_page.hpp"
 
 namespace fs = std::filesystem;
 
@@ -47,18 +49,10 @@ struct client_config : caf::actor_system_config {
   }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using base::expand_home;
 
-std::string expand_home(const std::string& path) {
-  if (path.empty() || path[0] != '~')
-    return path;
-  auto home = std::getenv("HOME");
-  return std::string(home ? home : "/tmp") + path.substr(1);
+std::string read_file(const std::string& path) {
+  return base::read_file(path).value_or("");
 }
 
 void say(const std::string& line) {
@@ -237,7 +231,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   pid_t am_pid = child->pid;
   if (!opts.quiet)
     say("submitted " + app_id + " (" + job.name + ", " +
-        http::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
+        base::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
         job_dir);
   if (opts.events)
     opts.events->submitted(app_id, "local", job.name, job.total_tasks(),

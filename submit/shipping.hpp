@@ -14,8 +14,8 @@
 #include <caf/expected.hpp>
 
 #include "config/job_spec.hpp"
+#include "hadoop/configuration.hpp"
 #include "messages/types.hpp"
-#include "runtime/hadoop/configuration.hpp"
 #include "runtime/staging/stager.hpp"
 
 namespace tony {

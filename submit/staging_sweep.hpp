@@ -19,8 +19,9 @@
 // removable()). A dir whose state cannot be learnt stays, and so does one of
 // another cluster timestamp the RM does not know: a staging root shared by
 // several clusters (or RMs) holds their running jobs too, and only their
-// own RM can tell (their own tony-submit removes them on its way out). The content-addressed caches beside them
-// (bin/<hash>, envs/<hash>) are shared by all jobs and stay.
+// own RM can tell (their own tony-submit removes them on its way out). The
+// content-addressed caches beside them (bin/<hash>, envs/<hash>) are shared by all jobs
+// and stay.
 
 #include <cstdint>
 #include <functional>
@@ -28,8 +29,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/staging/webhdfs.hpp"
-#include "runtime/yarn/records.hpp"
+#include "hadoop/webhdfs.hpp"
+#include "hadoop/yarn/records.hpp"
 
 namespace tony {
 

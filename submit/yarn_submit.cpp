@@ -16,28 +16,27 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/actor_types.hpp"
+#include "base/text.hpp"
 #include "config/job_json.hpp"
+#include "hadoop/client_security.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/kerberos.hpp"
+#include "hadoop/user.hpp"
+#include "hadoop/webhdfs.hpp"
+#include "hadoop/yarn/application_client.hpp"
+#include "hadoop/yarn/node_clock.hpp"
+#include "hadoop/yarn/protocols.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/hadoop/client_security.hpp"
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/kerberos.hpp"
-#include "runtime/hadoop/user.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
-#include "runtime/http/job_page.hpp"
-#include "runtime/http/proxy_filter.hpp"
 #include "runtime/staging/node_bundle.hpp"
 #include "runtime/staging/stager.hpp"
-#include "runtime/staging/webhdfs.hpp"
 #include "runtime/status_json.hpp"
 #include "runtime/status_printer.hpp"
 #include "runtime/yarn/am_env.hpp"
-#include "runtime/yarn/application_client.hpp"
-#include "runtime/yarn/node_clock.hpp"
-#include "runtime/yarn/protocols.hpp"
 #include "submit/aggregated_logs.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/event_output.hpp"
@@ -46,6 +45,8 @@
 #include "submit/shipping.hpp"
 #include "submit/staging_sweep.hpp"
 #include "submit/submit.hpp"
+#include "web/job_page.hpp"
+#include "web/proxy_filter.hpp"
 
 namespace fs = std::filesystem;
 
@@ -663,7 +664,8 @@ void sweep_ended_jobs(yarn::application_client& rm, const std::string& root,
       cluster_ts, now_ms, sweep);
   if (!quiet && !result.removed.empty())
     say("removed the staging dirs of " +
-        http::plural(result.removed.size(), "ended job") + " under " + root);
+        base::plural(static_cast<int64_t>(result.removed.size()), "ended job") +
+        " under " + root);
   // One line, whatever the count: a shared root may hold dirs this user
   // cannot remove, and every submit would say so again.
   if (!result.problems.empty())
@@ -829,7 +831,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (!install_dir.empty())
     ctx.am_launch.env[yarn_env::install_dir] = install_dir;
   ctx.am_launch.env["HADOOP_USER_NAME"] = user;
-  // Who may talk to the AM's tracking page directly (runtime/http/proxy_filter).
+  // Who may talk to the AM's tracking page directly (web/proxy_filter).
   std::string proxies;
   for (auto& p : yarn::web_proxies(conf))
     proxies += (proxies.empty() ? "" : ",") + p;
@@ -868,7 +870,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
              describe(kept.error()));
   if (!opts.quiet)
     say("submitted " + app + " (" + job.name + ", " +
-        http::plural(job.total_tasks(), "task") + ") to YARN queue " + job.queue +
+        base::plural(job.total_tasks(), "task") + ") to YARN queue " + job.queue +
         "; staged in " + staging_uri);
   if (opts.events)
     opts.events->submitted(app, "yarn", job.name, job.total_tasks(),

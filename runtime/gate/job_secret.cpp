@@ -14,8 +14,8 @@
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
+#include "hadoop/credentials.hpp"
 #include "messages/error.hpp"
-#include "runtime/hadoop/credentials.hpp"
 
 namespace tony::gate {
 

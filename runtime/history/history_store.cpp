@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hadoop/webhdfs.hpp"
 #include "messages/error.hpp"
-#include "runtime/staging/webhdfs.hpp"
 
 namespace fs = std::filesystem;
 

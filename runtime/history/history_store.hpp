@@ -20,7 +20,7 @@
 
 #include <caf/expected.hpp>
 
-#include "runtime/staging/webhdfs.hpp"
+#include "hadoop/webhdfs.hpp"
 
 namespace tony::history {
 

@@ -12,7 +12,7 @@
 
 #include <caf/expected.hpp>
 
-#include "runtime/staging/webhdfs.hpp"
+#include "hadoop/webhdfs.hpp"
 
 namespace tony::staging {
 

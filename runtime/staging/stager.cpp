@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
+#include "hadoop/webhdfs.hpp"
 #include "messages/error.hpp"
 #include "runtime/process/process.hpp"
-#include "runtime/staging/webhdfs.hpp"
 
 namespace fs = std::filesystem;
 

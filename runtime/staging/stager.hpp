@@ -17,8 +17,8 @@
 
 #include <caf/expected.hpp>
 
+#include "hadoop/webhdfs.hpp"
 #include "messages/types.hpp"
-#include "runtime/staging/webhdfs.hpp"
 
 namespace tony::staging {
 

@@ -13,8 +13,8 @@
 
 #include <caf/expected.hpp>
 
+#include "hadoop/yarn/records.hpp"
 #include "messages/types.hpp"
-#include "runtime/yarn/records.hpp"
 
 namespace tony {
 

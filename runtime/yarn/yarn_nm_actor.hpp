@@ -10,8 +10,8 @@
 
 #include <caf/actor_system.hpp>
 
+#include "hadoop/yarn/nm_client.hpp"
 #include "runtime/nm_client.hpp"
-#include "runtime/yarn/nm_client.hpp"
 
 namespace tony::yarn {
 

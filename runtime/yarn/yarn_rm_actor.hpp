@@ -10,8 +10,8 @@
 
 #include <caf/actor_system.hpp>
 
+#include "hadoop/yarn/amrm_client.hpp"
 #include "runtime/rm_client.hpp"
-#include "runtime/yarn/amrm_client.hpp"
 
 namespace tony::yarn {
 

@@ -448,13 +448,13 @@ CAF_TEST(with AM restarts a lost AM leaves the command running and the next is l
 }
 
 CAF_TEST(an executor that registers again hands the ack of the next AM to its host) {
-  // tony-executor opens the next AM's spec channel with it (am/executor_host.cpp),
+  // tony-executor opens the next AM's spec channel with it (executor/executor_host.cpp),
   // so a later spec, a restarted task's new address, still reaches the task.
   cfg.reads_spec_channel = true;
   cfg.find_am = [](bool) {};
   std::vector<registration_ack> acks;
   cfg.on_registered = [&](const registration_ack& ack, const executor_actor&) {
-  acks.push_back(ack);
+    acks.push_back(ack);
   };
   spawn();
   reg().ack_spec_channel = true;

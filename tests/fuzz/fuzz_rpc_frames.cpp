@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "runtime/hadoop/digest_md5.hpp"
-#include "runtime/hadoop/rpc_codec.hpp"
-#include "runtime/hadoop/token.hpp"
-#include "runtime/yarn/convert.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
+#include "hadoop/digest_md5.hpp"
+#include "hadoop/rpc_codec.hpp"
+#include "hadoop/token.hpp"
+#include "hadoop/yarn/convert.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
 
 namespace {
 

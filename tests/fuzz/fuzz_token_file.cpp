@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runtime/hadoop/credentials.hpp"
+#include "hadoop/credentials.hpp"
 
 namespace {
 

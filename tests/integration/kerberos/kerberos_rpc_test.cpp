@@ -35,14 +35,14 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/ipc_connection.hpp"
-#include "runtime/hadoop/kerberos.hpp"
-#include "runtime/yarn/application_client.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
-#include "runtime/yarn/protocols.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/ipc_connection.hpp"
+#include "hadoop/kerberos.hpp"
+#include "hadoop/yarn/application_client.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
+#include "hadoop/yarn/protocols.hpp"
 
 namespace tony::hadoop {
 namespace {

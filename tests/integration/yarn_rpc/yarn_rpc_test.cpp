@@ -25,17 +25,17 @@
 #include <string>
 #include <thread>
 
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/ipc_client.hpp"
-#include "runtime/hadoop/ipc_connection.hpp"
-#include "runtime/hadoop/proto/hadoop_rpc.pb.h"
-#include "runtime/hadoop/sasl_qop.hpp"
-#include "runtime/yarn/amrm_client.hpp"
-#include "runtime/yarn/application_client.hpp"
-#include "runtime/yarn/nm_client.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
-#include "runtime/yarn/protocols.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/credentials.hpp"
+#include "hadoop/ipc_client.hpp"
+#include "hadoop/ipc_connection.hpp"
+#include "hadoop/proto/hadoop_rpc.pb.h"
+#include "hadoop/sasl_qop.hpp"
+#include "hadoop/yarn/amrm_client.hpp"
+#include "hadoop/yarn/application_client.hpp"
+#include "hadoop/yarn/nm_client.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
+#include "hadoop/yarn/protocols.hpp"
 
 namespace tony::yarn {
 namespace {

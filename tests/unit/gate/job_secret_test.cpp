@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hadoop/credentials.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/hadoop/credentials.hpp"
 
 namespace tony::gate {
 namespace {

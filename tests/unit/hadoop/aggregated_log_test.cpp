@@ -1,9 +1,9 @@
-// YARN's aggregated log files (runtime/yarn/aggregated_log.hpp) against
+// YARN's aggregated log files (hadoop/yarn/aggregated_log.hpp) against
 // bytes Hadoop wrote: golden/nodemanager.tfile was uploaded by a real
 // NodeManager of the test cluster, golden/gz.tfile by Hadoop's own
 // AggregatedLogFormat.LogWriter with gz compression (golden/README.md).
 
-#include "runtime/yarn/aggregated_log.hpp"
+#include "hadoop/yarn/aggregated_log.hpp"
 
 #include <fstream>
 #include <iterator>

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/yarn/protocols.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/yarn/protocols.hpp"
 
 namespace tony::hadoop {
 namespace {
@@ -111,7 +111,7 @@ TEST(hadoop_configuration, yarn_address_defaults_follow_the_rm_hostname) {
 }
 
 // WebAppUtils.getProxyHostsAndPortsForAmFilter, with the scheme: the hosts
-// an AM's page lets through (runtime/http/proxy_filter.hpp). IP literals, so
+// an AM's page lets through (web/proxy_filter.hpp). IP literals, so
 // nothing asks DNS.
 TEST(hadoop_configuration, web_proxies_follow_the_rm_web_address) {
   configuration conf;

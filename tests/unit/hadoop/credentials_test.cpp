@@ -10,7 +10,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "runtime/hadoop/credentials.hpp"
+#include "hadoop/credentials.hpp"
 
 namespace tony::hadoop {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "runtime/hadoop/crypto.hpp"
-#include "runtime/hadoop/digest_md5.hpp"
+#include "hadoop/crypto.hpp"
+#include "hadoop/digest_md5.hpp"
 #include "tests/unit/hadoop/rfc2831.hpp"
 
 namespace tony::hadoop {

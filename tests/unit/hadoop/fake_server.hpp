@@ -20,9 +20,9 @@
 
 #include <google/protobuf/message_lite.h>
 
-#include "runtime/hadoop/byte_reader.hpp"
-#include "runtime/hadoop/proto/hadoop_rpc.pb.h"
-#include "runtime/hadoop/rpc_codec.hpp"
+#include "hadoop/byte_reader.hpp"
+#include "hadoop/proto/hadoop_rpc.pb.h"
+#include "hadoop/rpc_codec.hpp"
 
 namespace tony::hadoop::testing {
 
@@ -214,8 +214,8 @@ private:
 
 } // namespace tony::hadoop::testing
 
-#include "runtime/hadoop/crypto.hpp"
-#include "runtime/hadoop/token.hpp"
+#include "hadoop/crypto.hpp"
+#include "hadoop/token.hpp"
 #include "tests/unit/hadoop/rfc2831.hpp"
 
 namespace tony::hadoop::testing {

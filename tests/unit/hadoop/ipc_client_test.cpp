@@ -13,7 +13,7 @@
 #include <future>
 #include <thread>
 
-#include "runtime/hadoop/ipc_client.hpp"
+#include "hadoop/ipc_client.hpp"
 #include "tests/unit/hadoop/fake_server.hpp"
 
 namespace tony::hadoop {

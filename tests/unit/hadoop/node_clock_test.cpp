@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/hadoop/token.hpp"
-#include "runtime/yarn/node_clock.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
+#include "hadoop/token.hpp"
+#include "hadoop/yarn/node_clock.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
 
 namespace tony::yarn {
 namespace {

@@ -3,14 +3,14 @@
 // An independent RFC 2831 (DIGEST-MD5) computation for the tests: it
 // checks the responses Cyrus SASL produces for tony and lets the fake
 // servers answer with a correct (or a deliberately wrong) rspauth. Test
-// code only; tony itself computes nothing of this (runtime/hadoop/digest_md5).
+// code only; tony itself computes nothing of this (hadoop/digest_md5).
 
 #include <openssl/evp.h>
 
 #include <string>
 #include <string_view>
 
-#include "runtime/hadoop/crypto.hpp"
+#include "hadoop/crypto.hpp"
 
 namespace tony::hadoop::testing {
 

@@ -13,12 +13,12 @@
 #include <iostream>
 #include <mutex>
 
-#include "runtime/hadoop/configuration.hpp"
-#include "runtime/yarn/amrm_client.hpp"
-#include "runtime/yarn/application_client.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
-#include "runtime/yarn/protocols.hpp"
-#include "runtime/yarn/rm_failover.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/yarn/amrm_client.hpp"
+#include "hadoop/yarn/application_client.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
+#include "hadoop/yarn/protocols.hpp"
+#include "hadoop/yarn/rm_failover.hpp"
 #include "tests/unit/hadoop/fake_server.hpp"
 
 namespace tony::yarn {

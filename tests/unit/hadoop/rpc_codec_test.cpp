@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "runtime/hadoop/proto/hadoop_rpc.pb.h"
-#include "runtime/hadoop/rpc_codec.hpp"
+#include "hadoop/proto/hadoop_rpc.pb.h"
+#include "hadoop/rpc_codec.hpp"
 
 namespace tony::hadoop {
 namespace {

@@ -8,10 +8,10 @@
 
 #include <string>
 
-#include "runtime/hadoop/proto/hadoop_rpc.pb.h"
-#include "runtime/hadoop/rpc_codec.hpp"
-#include "runtime/hadoop/sasl_qop.hpp"
-#include "runtime/hadoop/server_principal.hpp"
+#include "hadoop/proto/hadoop_rpc.pb.h"
+#include "hadoop/rpc_codec.hpp"
+#include "hadoop/sasl_qop.hpp"
+#include "hadoop/server_principal.hpp"
 
 namespace tony::hadoop {
 namespace {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "runtime/hadoop/byte_reader.hpp"
-#include "runtime/hadoop/vint.hpp"
+#include "hadoop/byte_reader.hpp"
+#include "hadoop/vint.hpp"
 
 namespace tony::hadoop {
 namespace {

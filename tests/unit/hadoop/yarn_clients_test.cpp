@@ -8,13 +8,13 @@
 #include <future>
 #include <mutex>
 
-#include "runtime/hadoop/credentials.hpp"
-#include "runtime/hadoop/crypto.hpp"
-#include "runtime/yarn/amrm_client.hpp"
-#include "runtime/yarn/application_client.hpp"
-#include "runtime/yarn/convert.hpp"
-#include "runtime/yarn/nm_client.hpp"
-#include "runtime/yarn/proto/yarn.pb.h"
+#include "hadoop/credentials.hpp"
+#include "hadoop/crypto.hpp"
+#include "hadoop/yarn/amrm_client.hpp"
+#include "hadoop/yarn/application_client.hpp"
+#include "hadoop/yarn/convert.hpp"
+#include "hadoop/yarn/nm_client.hpp"
+#include "hadoop/yarn/proto/yarn.pb.h"
 #include "tests/unit/hadoop/fake_server.hpp"
 
 namespace tony::yarn {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/hadoop/token.hpp"
-#include "runtime/yarn/convert.hpp"
+#include "hadoop/token.hpp"
+#include "hadoop/yarn/convert.hpp"
 
 namespace tony::yarn {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/yarn/ids.hpp"
+#include "hadoop/yarn/ids.hpp"
 
 namespace tony::yarn {
 namespace {

@@ -2,14 +2,14 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <iterator>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
+#include "hadoop/configuration.hpp"
 #include "messages/error.hpp"
-#include "runtime/hadoop/configuration.hpp"
 #include "submit/client_task.hpp"
 #include "submit/shipping.hpp"
 
@@ -124,7 +124,8 @@ TEST(shipping, a_shared_copy_staged_first_stays) {
   ASSERT_TRUE(second) << to_string(second.error());
   EXPECT_EQ(second->timestamp, before->timestamp);
   EXPECT_EQ(second->size, 6);
-  auto left = std::distance(fs::directory_iterator(dir / "cache"), fs::directory_iterator{});
+  auto left =
+      std::distance(fs::directory_iterator(dir / "cache"), fs::directory_iterator{});
   EXPECT_EQ(left, 1) << "no partial copy left behind";
   // put() replaces (a stale copy of another size is meant to go).
   auto replaced = stager->put((dir / "tony.tgz").string(), "tony.tgz", true);

@@ -1,5 +1,5 @@
 // The task's working directory: source entries linked in, the venv's
-// interpreter behind python and python3 (am/task_layout.hpp).
+// interpreter behind python and python3 (executor/task_layout.hpp).
 
 #include <sys/stat.h>
 
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "am/task_layout.hpp"
+#include "executor/task_layout.hpp"
 #include "messages/error.hpp"
 
 using namespace tony;

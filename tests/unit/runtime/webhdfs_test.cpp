@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/staging/webhdfs.hpp"
+#include "hadoop/webhdfs.hpp"
 
 namespace tony::webhdfs {
 namespace {

@@ -1,0 +1,262 @@
+#include "hadoop/yarn/amrm_client.hpp"
+
+#include <thread>
+
+#include "hadoop/yarn/convert.hpp"
+#include "hadoop/yarn/protocols.hpp"
+
+namespace tony::yarn {
+
+namespace {
+
+using hadoop::error;
+using hadoop::error_code;
+
+int32_t final_status_code(const std::string& text) {
+  auto x = parse_final_status(text);
+  return x ? static_cast<int32_t>(*x) : -1;
+}
+
+} // namespace
+
+amrm_client::amrm_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                         hadoop::endpoint scheduler, hadoop::token amrm_token,
+                         std::shared_ptr<nm_token_cache> nm_tokens)
+    : amrm_client(std::move(ipc), std::vector<rm_peer>{rm_peer{"", std::move(scheduler)}},
+                  std::move(amrm_token), std::move(nm_tokens)) {
+  // nop
+}
+
+amrm_client::amrm_client(std::shared_ptr<hadoop::ipc_client> ipc,
+                         std::vector<rm_peer> schedulers, hadoop::token amrm_token,
+                         std::shared_ptr<nm_token_cache> nm_tokens,
+                         failover_options failover)
+    : ipc_(std::move(ipc))
+    , failover_(std::move(schedulers), failover)
+    , nm_tokens_(nm_tokens ? std::move(nm_tokens) : std::make_shared<nm_token_cache>())
+    , token_(std::move(amrm_token)) {
+  // nop
+}
+
+hadoop::expected<hadoop::token>
+amrm_client::find_amrm_token(const hadoop::credentials& creds) {
+  if (auto* tok = creds.find(hadoop::amrm_token_kind))
+    return *tok;
+  return error{error_code::not_found,
+               "no YARN_AM_RM_TOKEN among the " + std::to_string(creds.tokens().size()) +
+                   " tokens of the container's credentials (is this process running "
+                   "as the ApplicationMaster of a YARN application?)"};
+}
+
+hadoop::connection_params amrm_client::target_locked() const {
+  hadoop::connection_params target;
+  target.protocol = application_master_protocol;
+  target.auth_token = token_;
+  target.server_kind = "ResourceManager scheduler";
+  target.address_key = "yarn.resourcemanager.scheduler.address";
+  return target;
+}
+
+template <class Response>
+hadoop::expected<Response> amrm_client::call(const std::string& method,
+                                             const google::protobuf::MessageLite& req,
+                                             hadoop::deadline until) {
+  hadoop::connection_params base;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    base = target_locked(); // the newest AMRMToken
+  }
+  return failover_.call<Response>(
+      base,
+      [&](const hadoop::connection_params& target) {
+        return ipc_->call<Response>(target, method, req, until);
+      },
+      until);
+}
+
+expected<rm_registration> amrm_client::register_locked(const am_registration& reg,
+                                                       hadoop::deadline until,
+                                                       bool first) {
+  proto::RegisterApplicationMasterRequestProto req;
+  req.set_host(reg.host);
+  req.set_rpc_port(reg.rpc_port);
+  req.set_tracking_url(reg.tracking_url);
+  auto rsp = call<proto::RegisterApplicationMasterResponseProto>(
+      "registerApplicationMaster", req, until);
+  if (!rsp)
+    return rsp.error();
+  rm_registration result;
+  result.max_capability = convert::from_proto(rsp->maximumcapability());
+  result.queue = rsp->queue();
+  for (auto& nm : rsp->nm_tokens_from_previous_attempts())
+    nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
+  std::lock_guard<std::mutex> guard{mtx_};
+  last_command_ = am_command::none;
+  if (first) {
+    previous_.clear();
+    for (auto& c : rsp->containers_from_previous_attempts())
+      previous_.push_back(convert::container_from_proto(c));
+    result.previous_containers = previous_;
+  }
+  return result;
+}
+
+expected<rm_registration>
+amrm_client::register_application_master(const am_registration& reg,
+                                         hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  auto result = register_locked(reg, until, true);
+  if (result)
+    registration_ = reg;
+  return result;
+}
+
+expected<void> amrm_client::reregister(const hadoop::error* cause,
+                                       hadoop::deadline until) {
+  std::string why = cause ? cause->remote_class() : std::string{"the AM_RESYNC command"};
+  if (!registration_)
+    return error{error_code::protocol,
+                 "the ResourceManager asked the AM to register again (" + why +
+                     ") before it had registered"};
+  auto again = register_locked(*registration_, until, false);
+  if (!again)
+    return again.error().with_context(
+        "the ResourceManager lost the AM's registration (" + why +
+        ": it restarted or failed over) and registering again failed");
+  std::lock_guard<std::mutex> guard{mtx_};
+  ++resyncs_;
+  return {};
+}
+
+expected<allocate_response> amrm_client::allocate(const allocate_request& req,
+                                                  hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  proto::AllocateRequestProto msg;
+  for (auto& ask : req.asks)
+    convert::add_asks(ask, &msg);
+  for (auto& id : req.releases) {
+    auto cid = parse_container_id(id);
+    if (!cid)
+      return cid.error().with_context("cannot release container");
+    convert::to_proto(*cid, msg.add_release());
+  }
+  for (auto& host : req.blacklist_additions)
+    msg.mutable_blacklist_request()->add_blacklist_additions(host);
+  msg.set_progress(req.progress);
+  msg.set_response_id(req.response_id);
+  auto rsp = call<proto::AllocateResponseProto>("allocate", msg, until);
+  if (!rsp && rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
+    if (auto ok = reregister(&rsp.error(), until); !ok)
+      return ok.error();
+    allocate_response result;
+    result.resync = true;
+    return result;
+  }
+  if (!rsp)
+    return rsp.error();
+  if (rsp->has_a_m_command() && rsp->a_m_command() == 1) { // AM_RESYNC
+    if (auto ok = reregister(nullptr, until); !ok)
+      return ok.error();
+    allocate_response result;
+    result.resync = true;
+    return result;
+  }
+  allocate_response result;
+  result.response_id = rsp->response_id();
+  for (auto& c : rsp->allocated_containers())
+    result.allocated.push_back(convert::container_from_proto(c));
+  for (auto& s : rsp->completed_container_statuses())
+    result.completed.push_back(convert::completion_from_proto(s));
+  result.num_cluster_nodes = rsp->num_cluster_nodes();
+  auto command = am_command::none;
+  if (rsp->has_a_m_command())
+    command = rsp->a_m_command() == 1 ? am_command::resync : am_command::shutdown;
+  result.shutdown = command != am_command::none;
+  for (auto& nm : rsp->nm_tokens())
+    nm_tokens_->put(convert::node_key(nm.nodeid()), convert::from_proto(nm.token()));
+  std::lock_guard<std::mutex> guard{mtx_};
+  last_command_ = command;
+  if (rsp->has_limit())
+    headroom_ = convert::from_proto(rsp->limit());
+  if (rsp->has_am_rm_token()) {
+    auto fresh = convert::from_proto(rsp->am_rm_token());
+    if (fresh.kind.empty())
+      fresh.kind = hadoop::amrm_token_kind;
+    if (fresh.service.empty())
+      fresh.service = token_.service;
+    token_ = std::move(fresh);
+  }
+  return result;
+}
+
+expected<void> amrm_client::finish_application_master(const final_report& report,
+                                                      hadoop::deadline until) {
+  std::lock_guard<std::mutex> call_guard{call_mtx_};
+  auto code = final_status_code(report.final_status);
+  if (code < 0)
+    return error{error_code::invalid_input,
+                 "cannot finish with final status '" + report.final_status +
+                     "' (expected SUCCEEDED, FAILED or KILLED)"};
+  proto::FinishApplicationMasterRequestProto req;
+  req.set_final_application_status(code);
+  if (!report.diagnostics.empty())
+    req.set_diagnostics(report.diagnostics);
+  if (!report.tracking_url.empty())
+    req.set_tracking_url(report.tracking_url);
+  for (bool registered_again = false;;) {
+    auto rsp = call<proto::FinishApplicationMasterResponseProto>(
+        "finishApplicationMaster", req, until);
+    if (!rsp && !registered_again &&
+        rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
+      // Hadoop's AMRMClientImpl does the same: register, then unregister.
+      registered_again = true;
+      if (auto ok = reregister(&rsp.error(), until); !ok)
+        return ok.error();
+      continue;
+    }
+    if (!rsp)
+      return rsp.error();
+    if (rsp->isunregistered())
+      return {};
+    // The RM unregisters asynchronously; YARN's own client polls likewise.
+    auto pause = std::chrono::milliseconds{100};
+    if (hadoop::remaining(until) <= pause) {
+      hadoop::connection_params base;
+      {
+        std::lock_guard<std::mutex> guard{mtx_};
+        base = target_locked();
+      }
+      return error{error_code::timeout,
+                   hadoop::describe_server(failover_.current(base)) +
+                       ": the AM was not unregistered before the deadline"};
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+hadoop::token amrm_client::amrm_token() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return token_;
+}
+
+am_command amrm_client::last_command() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return last_command_;
+}
+
+resource amrm_client::last_headroom() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return headroom_;
+}
+
+int amrm_client::resyncs() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return resyncs_;
+}
+
+std::vector<container> amrm_client::containers_from_previous_attempts() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return previous_;
+}
+
+} // namespace tony::yarn

@@ -1,0 +1,217 @@
+#include "history/tensorboard_launcher.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <thread>
+
+#include "messages/error.hpp"
+#include "runtime/process/process.hpp"
+
+namespace tony::history {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+sockaddr_in loopback(int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  return addr;
+}
+
+// A key as a file name: application ids are [a-z0-9_] already.
+std::string file_safe(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  return out;
+}
+
+} // namespace
+
+int free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return 0;
+  auto addr = loopback(0);
+  socklen_t len = sizeof(addr);
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+bool port_answers(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return false;
+  auto addr = loopback(port);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
+  ::close(fd);
+  return ok;
+}
+
+tensorboard_launcher::tensorboard_launcher(options opts)
+    : opts_(std::move(opts)) {
+  // nop
+}
+
+tensorboard_launcher::~tensorboard_launcher() {
+  std::lock_guard<std::mutex> guard{mtx_};
+  for (auto& [_, x] : up_)
+    stop(x);
+  up_.clear();
+}
+
+void tensorboard_launcher::stop(instance& x) {
+  if (x.pid <= 0)
+    return;
+  process::kill_session(x.pid, SIGTERM);
+  auto deadline = clock_type::now() + milliseconds(3000);
+  while (!process::try_wait(x.pid) && clock_type::now() < deadline)
+    std::this_thread::sleep_for(milliseconds(20));
+  process::kill_session(x.pid, SIGKILL);
+  if (!process::try_wait(x.pid))
+    process::wait(x.pid);
+  x.pid = -1;
+}
+
+// The least recently used goes when the launcher is full.
+void tensorboard_launcher::make_room() {
+  while (up_.size() >= opts_.max_running && !up_.empty()) {
+    auto oldest = up_.begin();
+    for (auto i = up_.begin(); i != up_.end(); ++i)
+      if (i->second.used < oldest->second.used)
+        oldest = i;
+    stop(oldest->second);
+    up_.erase(oldest);
+  }
+}
+
+tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
+                                                         const std::string& log_dir) {
+  make_room();
+  instance x;
+  x.log_dir = log_dir;
+  x.port = free_loopback_port();
+  x.output = opts_.log_root + "/tony-history-tensorboard-" + file_safe(key) + ".log";
+  x.started = x.used = clock_type::now();
+  process::spawn_options so;
+  so.argv = {opts_.program,         "--logdir", log_dir, "--host", "127.0.0.1", "--port",
+             std::to_string(x.port)};
+  so.env = process::current_environment();
+  so.stdout_path = x.output;
+  so.stderr_path = x.output;
+  so.new_session = true;
+  auto child = process::spawn(so);
+  if (x.port == 0 || !child) {
+    status s;
+    s.state = status::failed;
+    s.why = x.port == 0
+                ? std::string{"no free port on 127.0.0.1"}
+                : "cannot start " + opts_.program + ": " + describe(child.error()) +
+                      " (install the tensorboard package, or pass "
+                      "--tensorboard PROGRAM)";
+    return s;
+  }
+  x.pid = child->pid;
+  up_[key] = std::move(x);
+  return {};
+}
+
+// Ready once its port answers; failed when it exited or took too long.
+void tensorboard_launcher::check(const std::string&, instance& x) {
+  if (x.ready || !x.failure.empty())
+    return;
+  if (auto exit = process::try_wait(x.pid)) {
+    x.pid = -1;
+    x.failure = "TensorBoard exited with code " + std::to_string(exit->exit_code) +
+                "; its output ends with:\n" + process::tail_file(x.output, 2000);
+    return;
+  }
+  if (port_answers(x.port)) {
+    x.ready = true;
+    return;
+  }
+  auto waited = clock_type::now() - x.started;
+  if (waited > milliseconds(opts_.start_timeout_ms)) {
+    stop(x);
+    x.failure = "TensorBoard did not answer within " +
+                std::to_string(opts_.start_timeout_ms / 1000) +
+                " s; its output ends with:\n" + process::tail_file(x.output, 2000);
+  }
+}
+
+tensorboard_launcher::status tensorboard_launcher::get(const std::string& key,
+                                                       const std::string& log_dir) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = up_.find(key);
+  if (i != up_.end() && (i->second.log_dir != log_dir ||
+                         (!i->second.failure.empty() &&
+                          clock_type::now() - i->second.used > milliseconds(10000)))) {
+    // Another log dir, or a failure long enough ago to try again.
+    stop(i->second);
+    up_.erase(i);
+    i = up_.end();
+  }
+  if (i == up_.end()) {
+    auto s = start(key, log_dir);
+    if (s.state == status::failed)
+      return s;
+    i = up_.find(key);
+  }
+  auto& x = i->second;
+  x.used = clock_type::now();
+  check(key, x);
+  status s;
+  if (!x.failure.empty()) {
+    s.state = status::failed;
+    s.why = x.failure;
+  } else if (x.ready) {
+    s.state = status::ready;
+    s.address = "127.0.0.1:" + std::to_string(x.port);
+  }
+  return s;
+}
+
+void tensorboard_launcher::stop_idle(
+    const std::function<void(const std::string&)>& said) {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto now = clock_type::now();
+  for (auto i = up_.begin(); i != up_.end();) {
+    auto idle = now - i->second.used;
+    if (idle < milliseconds(opts_.idle_ms)) {
+      ++i;
+      continue;
+    }
+    stop(i->second);
+    if (said)
+      said(
+          "TensorBoard of " + i->first + " stopped after " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(idle).count()) +
+          " s idle");
+    i = up_.erase(i);
+  }
+}
+
+std::vector<std::string> tensorboard_launcher::running() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  std::vector<std::string> out;
+  for (auto& [key, x] : up_)
+    if (x.pid > 0)
+      out.push_back(key);
+  return out;
+}
+
+} // namespace tony::history

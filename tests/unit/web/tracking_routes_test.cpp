@@ -1,0 +1,283 @@
+// The tracking routes served over loopback HTTP from a scripted job_source,
+// with a stand-in upstream for TensorBoard.
+
+#include "web/tracking_routes.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "messages/error.hpp"
+#include "runtime/status_json.hpp"
+#include "web/http_server.hpp"
+
+using namespace tony;
+using namespace tony::http;
+namespace fs = std::filesystem;
+
+namespace {
+
+class fixed_source : public job_source {
+public:
+  caf::expected<job_status> status() override {
+    if (fail)
+      return make_error(errc::infrastructure, "monitor busy");
+    return st;
+  }
+  bool live() const override { return is_live; }
+
+  job_status st;
+  bool fail = false;
+  bool is_live = true;
+};
+
+class routes_test : public ::testing::Test {
+protected:
+  void SetUp() override {
+    src.st.app_id = "application_1_0001";
+    src.st.name = "web";
+    src.st.state = "RUNNING";
+    src.st.attempt = 1;
+    task_status w;
+    w.task = {"worker", 0};
+    w.attempt = 1;
+    w.state = "RUNNING";
+    w.host = "127.0.0.1";
+    w.port = 4000;
+    w.container_id = "container_1_0001_01_000002";
+    logs = fs::temp_directory_path() / ("tony-routes-" + std::to_string(::getpid()));
+    fs::create_directories(logs);
+    std::ofstream(logs / "stdout") << "epoch 1 loss 0.5\n";
+    w.log_dir = logs.string();
+    src.st.tasks.push_back(w);
+  }
+
+  void TearDown() override {
+    server.stop();
+    upstream.stop();
+    fs::remove_all(logs);
+  }
+
+  // Serves the routes at `mount` on a fresh port; returns a client for it.
+  httplib::Client serve(const std::string& mount = "", const std::string& base = "") {
+    auto port = server.bind("127.0.0.1", 0);
+    EXPECT_TRUE(port);
+    route_options opts;
+    opts.mount = mount;
+    opts.public_base = base;
+    server.start([this, opts, mount](const httplib::Request& req, const std::string& body,
+                                     httplib::Response& res) {
+      if (req.path.compare(0, mount.size(), mount) != 0) {
+        res.status = 404;
+        return;
+      }
+      handle_job_request(src, req.path.substr(mount.size()), req, body, res, opts);
+    });
+    return httplib::Client("127.0.0.1", *port);
+  }
+
+  // A stand-in TensorBoard that echoes what it got.
+  int start_upstream() {
+    auto port = upstream.bind("127.0.0.1", 0);
+    EXPECT_TRUE(port);
+    upstream.start(
+        [](const httplib::Request& req, const std::string& body, httplib::Response& res) {
+          if (req.path == "/moved") {
+            res.set_redirect("/elsewhere", 302);
+            return;
+          }
+          res.set_header("X-Upstream", "tb");
+          res.set_content(req.method + " " + req.target + " [" + body +
+                              "] ae=" + req.get_header_value("Accept-Encoding"),
+                          "text/plain");
+        });
+    return *port;
+  }
+
+  void add_tensorboard(const char* state, int port) {
+    task_status t;
+    t.task = {"tensorboard", 0};
+    t.attempt = 1;
+    t.state = state;
+    t.host = "127.0.0.1";
+    t.port = port;
+    t.tracked = false;
+    src.st.tasks.push_back(t);
+  }
+
+  fixed_source src;
+  http_server server;
+  http_server upstream;
+  fs::path logs;
+};
+
+} // namespace
+
+TEST_F(routes_test, the_root_is_the_job_page) {
+  auto cli = serve();
+  auto res = cli.Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->body.find("data-task=\"worker:0\" data-state=\"RUNNING\""),
+            std::string::npos);
+  EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+}
+
+TEST_F(routes_test, api_job_is_the_status_as_json) {
+  auto cli = serve();
+  auto res = cli.Get("/api/job");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
+  auto st = job_status_from_json(res->body);
+  ASSERT_TRUE(st);
+  EXPECT_EQ(to_json(*st), to_json(src.st));
+}
+
+TEST_F(routes_test, an_unavailable_status_is_a_503_that_says_why) {
+  src.fail = true;
+  auto cli = serve();
+  auto res = cli.Get("/api/job");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_NE(res->body.find("monitor busy"), std::string::npos);
+}
+
+TEST_F(routes_test, logs_of_a_local_task_are_served_and_nothing_else) {
+  auto cli = serve();
+  auto res = cli.Get("/logs/container_1_0001_01_000002/stdout");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "epoch 1 loss 0.5\n");
+  auto other = cli.Get("/logs/container_1_0001_01_000002/..%2F..%2Fetc%2Fpasswd");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404);
+  auto unknown = cli.Get("/logs/container_9/stdout");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+}
+
+TEST_F(routes_test, a_long_log_is_served_as_its_last_4_mib) {
+  {
+    std::ofstream out(logs / "stderr", std::ios::binary);
+    out << std::string(1000, 'a') << std::string((4 << 20) - 4, 'b') << "end\n";
+  }
+  auto cli = serve();
+  auto res = cli.Get("/logs/container_1_0001_01_000002/stderr");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  auto head = std::string{"[... the first 1000 bytes are left out; the whole file is "};
+  EXPECT_EQ(res->body.rfind(head, 0), 0u) << res->body.substr(0, 200);
+  auto nl = res->body.find('\n');
+  ASSERT_NE(nl, std::string::npos);
+  EXPECT_EQ(res->body.size() - nl - 1, size_t{4 << 20});
+  EXPECT_EQ(res->body.substr(nl + 1, 1), "b");
+  EXPECT_EQ(res->body.substr(res->body.size() - 4), "end\n");
+}
+
+TEST_F(routes_test, a_job_without_tensorboard_says_how_to_enable_it) {
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_NE(res->body.find("[tensorboard]"), std::string::npos);
+}
+
+TEST_F(routes_test, tensorboard_not_yet_running_is_a_503) {
+  add_tensorboard("LAUNCHED", 0);
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503);
+  EXPECT_NE(res->body.find("LAUNCHED"), std::string::npos);
+}
+
+TEST_F(routes_test, the_chiefs_tensorboard_is_proxied_from_the_status_address) {
+  // [tensorboard] on = "chief": no tensorboard task; the status names the
+  // chief and the address of the TensorBoard it started on TB_PORT.
+  src.st.tensorboard_task = "worker:0";
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << "not up yet";
+  EXPECT_NE(res->body.find("its task worker:0 is RUNNING"), std::string::npos)
+      << res->body;
+  src.st.tensorboard_address = "127.0.0.1:" + std::to_string(start_upstream());
+  res = cli.Get("/tensorboard/data/runs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "GET /data/runs [] ae=identity");
+  auto page = cli.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("tensorboard-link"), std::string::npos);
+  auto api = cli.Get("/api/job");
+  ASSERT_TRUE(api);
+  auto back = job_status_from_json(api->body);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->tensorboard_task, "worker:0");
+  EXPECT_EQ(back->tensorboard_address, src.st.tensorboard_address);
+}
+
+TEST_F(routes_test, tensorboard_without_its_slash_is_redirected_relatively) {
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 302);
+  EXPECT_EQ(res->get_header_value("Location"), "tensorboard/");
+}
+
+TEST_F(routes_test, tensorboard_requests_are_forwarded_with_query_and_body) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve();
+  cli.set_url_encode(false);
+  auto get = cli.Get("/tensorboard/data/runs?x=a+b%20c");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 200);
+  EXPECT_EQ(get->body, "GET /data/runs?x=a+b%20c [] ae=identity");
+  EXPECT_EQ(get->get_header_value("X-Upstream"), "tb");
+  auto post = cli.Post("/tensorboard/data/plugin/timeseries", "tags=loss",
+                       "application/x-www-form-urlencoded");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->body, "POST /data/plugin/timeseries [tags=loss] ae=identity");
+  auto root = cli.Get("/tensorboard/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->body, "GET / [] ae=identity");
+}
+
+TEST_F(routes_test, upstream_redirects_stay_under_the_proxy_prefix) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve("/jobs/application_1_0001", "/proxy/x");
+  auto res = cli.Get("/jobs/application_1_0001/tensorboard/moved");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 302);
+  EXPECT_EQ(res->get_header_value("Location"),
+            "/proxy/x/jobs/application_1_0001/tensorboard/elsewhere");
+}
+
+TEST_F(routes_test, a_dead_tensorboard_is_a_502_that_says_so) {
+  add_tensorboard("RUNNING", 1); // nothing listens on port 1
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 502);
+  EXPECT_NE(res->body.find("does not answer"), std::string::npos);
+}
+
+TEST_F(routes_test, the_page_from_an_event_log_does_not_proxy) {
+  add_tensorboard("KILLED", 6006);
+  src.is_live = false;
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  auto page = cli.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->body.find("http-equiv=\"refresh\""), std::string::npos);
+}
+
+TEST(target_after, keeps_the_raw_rest_of_the_target) {
+  EXPECT_EQ(target_after("/jobs/a/tensorboard/x?y=1", "/jobs/a/tensorboard"), "/x?y=1");
+  EXPECT_EQ(target_after("/tensorboard?y=1", "/tensorboard"), "/?y=1");
+  EXPECT_EQ(target_after("/tensorboard/", "/tensorboard"), "/");
+}

@@ -1,0 +1,267 @@
+#include "web/tracking_routes.hpp"
+
+#include <chrono>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/error.hpp"
+#include "runtime/history/job_record.hpp"
+#include "runtime/status_json.hpp"
+#include "web/job_page.hpp"
+#include "web/reverse_proxy.hpp"
+
+namespace tony::http {
+
+namespace {
+
+constexpr const char* text_plain = "text/plain; charset=utf-8";
+
+// Log files a page links to, and how much of their end it shows.
+constexpr const char* log_files[] = {"stdout", "stderr", "executor.log"};
+constexpr std::streamoff log_tail_bytes = 4 << 20;
+
+int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+void not_found(httplib::Response& res, const std::string& what) {
+  res.status = 404;
+  res.set_content("tony: " + what + "\n", text_plain);
+}
+
+void serve_log(const job_status& st, const std::string& rest, httplib::Response& res) {
+  // rest: "<container>/<file>"
+  auto slash = rest.find('/');
+  if (slash == std::string::npos)
+    return not_found(res, "no such log; links look like logs/<container>/stdout");
+  auto container = rest.substr(0, slash);
+  auto file = rest.substr(slash + 1);
+  bool known_file = false;
+  for (auto f : log_files)
+    known_file = known_file || file == f;
+  if (!known_file)
+    return not_found(res,
+                     "no log '" + file + "'; there are stdout, stderr, executor.log");
+  const task_status* task = nullptr;
+  for (auto& t : st.tasks)
+    if (!container.empty() && t.container_id == container)
+      task = &t;
+  if (task == nullptr)
+    return not_found(res, "no task of this job ran in container '" + container + "'");
+  if (task->log_dir.empty() || task->log_dir[0] != '/')
+    return not_found(res, "the logs of " + to_string(task->task) +
+                              " are not on this machine" +
+                              (task->log_dir.empty() ? "" : ": see " + task->log_dir));
+  auto path = task->log_dir + "/" + file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return not_found(res, "cannot read " + path);
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<std::streamoff>(in.tellg());
+  if (size < 0)
+    return not_found(res, "cannot read " + path);
+  std::string body;
+  std::streamoff from = 0;
+  if (size > log_tail_bytes) {
+    from = size - log_tail_bytes;
+    body = "[... the first " + std::to_string(from) +
+           " bytes are left out; the whole file is " + path + "]\n";
+  }
+  // Read what the file held when asked (it may grow meanwhile).
+  auto prefix_len = body.size();
+  body.resize(prefix_len + static_cast<size_t>(size - from));
+  in.seekg(from);
+  in.read(body.data() + prefix_len, size - from);
+  body.resize(prefix_len + static_cast<size_t>(in.gcount()));
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(body, text_plain);
+}
+
+using nlohmann::json;
+
+json sample_json(const task_sample& x) {
+  json gpus = json::array();
+  for (auto& g : x.gpus)
+    gpus.push_back({{"index", g.index},
+                    {"util_pct", g.util_pct},
+                    {"used_bytes", g.used_bytes},
+                    {"total_bytes", g.total_bytes}});
+  return {{"time_ms", x.time_ms},
+          {"rss_bytes", x.rss_bytes},
+          {"cpu_cores", x.cpu_cores},
+          {"processes", x.processes},
+          {"gpus", std::move(gpus)}};
+}
+
+// One task's resource use for /api/job?metrics=...: the latest sample, the
+// peak, and (`series`) every point the AM keeps.
+json task_metrics_json(const metrics::task_series& x, bool series) {
+  json j = {{"latest", sample_json(x.latest)},
+            {"peak_rss_bytes", x.peak_rss_bytes},
+            {"step_ms", x.step_ms},
+            {"points", x.time_ms.size()}};
+  if (series)
+    j["series"] = {{"time_ms", x.time_ms},
+                   {"rss_bytes", x.rss_bytes},
+                   {"cpu_cores", x.cpu_cores},
+                   {"gpu_util_pct", x.gpu_util},
+                   {"gpu_used_bytes", x.gpu_used_bytes}};
+  return j;
+}
+
+json runs_json(const history::task_runs& t) {
+  json runs = json::array();
+  for (auto& r : t.runs)
+    runs.push_back({{"attempt", r.attempt},
+                    {"restart", r.restart},
+                    {"container_id", r.container_id},
+                    {"requested_ms", r.requested_ms},
+                    {"allocated_ms", r.allocated_ms},
+                    {"launched_ms", r.launched_ms},
+                    {"registered_ms", r.registered_ms},
+                    {"running_ms", r.running_ms},
+                    {"finished_ms", r.finished_ms},
+                    {"state", r.state},
+                    {"exit_code", r.exit_code}});
+  return runs;
+}
+
+std::string param(const httplib::Request& req, const char* key) {
+  auto i = req.params.find(key);
+  return i == req.params.end() ? std::string{} : i->second;
+}
+
+// /api/job: the status (as status.json); ?metrics=latest|1 and ?timeline=1
+// add the record's parts, ?task=worker:0 narrows them to one task.
+void serve_api_job(job_source& src, const job_status& st, const httplib::Request& req,
+                   httplib::Response& res) {
+  auto metrics = param(req, "metrics");
+  auto timeline = param(req, "timeline");
+  auto only = param(req, "task");
+  res.set_header("Cache-Control", "no-store");
+  if ((metrics.empty() || metrics == "0") && (timeline.empty() || timeline == "0")) {
+    res.set_content(to_json(st, 2) + "\n", "application/json");
+    return;
+  }
+  auto doc = json::parse(to_json(st));
+  src.read_record([&](const history::job_record& rec) {
+    if (!metrics.empty() && metrics != "0") {
+      json tasks = json::object();
+      for (auto& id : rec.metrics.tasks())
+        if (only.empty() || to_string(id) == only)
+          tasks[to_string(id)] =
+              task_metrics_json(rec.metrics.series(id), metrics != "latest");
+      doc["metrics"] = {{"capacity_points", rec.metrics.capacity()}, {"tasks", tasks}};
+    }
+    if (!timeline.empty() && timeline != "0") {
+      json tasks = json::object();
+      for (auto& t : rec.runs.tasks())
+        if (only.empty() || to_string(t.task) == only)
+          tasks[to_string(t.task)] = runs_json(t);
+      doc["timeline"] = std::move(tasks);
+    }
+  });
+  res.set_content(doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
+                  "application/json");
+}
+
+} // namespace
+
+job_source::~job_source() {
+  // nop
+}
+
+bool job_source::read_record(const std::function<void(const history::job_record&)>&) {
+  return false;
+}
+
+std::string target_after(const std::string& target, const std::string& mount) {
+  if (target.compare(0, mount.size(), mount) != 0)
+    return "/";
+  auto rest = target.substr(mount.size());
+  if (rest.empty() || rest[0] == '?')
+    rest.insert(0, "/");
+  return rest;
+}
+
+void handle_job_request(job_source& src, const std::string& path,
+                        const httplib::Request& req, const std::string& body,
+                        httplib::Response& res, const route_options& opts) {
+  bool tensorboard = path == "/tensorboard" || path.rfind("/tensorboard/", 0) == 0;
+  if (!tensorboard && req.method != "GET" && req.method != "HEAD") {
+    res.status = 405;
+    res.set_header("Allow", "GET, HEAD");
+    res.set_content("tony: the tracking page only answers GET\n", text_plain);
+    return;
+  }
+  if (path == "/tensorboard") {
+    // Relative, so it resolves under any proxy prefix.
+    res.set_redirect("tensorboard/", 302);
+    return;
+  }
+  auto st = src.status();
+  if (!st) {
+    res.status = 503;
+    res.set_header("Retry-After", "2");
+    res.set_content("tony: the job's status is not available right now (" +
+                        describe(st.error()) + "); reload in a few seconds\n",
+                    text_plain);
+    return;
+  }
+  if (path.empty() || path == "/" || path == "/index.html") {
+    page_options po;
+    po.live = src.live();
+    po.note = opts.note;
+    po.tensorboard_on_demand = opts.tensorboard_on_demand;
+    po.config_link = opts.config_link;
+    read_page_query(req.params, po);
+    std::string html;
+    if (!src.read_record([&](const history::job_record& rec) {
+          html = render_job_page(*st, wall_ms(), po, &rec);
+        }))
+      html = render_job_page(*st, wall_ms(), po);
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(html, "text/html; charset=utf-8");
+    return;
+  }
+  if (path == "/api/job" || path == "/api/job/")
+    return serve_api_job(src, *st, req, res);
+  if (path.rfind("/logs/", 0) == 0)
+    return serve_log(*st, path.substr(6), res);
+  if (tensorboard) {
+    if (!has_tensorboard(*st))
+      return not_found(res, "this job runs no TensorBoard; enable it with [tensorboard] "
+                            "enabled = true and a log_dir in job.toml");
+    if (!src.live())
+      return not_found(res, "TensorBoard ran beside the job and ended with it; run "
+                            "`tensorboard --logdir <log_dir>` to look at the logs now");
+    auto address = tensorboard_address(*st);
+    std::string host;
+    int port = 0;
+    if (address.empty() || !split_host_port(address, host, port)) {
+      std::string state = "not started";
+      auto server = st->tensorboard_task.empty() ? "tensorboard:0" : st->tensorboard_task;
+      for (auto& t : st->tasks)
+        if (to_string(t.task) == server)
+          state = t.state;
+      res.status = 503;
+      res.set_header("Retry-After", "2");
+      res.set_content("tony: TensorBoard is not running (its task " + server + " is " +
+                          state + "); reload in a few seconds\n",
+                      text_plain);
+      return;
+    }
+    proxy_target target;
+    target.host = host;
+    target.port = port;
+    target.public_prefix = opts.public_base + opts.mount + "/tensorboard";
+    forward(target, target_after(req.target, opts.mount + "/tensorboard"), req, body,
+            res);
+    return;
+  }
+  not_found(res, "nothing at '" + path + "'; the job page is at the tracking URL's root");
+}
+
+} // namespace tony::http
