@@ -5,6 +5,7 @@ tony.xml it was handed, prints a line on each stream and exits 7.
 The jar under test is a copy in a scratch directory ($TONY_CLI_JAR is the
 built one, whose ../bin holds the real tony-submit)."""
 
+import json
 import os
 import shutil
 import signal
@@ -236,3 +237,36 @@ def test_a_signalled_jvm_stops_tony_submit(box):
     finally:
         proc.kill()
     assert (box / "rec.signal").read_text() == "TERM\n"
+
+
+def test_the_built_jar_finds_its_tony_submit_which_parses_both_forms(box):
+    # The build's own layout: lib/tony-cli-<version>-all.jar, ../bin/tony-submit.
+    submit = Path(JAR).parent.parent / "bin" / "tony-submit"
+    if not submit.exists():
+        pytest.skip(f"no {submit} (build tony-submit)")
+    (box / "work" / "src").mkdir()
+    (box / "work" / "src" / "train.py").write_text("print('hi')\n")
+    (box / "tony").mkdir()
+    (box / "tony" / "tony.xml").write_text(TONY_XML)
+    forms = [
+        ["-executes", "src/train.py", "-task_params", "--steps 5 --lr 0.1", "-src_dir", "src",
+         "-shell_env", "A=B", "-conf", "tony.worker.memory=256m", "--dry-run"],
+        ["--executes=src/train.py", "--task_params=--steps 5 --lr 0.1", "--src_dir=src",
+         "--shell_env", "A=B", "--conf=tony.worker.memory=256m", "--dry-run"],
+    ]
+    specs = []
+    for args in forms:
+        proc = subprocess.run(["java", "-cp", f"{JAR}:{box / 'tony'}", SUBMITTER, *args],
+                              cwd=box / "work", capture_output=True, text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin"})
+        assert proc.returncode == 0, proc.stderr
+        specs.append(json.loads(proc.stdout))
+    assert specs[0] == specs[1]
+    job = specs[0]
+    assert job["cluster"]["backend"] == "yarn"
+    worker = next(t for t in job["tasks"] if t["name"] == "worker")
+    assert worker["instances"] == 3, worker  # from the classpath's tony.xml
+    assert worker["capability"]["memory_mb"] == 256, worker
+    command = worker["command"] or job["code"]["command"]
+    assert command.endswith("train.py --steps 5 --lr 0.1"), command
+    assert job["env"]["A"] == "B", job["env"]
