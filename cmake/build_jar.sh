@@ -6,7 +6,8 @@
 #
 # Offline first: with a warm Maven repository (~/.m2, or $TONY_MAVEN_REPO,
 # as scripts/yarn uses) this makes no network round trip; a cold one is
-# filled from Maven Central once (the build plug-ins, about 10 MB).
+# filled from Maven Central once (the build plug-ins and what they need,
+# under 20 MB).
 set -euo pipefail
 pom_dir=${1:?usage: build_jar.sh POM_DIR WORK_DIR VERSION OUT}
 work=${2:?usage: build_jar.sh POM_DIR WORK_DIR VERSION OUT}
