@@ -398,7 +398,14 @@ write_policy() {
 secure_hdfs_props() {
   local https_port=$1
   prop dfs.block.access.token.enable true
-  prop dfs.namenode.kerberos.principal "nn/_HOST@$krb5_realm"
+  # --hdfs-ha: written with H, as dn is: a JournalNode (and the other
+  # NameNode) checks a NameNode against it with _HOST replaced by the
+  # connection's source address, 127.0.0.1 (`localhost`) here.
+  if ((hdfs_ha)); then
+    prop dfs.namenode.kerberos.principal "nn/$host@$krb5_realm"
+  else
+    prop dfs.namenode.kerberos.principal "nn/_HOST@$krb5_realm"
+  fi
   prop dfs.namenode.keytab.file "$keytab_dir/nn.keytab"
   prop dfs.namenode.kerberos.internal.spnego.principal "HTTP/_HOST@$krb5_realm"
   prop dfs.datanode.kerberos.principal "dn/$host@$krb5_realm"
