@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
@@ -144,6 +146,109 @@ std::string namenode_address(const hadoop::configuration& conf, const std::strin
   if (address.rfind("0.0.0.0:", 0) == 0)
     address = host + address.substr(7);
   return https ? "https://" + address : address;
+}
+
+caf::expected<std::vector<std::string>>
+namenode_addresses(const hadoop::configuration& conf, const std::string& authority) {
+  auto host = authority.substr(0, authority.find(':'));
+  auto is_listed = [](const std::string& list, const std::string& name) {
+    return ("," + list + ",").find("," + name + ",") != std::string::npos;
+  };
+  auto nameservices = conf.get_or("dfs.nameservices", "");
+  nameservices.erase(std::remove(nameservices.begin(), nameservices.end(), ' '),
+                     nameservices.end());
+  if (authority.find(':') != std::string::npos || !is_listed(nameservices, host))
+    return std::vector<std::string>{namenode_address(conf, host)};
+  auto what = "hdfs://" + host + " is a nameservice (dfs.nameservices = " + nameservices +
+              ") but ";
+  auto origin = conf.sources().empty()
+                    ? std::string{"the client configuration"}
+                    : "the client configuration in " + conf.sources().front();
+  auto provider = conf.get_or("dfs.client.failover.proxy.provider." + host, "");
+  if (provider.empty())
+    return make_error(errc::invalid_config,
+                      what + "dfs.client.failover.proxy.provider." + host +
+                          " is not set in " + origin +
+                          ": add it (e.g. org.apache.hadoop.hdfs.server.namenode.ha."
+                          "ConfiguredFailoverProxyProvider) as on the cluster's own "
+                          "clients");
+  auto ids = conf.get_or("dfs.ha.namenodes." + host, "");
+  ids.erase(std::remove(ids.begin(), ids.end(), ' '), ids.end());
+  if (ids.empty())
+    return make_error(errc::invalid_config,
+                      what + "dfs.ha.namenodes." + host + " is not set in " + origin +
+                          ": list its NameNodes' ids (e.g. nn1,nn2)");
+  auto policy = conf.get_or("dfs.http.policy", "HTTP_ONLY");
+  std::transform(policy.begin(), policy.end(), policy.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  bool https = policy == "HTTPS_ONLY";
+  std::vector<std::string> result;
+  std::size_t start = 0;
+  while (start <= ids.size()) {
+    auto comma = ids.find(',', start);
+    auto id =
+        ids.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? ids.size() + 1 : comma + 1;
+    if (id.empty())
+      continue;
+    auto key = std::string{https ? "dfs.namenode.https-address."
+                                 : "dfs.namenode.http-address."} +
+               host + "." + id;
+    auto address = conf.get_or(key, "");
+    if (address.empty())
+      return make_error(errc::invalid_config, what + key + " (NameNode " + id +
+                                                  "'s WebHDFS address) is not set in " +
+                                                  origin);
+    result.push_back(https ? "https://" + address : address);
+  }
+  return result;
+}
+
+bool is_standby(const response& r) {
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  return j.is_object() && j.contains("RemoteException") &&
+         j["RemoteException"].is_object() &&
+         j["RemoteException"].value("exception", "") == "StandbyException";
+}
+
+caf::expected<response>
+call_active(const std::vector<std::string>& bases, std::size_t* active,
+            const std::function<std::string(const std::string& base)>& url_of,
+            const std::string& method, const http_auth& auth, const std::string& upload,
+            bool follow, int rounds) {
+  if (bases.empty())
+    return make_error(errc::invalid_config, "no NameNode to call");
+  auto n = bases.size();
+  std::size_t first = active && *active < n ? *active : 0;
+  std::vector<std::string> said(n);
+  auto pause = std::chrono::milliseconds{200};
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds{2000});
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      auto i = (first + k) % n;
+      auto r = call(method, url_of(base_url(bases[i])), auth, upload, follow);
+      if (!r) {
+        said[i] = describe(r.error());
+        continue;
+      }
+      if (is_standby(*r)) {
+        said[i] = "standby (" + remote_message(r->body) + ")";
+        continue;
+      }
+      if (active)
+        *active = i;
+      first = i;
+      return r;
+    }
+  }
+  std::string text =
+      "no NameNode answered as active (" + std::to_string(rounds) + " rounds): ";
+  for (std::size_t i = 0; i < n; ++i)
+    text += (i ? "; " : "") + base_url(bases[i]) + ": " + said[i];
+  return make_error(errc::infrastructure, text);
 }
 
 std::string remote_message(const std::string& body) {

@@ -19,8 +19,11 @@
 // bundle; verification is never turned off. A NameNode's redirect to a
 // DataNode carries its own `delegation` parameter and needs no SPNEGO.
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <caf/expected.hpp>
 
@@ -76,6 +79,35 @@ std::string base_url(const std::string& address);
 /// (default port 9871), else dfs.namenode.http-address (default port 9870)
 /// as "host:port". A wildcard host is replaced by `host`.
 std::string namenode_address(const hadoop::configuration& conf, const std::string& host);
+
+/// The WebHDFS endpoints of the file system whose hdfs:// URI has
+/// `authority` (host[:port], or a nameservice), in the order to try them.
+/// A name of dfs.nameservices whose dfs.client.failover.proxy.provider.<ns>
+/// is set (as Hadoop's clients require) gives each NameNode of
+/// dfs.ha.namenodes.<ns>, in that order: with dfs.http.policy HTTPS_ONLY
+/// "https://" + dfs.namenode.https-address.<ns>.<id>, else
+/// dfs.namenode.http-address.<ns>.<id> (no default ports: a nameservice
+/// names them). Anything else is {namenode_address(conf, host)}. Fails
+/// (invalid_config, exit 2) naming the key a nameservice lacks.
+caf::expected<std::vector<std::string>>
+namenode_addresses(const hadoop::configuration& conf, const std::string& authority);
+
+/// True when a WebHDFS answer says the NameNode is a standby: a
+/// RemoteException whose exception is StandbyException (HTTP 403).
+bool is_standby(const response& r);
+
+/// One WebHDFS call to whichever of `bases` is active: starting with
+/// bases[*active], a NameNode that does not answer (connection refused,
+/// timeout) or answers as a standby is left for the next; the one that
+/// answers otherwise is remembered in *active for later calls. After a
+/// round where none answered, a pause (200 ms, doubling to 2 s) and another
+/// round, `rounds` in all; the error then names every NameNode and what it
+/// said. `url_of` makes the call's URL from a base.
+caf::expected<response>
+call_active(const std::vector<std::string>& bases, std::size_t* active,
+            const std::function<std::string(const std::string& base)>& url_of,
+            const std::string& method, const http_auth& auth,
+            const std::string& upload = {}, bool follow = false, int rounds = 6);
 
 /// The message of a WebHDFS RemoteException body, or the body's start.
 std::string remote_message(const std::string& body);

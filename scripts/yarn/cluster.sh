@@ -2,7 +2,7 @@
 # A real single-machine Apache Hadoop YARN (and optionally HDFS) on loopback
 # addresses, run from the Hadoop jars on Maven Central. See doc/local-yarn.md.
 #
-#   scripts/yarn/cluster.sh start [--hdfs [--second-namenode]] [--secure] [--ha]
+#   scripts/yarn/cluster.sh start [--hdfs [--second-namenode] | --hdfs-ha] [--secure] [--ha]
 #                                 [--nodes N] [--dir DIR] [--rpc-protection P]
 #                                 [--hadoop-version V]
 #       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
@@ -29,6 +29,21 @@
 #       TONY_YARN_RM2_HOST) with automatic failover, recovery from a
 #       ZooKeeper state store (work-preserving) and a standalone ZooKeeper
 #       on TONY_YARN_HOST:2181; see scripts/yarn/ha.sh.
+#       --hdfs-ha: HDFS with NameNode HA instead of --hdfs's one NameNode.
+#       The nameservice tonyns (fs.defaultFS=hdfs://tonyns) of two NameNodes
+#       (nn1 on port 9000, HTTP 9870 / HTTPS 9871; nn2 on 9010, HTTP 9876 /
+#       HTTPS 9877) on the cluster's address, three JournalNodes for the
+#       shared edits, automatic failover by a ZKFC per NameNode through a
+#       standalone ZooKeeper on TONY_YARN_HOST:2181 (--ha's, or its own
+#       without --ha) and one DataNode; with or without --secure. See
+#       scripts/yarn/hdfsha.sh.
+#   scripts/yarn/cluster.sh nn-active | nn-wait-active | nn-kill-active [--dir DIR]
+#       (--hdfs-ha) Print the active NameNode's id (nn1 or nn2); exit 3 when
+#       none is. nn-wait-active waits for one (up to TONY_YARN_START_TIMEOUT);
+#       nn-kill-active kills the active one with SIGKILL and prints its id.
+#   scripts/yarn/cluster.sh nn-start nn1|nn2 [--dir DIR]
+#       (--hdfs-ha) Starts that NameNode again after it was killed; its ZKFC
+#       makes it standby (or active when the other is down).
 #   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
 #       (--ha) Starts that ResourceManager again after it was stopped or
 #       killed; it joins as standby (or active when the other is down).
@@ -55,7 +70,12 @@
 #       TONY_TEST_KEYTAB, TONY_TEST_REALM, TONY_TEST_KDC,
 #       TONY_TEST_TOKEN_MAX_LIFETIME, TONY_TEST_TOKEN_RENEW_INTERVAL and,
 #       with --hdfs, TONY_TEST_CA_FILE (the PEM CA of the HTTPS endpoints);
-#       with --second-namenode TONY_YARN_NAMENODE2 (its hdfs:// URI).
+#       with --second-namenode TONY_YARN_NAMENODE2 (its hdfs:// URI);
+#       with --hdfs-ha TONY_HDFS_NAMESERVICE (tonyns), TONY_HDFS_NN1 and
+#       TONY_HDFS_NN2 (host:port of their RPC), TONY_HDFS_NN1_WEB and
+#       TONY_HDFS_NN2_WEB (their http(s):// web endpoints, WebHDFS under
+#       /webhdfs/v1) and TONY_ZOOKEEPER. `env` and `conf-dir` answer while
+#       a NameNode of --hdfs-ha is down.
 #
 # DIR defaults to $TONY_YARN_DIR, then /tmp/tony-yarn. Other knobs:
 #   TONY_YARN_START_TIMEOUT  seconds to wait for the nodes (default 90)
@@ -139,6 +159,7 @@ cmd=${1:-}
 }
 shift
 with_hdfs=0
+hdfs_ha=0
 second_nn=0
 secure=0
 with_ha=0
@@ -151,6 +172,10 @@ hadoop_version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
+    --hdfs-ha)
+      with_hdfs=1
+      hdfs_ha=1
+      ;;
     --second-namenode) second_nn=1 ;;
     --secure) secure=1 ;;
     --ha) with_ha=1 ;;
@@ -188,6 +213,10 @@ while (($#)); do
       [[ "$cmd" == rm-start ]] || yarn_die "cluster.sh: '$1' goes with rm-start only"
       rm_id=$1
       ;;
+    nn1 | nn2)
+      [[ "$cmd" == nn-start ]] || yarn_die "cluster.sh: '$1' goes with nn-start only"
+      nn_id=$1
+      ;;
     *) yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)" ;;
   esac
   shift
@@ -202,6 +231,8 @@ done
   yarn_die "cluster.sh: --nodes must be a whole number of NodeManagers (1 or more), not '$node_count'"
 yarn_check_hadoop_version "$hadoop_version"
 ((!second_nn || with_hdfs)) || yarn_die "cluster.sh: --second-namenode goes with --hdfs"
+((!second_nn || !hdfs_ha)) ||
+  yarn_die "cluster.sh: --second-namenode does not go with --hdfs-ha (its ports are nn2's)"
 case "$rpc_protection" in
   authentication | integrity | privacy) ;;
   *) yarn_die "cluster.sh: --rpc-protection must be authentication, integrity or privacy, not '$rpc_protection'" ;;
@@ -213,6 +244,8 @@ marker="-Dtony.yarn.dir=$state"
 source "$here/secure.sh"
 # shellcheck source=scripts/yarn/ha.sh
 source "$here/ha.sh"
+# shellcheck source=scripts/yarn/hdfsha.sh
+source "$here/hdfsha.sh"
 
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
@@ -443,7 +476,10 @@ daemons_of_mode() {
   local nms ha=""
   nms=$(nm_names | tr '\n' ' ')
   state_is_ha && ha="$(ha_daemons) "
-  if [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
+  if state_is_hdfs_ha; then
+    state_is_ha || ha="zookeeper "
+    echo "${kdc}${ha}$(hdfsha_daemons) resourcemanager ${nms% }"
+  elif [[ -s "$state/mode" && $(<"$state/mode") == hdfs ]]; then
     local nn2=""
     state_has_nn2 && nn2="namenode2 "
     echo "${kdc}${ha}namenode ${nn2}datanode resourcemanager ${nms% }"
@@ -620,7 +656,9 @@ yarn_site() {
   # the secure cluster keeps them on the local disk (its NodeManagers would
   # need HDFS superuser rights to create the root).
   prop yarn.log-aggregation-enable true
-  if ((with_hdfs && !secure)); then
+  if ((hdfs_ha && !secure)); then
+    prop yarn.nodemanager.remote-app-log-dir "hdfs://$hdfsha_ns/tmp/logs"
+  elif ((with_hdfs && !secure)); then
     prop yarn.nodemanager.remote-app-log-dir "hdfs://$host:$nn_port/tmp/logs"
   else
     prop yarn.nodemanager.remote-app-log-dir "file://$state/app-logs"
@@ -662,8 +700,15 @@ write_node_confs() {
 hdfs_site() {
   local rpc_port=$1 http_port=$2 https_port=$3 name_dir=$4
   xml_begin
-  prop dfs.namenode.rpc-address "$host:$rpc_port"
-  prop dfs.namenode.http-address "$host:$http_port"
+  if ((hdfs_ha)); then
+    # The nameservice's addresses, suffixed; no NameNode without them.
+    hdfsha_hdfs_props
+    https_port=""
+  else
+    prop dfs.namenode.rpc-address "$host:$rpc_port"
+    prop dfs.namenode.http-address "$host:$http_port"
+    prop dfs.namenode.name.dir "file://$name_dir"
+  fi
   prop dfs.datanode.address "$host:$dn_port"
   prop dfs.datanode.http.address "$host:$dn_http_port"
   prop dfs.datanode.ipc.address "$host:$dn_ipc_port"
@@ -673,7 +718,6 @@ hdfs_site() {
     prop dfs.permissions.enabled false
   fi
   prop dfs.datanode.hostname "$host"
-  prop dfs.namenode.name.dir "file://$name_dir"
   prop dfs.datanode.data.dir "file://$state/hdfs/data"
   prop dfs.replication 1
   prop dfs.webhdfs.enabled true
@@ -696,6 +740,7 @@ write_config() {
   local gpus=${TONY_YARN_NM_GPUS:-4}
   local default_fs="file:///"
   ((with_hdfs)) && default_fs="hdfs://$host:$nn_port"
+  ((hdfs_ha)) && default_fs="hdfs://$hdfsha_ns"
   mkdir -p "$conf"
 
   {
@@ -709,6 +754,7 @@ write_config() {
     prop ipc.client.connect.retry.interval 500
     prop ipc.client.connect.max.retries 40
     ((secure)) && secure_core_props
+    ((hdfs_ha)) && hdfsha_core_props
     xml_end
   } >"$conf/core-site.xml"
 
@@ -785,7 +831,7 @@ LOG4J
   ((secure)) && write_policy
   echo "$rpc_protection" >"$state/rpc-protection"
   echo "$host" >"$state/host"
-  if ((with_ha)); then ha_write_zk_conf; fi
+  if ((with_ha)); then ha_write_zk_conf; elif ((hdfs_ha)); then ha_write_zoo_cfg; fi
   printf '%s\n' "${nodes[@]}" >"$state/node-addresses"
   if [[ -n "$clock_knob" ]]; then echo "$clock_knob" >"$state/node-clock"; fi
   echo "$hadoop_version" >"$state/hadoop-version"
@@ -932,13 +978,19 @@ check_ports_free() {
   if ((secure)); then
     # HTTPS only: the HTTP ports of the NameNode and DataNode stay closed.
     ports+=("$kdc_port")
-    ((with_hdfs)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
+    ((with_hdfs && !hdfs_ha)) && ports+=("$nn_port" "$nn_https_port" "$dn_port" "$dn_https_port" "$dn_ipc_port")
     ((second_nn)) && ports+=("$nn2_port" "$nn2_https_port")
   else
-    ((with_hdfs)) && ports+=("${hdfs_ports[@]}")
+    ((with_hdfs && !hdfs_ha)) && ports+=("${hdfs_ports[@]}")
     ((second_nn)) && ports+=("$nn2_port" "$nn2_http_port")
   fi
   local -a taken=()
+  local hp
+  if ((hdfs_ha)); then
+    for hp in $(hdfsha_ports) "$host:$zk_port"; do
+      port_in_use "${hp%:*}" "${hp#*:}" && taken+=("$hp")
+    done
+  fi
   for port in "${ports[@]}"; do
     port_in_use "$host" "$port" && taken+=("$host:$port")
   done
@@ -949,7 +1001,6 @@ check_ports_free() {
   done
   if ((with_ha)); then
     ((secure)) && yarn_die "cluster.sh: --ha does not go with --secure yet"
-    local hp
     for hp in $(ha_ports); do
       port_in_use "${hp%:*}" "${hp#*:}" && taken+=("$hp")
     done
@@ -993,16 +1044,21 @@ namenode_state() {
     python3 -c 'import json,sys; b=json.load(sys.stdin)["beans"][0]; print(b["NumLiveDataNodes"], b["FSState"])' 2>/dev/null || true
 }
 
+# Arg 1: 1 to let the NameNodes of --hdfs-ha be down (a test kills them;
+# the cluster is still there for `env` and `conf-dir`).
 all_running() {
-  local name
+  local name lenient=${1:-0}
   for name in $(daemons_of_mode); do
+    if ((lenient)) && state_is_hdfs_ha && [[ "$name" == namenode || "$name" == namenode-nn2 ]]; then
+      continue
+    fi
     daemon_pid "$name" >/dev/null || return 1
   done
 }
 
 any_running() {
   local name
-  for name in krb5kdc zookeeper namenode namenode2 datanode resourcemanager resourcemanager2 $(nm_names); do
+  for name in krb5kdc zookeeper $(hdfsha_daemons) namenode2 resourcemanager resourcemanager2 $(nm_names); do
     daemon_pid "$name" >/dev/null && return 0
   done
   return 1
@@ -1013,6 +1069,7 @@ same_cluster() {
   [[ "$((with_hdfs))" -eq "$([[ $(<"$state/mode") == hdfs ]] && echo 1 || echo 0)" ]] &&
     [[ "$((secure))" -eq "$(state_is_secure && echo 1 || echo 0)" ]] &&
     [[ "$((with_ha))" -eq "$(state_is_ha && echo 1 || echo 0)" ]] &&
+    [[ "$((hdfs_ha))" -eq "$(state_is_hdfs_ha && echo 1 || echo 0)" ]] &&
     [[ "$((second_nn))" -eq "$(state_has_nn2 && echo 1 || echo 0)" ]] &&
     [[ "$(cat "$state/rpc-protection" 2>/dev/null || echo authentication)" == "$rpc_protection" ]] &&
     [[ "${#nodes[@]}" -eq "$node_count" ]] &&
@@ -1066,7 +1123,12 @@ start_cluster() {
   fi
   write_node_confs "$classpath_file"
 
-  if ((with_hdfs)); then
+  if ((with_ha || hdfs_ha)); then
+    ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
+  fi
+  if ((hdfs_ha)); then
+    hdfsha_start
+  elif ((with_hdfs)); then
     mkdir -p "$state/hdfs"
     format_namenode namenode "$conf"
     launch namenode org.apache.hadoop.hdfs.server.namenode.NameNode
@@ -1079,7 +1141,6 @@ start_cluster() {
       org.apache.hadoop.hdfs.server.namenode.NameNode
   fi
   if ((with_ha)); then
-    ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
     ha_launch_rm rm1
     ha_launch_rm rm2
   else
@@ -1097,8 +1158,12 @@ start_cluster() {
         fail_start "the $name exited during start (log: $state/logs/$name.log)"
     done
     running=$(running_nodes)
-    if ((!hdfs_ok)) && [[ $(namenode_state) == "1 Operational" ]]; then
-      hdfs_ok=1
+    if ((!hdfs_ok)); then
+      if ((hdfs_ha)); then
+        hdfsha_ready && hdfs_ok=1
+      elif [[ $(namenode_state) == "1 Operational" ]]; then
+        hdfs_ok=1
+      fi
     fi
     # No DataNode reports to the second NameNode: it is up once out of
     # safe mode.
@@ -1110,11 +1175,16 @@ start_cluster() {
       fail_start "${running:-no} of ${#nodes[@]} nodes RUNNING$( ((hdfs_ok)) || echo " or no live DataNode")$( ((nn2_ok)) || echo " or the second NameNode not operational") after ${timeout}s; see $state/logs"
     sleep 0.5
   done
-  ((secure && with_hdfs)) && bootstrap_hdfs_dirs "$nn_https_port"
-  ((secure && second_nn)) && bootstrap_hdfs_dirs "$nn2_https_port"
+  if ((secure && hdfs_ha)); then
+    bootstrap_hdfs_dirs "$(hdfsha_web_url "$(hdfsha_active)")"
+  elif ((secure && with_hdfs)); then
+    bootstrap_hdfs_dirs "https://$host:$nn_https_port"
+  fi
+  ((secure && second_nn)) && bootstrap_hdfs_dirs "https://$host:$nn2_https_port"
   local mode=""
   ((secure)) && mode=" (Kerberos realm $krb5_realm, KDC $host:$kdc_port, rpc protection $rpc_protection)"
   ((with_ha)) && mode=" (HA: $(ha_states), ZooKeeper $host:$zk_port)"
+  ((hdfs_ha)) && mode+=" (HDFS HA hdfs://$hdfsha_ns: $(hdfsha_states))"
   [[ -n "$clock_knob" ]] && mode+=" ($(describe_clocks))"
   yarn_log "cluster.sh: $(daemons_of_mode | sed 's/ /, /g') running after $((SECONDS - t0))s$mode; Hadoop $hadoop_version, RM http://$host:$rm_web_port, nodes ${nodes[*]}, state $state"
   echo "$conf"
@@ -1135,7 +1205,8 @@ stop_cluster() {
     nms+=("$pid")
   done
   ((${#nms[@]} == 0)) || wait_gone 10 "${nms[@]}" || true
-  for name in resourcemanager resourcemanager2 zookeeper datanode namenode namenode2 krb5kdc; do
+  for name in resourcemanager resourcemanager2 zkfc-nn1 zkfc-nn2 zookeeper datanode namenode \
+    namenode-nn2 namenode2 journalnode1 journalnode2 journalnode3 krb5kdc; do
     pid=$(daemon_pid "$name") || continue
     kill -TERM "$pid" 2>/dev/null || true
   done
@@ -1173,7 +1244,7 @@ stop_cluster() {
 
 status_line() {
   local name pid out=""
-  for name in krb5kdc zookeeper namenode namenode2 datanode resourcemanager resourcemanager2 $(nm_names); do
+  for name in krb5kdc zookeeper $(hdfsha_daemons) namenode2 resourcemanager resourcemanager2 $(nm_names); do
     if pid=$(daemon_pid "$name"); then
       out+="$name=$pid "
     fi
@@ -1191,7 +1262,9 @@ status_cluster() {
   if all_running; then
     echo "nodes:   $(running_nodes) of ${#nodes[@]} RUNNING: ${nodes[*]} (http://$host:$rm_web_port/cluster/nodes)"
     echo "hadoop:  $(cat "$state/hadoop-version" 2>/dev/null || echo "$yarn_default_hadoop_version")"
-    if [[ $(<"$state/mode") == hdfs ]]; then
+    if state_is_hdfs_ha; then
+      echo "hdfs:    hdfs://$hdfsha_ns (HA: $(hdfsha_states); nn1 $host:$nn_port, nn2 $host:$hdfsha_nn2_port)"
+    elif [[ $(<"$state/mode") == hdfs ]]; then
       echo "hdfs:    hdfs://$host:$nn_port (live datanodes, state: $(namenode_state))"
       if state_has_nn2; then
         echo "hdfs 2:  hdfs://$host:$nn2_port (namespace only; live datanodes, state: $(namenode_state 2))"
@@ -1262,12 +1335,48 @@ case "$cmd" in
     ha_start_zookeeper || yarn_die "cluster.sh: ZooKeeper did not start; see $state/logs/zookeeper.log"
     yarn_log "cluster.sh: ZooKeeper started on $host:$zk_port"
     ;;
+  nn-active)
+    state_is_hdfs_ha || yarn_die "cluster.sh: nn-active needs an --hdfs-ha cluster in $state"
+    hdfsha_active || {
+      yarn_log "cluster.sh: no NameNode is active ($(hdfsha_states))"
+      exit 3
+    }
+    ;;
+  nn-kill-active)
+    state_is_hdfs_ha || yarn_die "cluster.sh: nn-kill-active needs an --hdfs-ha cluster in $state"
+    nn_id=$(hdfsha_active) || {
+      yarn_log "cluster.sh: no NameNode is active ($(hdfsha_states))"
+      exit 3
+    }
+    nn_pid=$(daemon_pid "$(hdfsha_nn_daemon "$nn_id")") ||
+      yarn_die "cluster.sh: $nn_id answers as active but its process is not this cluster's"
+    kill -KILL "$nn_pid"
+    wait_gone 10 "$nn_pid" || yarn_die "cluster.sh: $nn_id (pid $nn_pid) survived SIGKILL"
+    yarn_log "cluster.sh: killed the active NameNode $nn_id (pid $nn_pid) with SIGKILL"
+    echo "$nn_id"
+    ;;
+  nn-wait-active)
+    state_is_hdfs_ha || yarn_die "cluster.sh: nn-wait-active needs an --hdfs-ha cluster in $state"
+    hdfsha_wait_active "${TONY_YARN_START_TIMEOUT:-90}" || {
+      yarn_log "cluster.sh: no NameNode became active within ${TONY_YARN_START_TIMEOUT:-90}s ($(hdfsha_states))"
+      exit 3
+    }
+    ;;
+  nn-start)
+    state_is_hdfs_ha || yarn_die "cluster.sh: nn-start needs an --hdfs-ha cluster in $state"
+    [[ -n "${nn_id:-}" ]] || yarn_die "cluster.sh: nn-start needs nn1 or nn2"
+    nn_name=$(hdfsha_nn_daemon "$nn_id")
+    daemon_pid "$nn_name" >/dev/null && yarn_die "cluster.sh: $nn_id already runs"
+    DAEMON_CONF="$state/conf-$nn_id" DAEMON_HEAP=256m launch "$nn_name" \
+      org.apache.hadoop.hdfs.server.namenode.NameNode
+    yarn_log "cluster.sh: $nn_id started (log: $state/logs/$nn_name.log); its ZKFC makes it standby, or active when the other is down"
+    ;;
   conf-dir)
-    all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
+    all_running 1 || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     echo "$conf"
     ;;
   env)
-    all_running || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
+    all_running 1 || yarn_die "cluster.sh: no cluster runs in $state; start one with 'cluster.sh start'"
     # The address the cluster was started on, whatever the caller's is.
     addr=$(cat "$state/host" 2>/dev/null || echo "$host")
     printf 'export %s=%q\n' HADOOP_CONF_DIR "$conf" TONY_YARN_DIR "$state" TONY_YARN_HOST "$addr" \
@@ -1276,6 +1385,12 @@ case "$cmd" in
     if [[ -n "$(state_clock)" ]]; then printf 'export %s=%q\n' TONY_YARN_NM_CLOCK "$(state_clock)"; fi
     if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_has_nn2; then printf 'export %s=%q\n' TONY_YARN_NAMENODE2 "hdfs://$addr:$nn2_port"; fi
+    if state_is_hdfs_ha; then
+      printf 'export %s=%q\n' TONY_HDFS_NAMESERVICE "$hdfsha_ns" \
+        TONY_HDFS_NN1 "$addr:$nn_port" TONY_HDFS_NN2 "$addr:$hdfsha_nn2_port" \
+        TONY_HDFS_NN1_WEB "$(hdfsha_web_url nn1)" TONY_HDFS_NN2_WEB "$(hdfsha_web_url nn2)" \
+        TONY_ZOOKEEPER "$addr:$zk_port"
+    fi
     if state_is_secure; then secure_env_lines "$addr"; fi
     ;;
   *)

@@ -85,10 +85,11 @@ ha_yarn_props() {
   prop yarn.client.failover-sleep-max-ms 1000
 }
 
-ha_write_zk_conf() {
+# zoo.cfg of the standalone ZooKeeper (also --hdfs-ha's, for its ZKFCs).
+ha_write_zoo_cfg() {
   mkdir -p "$state/zookeeper"
   cat >"$conf/zoo.cfg" <<ZOO
-# Written by scripts/yarn/cluster.sh --ha: one standalone ZooKeeper.
+# Written by scripts/yarn/cluster.sh (--ha, --hdfs-ha): one standalone ZooKeeper.
 tickTime=500
 dataDir=$state/zookeeper
 clientPort=$zk_port
@@ -97,6 +98,10 @@ maxClientCnxns=100
 admin.enableServer=false
 4lw.commands.whitelist=ruok,srvr
 ZOO
+}
+
+ha_write_zk_conf() {
+  ha_write_zoo_cfg
   local id
   for id in rm1 rm2; do
     rm -rf "$state/conf-$id"

@@ -170,10 +170,15 @@ create_realm() {
       yarn_die "cluster.sh: creating the Kerberos database in $krb5_dir failed"
     }
   local service user keytab node
-  local -a keytabs=(rm nn dn HTTP user)
+  local -a keytabs=(rm nn dn HTTP user) services=(rm nn dn HTTP)
+  # --hdfs-ha: the JournalNodes' principal.
+  if ((hdfs_ha)); then
+    keytabs+=(jn)
+    services+=(jn)
+  fi
   user=$(secure_user_principal)
   {
-    for service in rm nn dn HTTP; do
+    for service in "${services[@]}"; do
       echo "addprinc -randkey $service/$host"
       echo "ktadd -k $keytab_dir/$service.keytab $service/$host"
     done
@@ -333,6 +338,7 @@ secure_core_props() {
     printf '%s\n' \
       "RULE:[2:\$1@\$0](nn@$realm_re)s/.*/hdfs/" \
       "RULE:[2:\$1@\$0](dn@$realm_re)s/.*/hdfs/" \
+      "RULE:[2:\$1@\$0](jn@$realm_re)s/.*/hdfs/" \
       "RULE:[2:\$1@\$0](rm@$realm_re)s/.*/yarn/" \
       "RULE:[2:\$1@\$0](nm@$realm_re)s/.*/yarn/" \
       "RULE:[1:\$1@\$0](.*@$realm_re)s/@.*//" \
@@ -387,11 +393,19 @@ write_policy() {
   } >"$conf/hadoop-policy.xml"
 }
 
-# Arg 1: the NameNode's HTTPS port (the second NameNode's is its own).
+# Arg 1: the NameNode's HTTPS port (the second NameNode's is its own;
+# empty with --hdfs-ha, whose NameNodes' addresses are hdfsha.sh's).
 secure_hdfs_props() {
   local https_port=$1
   prop dfs.block.access.token.enable true
-  prop dfs.namenode.kerberos.principal "nn/_HOST@$krb5_realm"
+  # --hdfs-ha: written with H, as dn is: a JournalNode (and the other
+  # NameNode) checks a NameNode against it with _HOST replaced by the
+  # connection's source address, 127.0.0.1 (`localhost`) here.
+  if ((hdfs_ha)); then
+    prop dfs.namenode.kerberos.principal "nn/$host@$krb5_realm"
+  else
+    prop dfs.namenode.kerberos.principal "nn/_HOST@$krb5_realm"
+  fi
   prop dfs.namenode.keytab.file "$keytab_dir/nn.keytab"
   prop dfs.namenode.kerberos.internal.spnego.principal "HTTP/_HOST@$krb5_realm"
   prop dfs.datanode.kerberos.principal "dn/$host@$krb5_realm"
@@ -402,7 +416,7 @@ secure_hdfs_props() {
   # HTTPS only (DataNode.checkSecureConfig refuses anything else).
   prop dfs.data.transfer.protection "$rpc_protection"
   prop dfs.http.policy HTTPS_ONLY
-  prop dfs.namenode.https-address "$host:$https_port"
+  [[ -z "$https_port" ]] || prop dfs.namenode.https-address "$host:$https_port"
   prop dfs.datanode.https.address "$host:$dn_https_port"
   prop dfs.permissions.enabled true
   prop dfs.namenode.delegation.token.max-lifetime "$(token_max_lifetime_ms)"
@@ -421,11 +435,11 @@ secure_curl() {
 # Makes /tmp (1777) and the user's home directory (owned by the user) as
 # the HDFS superuser, as an administrator of a new cluster would: with
 # permissions on, the user may not write to / (owned by hdfs). Arg 1: the
-# NameNode's HTTPS port.
+# (active) NameNode's HTTPS endpoint, https://host:port.
 bootstrap_hdfs_dirs() {
   local cache="$krb5_dir/hdfs.ccache" user base out
   user=$(id -un)
-  base="https://$host:$1/webhdfs/v1"
+  base="$1/webhdfs/v1"
   KRB5_CONFIG="$krb5_dir/krb5.conf" kinit -kt "$keytab_dir/nn.keytab" -c "$cache" "nn/$host" ||
     fail_start "kinit as nn/$host failed"
   if ! out=$(

@@ -13,6 +13,8 @@
 #   rmadmin ARGS       RMAdminCLI
 #   dfs ARGS           FsShell          (e.g. dfs -ls /)
 #   dfsadmin ARGS      DFSAdmin         (with --hdfs)
+#   haadmin ARGS       DFSHAAdmin       (with --hdfs-ha, e.g. haadmin
+#                      -getAllServiceState)
 #   fetchdt ARGS       DelegationTokenFetcher (hdfs fetchdt: get, print,
 #                      renew or cancel an HDFS delegation token)
 #   dtutil ARGS        DtUtilShell (hadoop dtutil: print, get, append,
@@ -76,6 +78,7 @@ case "$sub" in
   rmadmin) class=org.apache.hadoop.yarn.client.cli.RMAdminCLI ;;
   dfs | fs) class=org.apache.hadoop.fs.FsShell ;;
   dfsadmin) class=org.apache.hadoop.hdfs.tools.DFSAdmin ;;
+  haadmin) class=org.apache.hadoop.hdfs.tools.DFSHAAdmin ;;
   fetchdt) class=org.apache.hadoop.hdfs.tools.DelegationTokenFetcher ;;
   dtutil) class=org.apache.hadoop.security.token.DtUtilShell ;;
   distributedshell)

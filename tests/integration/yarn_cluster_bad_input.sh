@@ -6,7 +6,8 @@
 #   tests/integration/yarn_cluster_bad_input.sh
 #
 # Cases: --nodes that is not a positive number, or more nodes than fit after
-# the cluster's address; --second-namenode without --hdfs; --hadoop-version
+# the cluster's address; --second-namenode without --hdfs or with --hdfs-ha;
+# a JournalNode's port taken with --hdfs-ha; --hadoop-version
 # that is no release number, or a release Maven Central does not have; a
 # node's port taken (refused before anything starts); a NodeManager wrapper
 # that is not a program (refused before anything starts); TONY_YARN_NM_CLOCK
@@ -70,6 +71,29 @@ pass "--nodes 0, two and 300 are refused with what to pass"
 start_must_fail "--second-namenode goes with --hdfs" --second-namenode
 nothing_left "--second-namenode"
 pass "--second-namenode without --hdfs is refused"
+
+start_must_fail "--second-namenode does not go with --hdfs-ha" --hdfs-ha --second-namenode
+nothing_left "--hdfs-ha --second-namenode"
+pass "--hdfs-ha with --second-namenode is refused"
+
+# A JournalNode's port taken (--hdfs-ha): refused before anything starts.
+python3 - "$host" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 8495))
+s.listen(1)
+time.sleep(300)
+PY
+holder=$!
+for _ in $(seq 1 100); do
+  (exec 3<>"/dev/tcp/$host/8495") 2>/dev/null && break
+  sleep 0.1
+done
+start_must_fail "port $host:8495 is in use" --hdfs-ha
+nothing_left "a JournalNode's port taken"
+release_port
+pass "--hdfs-ha: a JournalNode's port in use is named and nothing starts"
 
 start_must_fail "must be a release number like 3.4.2 or 3.3.6, not '3.4'" --hadoop-version 3.4
 start_must_fail "Maven could not resolve the jars of Hadoop 3.3.99" --hadoop-version 3.3.99
