@@ -125,9 +125,7 @@ int main(int argc, char** argv) {
                  "(repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--backend", req.backend,
-                 "local | yarn (over TONY_BACKEND and [cluster] backend; TonY's command "
-                 "line: yarn when a Hadoop configuration is found, see doc/migrating.md)")
+  app.add_option("--backend", req.backend, "local | yarn (see doc/migrating.md)")
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");
@@ -183,7 +181,6 @@ int main(int argc, char** argv) {
     draft = tony::translate_tony(tony_args, req.base_dir);
     req.draft = &draft;
     req.draft_name = tony_args.conf_file.empty() ? "TonY job" : tony_args.conf_file;
-    req.front = tony::front_end::tony;
   } else if (job_file.empty()) {
     std::cerr << "tony-submit: which job? usage: tony-submit [options] job.toml, or "
                  "TonY's options (see --help)\n";

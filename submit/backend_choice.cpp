@@ -75,6 +75,16 @@ std::pair<std::string, std::string> find_hadoop_conf(const backend_inputs& in) {
   return {};
 }
 
+std::string yarn_conf_dir(const std::string& from_cli, const std::string& from_job) {
+  if (!from_cli.empty())
+    return from_cli;
+  if (auto env = env_or_empty("HADOOP_CONF_DIR"); !env.empty())
+    return env;
+  if (!from_job.empty())
+    return from_job;
+  return find_hadoop_conf(backend_inputs_here(front_end::job_toml, "", "")).first;
+}
+
 backend_choice choose_backend(const backend_inputs& in) {
   backend_choice c;
   auto [dir, from] = find_hadoop_conf(in);

@@ -43,6 +43,11 @@ backend_choice choose_backend(const backend_inputs& in);
 /// Empty when none.
 std::pair<std::string, std::string> find_hadoop_conf(const backend_inputs& in);
 
+/// The yarn backend's configuration dir: --hadoop-conf (`from_cli`),
+/// HADOOP_CONF_DIR, [cluster] hadoop_conf (`from_job`), YARN_CONF_DIR, the
+/// `hadoop` command's; empty when none.
+std::string yarn_conf_dir(const std::string& from_cli, const std::string& from_job);
+
 /// The configuration dir of the `hadoop` command: $HADOOP_HOME/etc/hadoop,
 /// else <prefix>/etc/hadoop of the `hadoop` found on PATH (symlinks
 /// resolved), else /etc/hadoop/conf when a `hadoop` is on PATH; empty

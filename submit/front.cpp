@@ -95,7 +95,8 @@ int run_front(front_request& req) {
     std::cerr << to_string(req.draft->errors);
     return exit_usage;
   }
-  auto inputs = backend_inputs_here(req.front, req.backend, req.opts.hadoop_conf);
+  auto front = req.draft == nullptr ? front_end::job_toml : req.front;
+  auto inputs = backend_inputs_here(front, req.backend, req.opts.hadoop_conf);
   auto choice = choose_backend(inputs);
   if (!choice.error.empty()) {
     std::cerr << req.program << ": " << choice.error << "\n";

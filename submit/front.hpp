@@ -19,9 +19,10 @@ namespace tony {
 struct front_request {
   /// "tony-submit" or "ytf-submit", for messages.
   std::string program;
-  /// Which command line the job came from: it decides the backend when
-  /// nothing says (submit/backend_choice.hpp).
-  front_end front = front_end::job_toml;
+  /// Which command line `draft` came from (TonY's unless set); it decides
+  /// the backend when nothing says (submit/backend_choice.hpp). Without a
+  /// draft the job is a job.toml.
+  front_end front = front_end::tony;
   /// The job file; empty when the job comes from `draft` alone.
   std::string job_file;
   /// A translated job (TonY, YARN-DTF), applied before `set_items`.

@@ -84,14 +84,7 @@ struct hadoop_setup {
 // Exit code and message when the configuration cannot be had.
 std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
                                             const std::string& from_job) {
-  std::string dir = from_cli;
-  if (dir.empty())
-    if (auto env = std::getenv("HADOOP_CONF_DIR"))
-      dir = env;
-  if (dir.empty())
-    dir = from_job;
-  if (dir.empty()) // then where YARN's and Hadoop's own commands look
-    dir = find_hadoop_conf(backend_inputs_here(front_end::job_toml, "", "")).first;
+  auto dir = yarn_conf_dir(from_cli, from_job);
   if (dir.empty()) {
     complain("the yarn backend needs the cluster's Hadoop configuration: pass "
              "--hadoop-conf DIR, set HADOOP_CONF_DIR or YARN_CONF_DIR, or set [cluster] "
