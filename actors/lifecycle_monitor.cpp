@@ -120,6 +120,8 @@ void check_lingering(monitor_pointer self) {
 void finish_job(monitor_pointer self) {
   auto& st = self->state;
   auto status = st.core->status();
+  if (st.core->attempt_gone() && st.cfg.on_attempt_gone)
+    st.cfg.on_attempt_gone();
   for (auto& rp : st.waiters)
     rp.deliver(status);
   st.waiters.clear();
@@ -300,8 +302,8 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         [=](rm_ready_atom, const rm_registration& reg) {
           feed(self, core::rm_registered{reg});
         },
-        [=](rm_error_atom, const std::string& what) {
-          feed(self, core::rm_failed{what});
+        [=](rm_error_atom, const std::string& what, bool attempt_gone) {
+          feed(self, core::rm_failed{what, attempt_gone});
         },
         [=](allocated_atom, const std::vector<container>& cs) {
           feed(self, core::granted{cs});

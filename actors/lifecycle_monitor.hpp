@@ -70,6 +70,10 @@ struct monitor_config {
   /// the AM's clock when it arrived, whatever the node's clock says. Same
   /// rules.
   std::function<void(const task_id&, int32_t attempt, const task_sample&)> on_sample;
+  /// Optional: called once, before waiters get the final status, when the
+  /// job ended because the RM no longer knows this AM attempt (the AM then
+  /// exits at once, without lingering). Same rules.
+  std::function<void()> on_attempt_gone;
 };
 
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,

@@ -55,11 +55,25 @@ void on_rm_failure(hb_pointer self, const std::string& what, const caf::error& e
     self->send(st.listener, rm_error_atom_v,
                "the resource manager did not answer " + what + " for " +
                    std::to_string(st.timing.rm_failure_limit_ms / 1000) +
-                   " s: " + describe(err));
+                   " s: " + describe(err),
+               false);
   }
 }
 
 void allocate(hb_pointer self);
+
+// The RM no longer knows this attempt: no call of this AM will be answered
+// again. Said once; the heartbeater stops calling, and there is nothing to
+// unregister.
+void attempt_gone(hb_pointer self, const std::string& why) {
+  auto& st = self->state;
+  if (st.finishing)
+    return;
+  st.finishing = true;
+  st.registered = false;
+  spdlog::error("rm_heartbeater: {}", why);
+  self->send(st.listener, rm_error_atom_v, why, true);
+}
 
 void on_allocated(hb_pointer self, const allocate_request& req, allocate_response& resp) {
   auto& st = self->state;
@@ -81,9 +95,11 @@ void on_allocated(hb_pointer self, const allocate_request& req, allocate_respons
     self->send(st.listener, allocated_atom_v, std::move(resp.allocated));
   if (!resp.completed.empty())
     self->send(st.listener, completed_atom_v, std::move(resp.completed));
-  if (resp.shutdown && !st.finishing)
-    self->send(st.listener, rm_error_atom_v,
-               std::string{"the resource manager ordered the AM to shut down"});
+  if (resp.shutdown) {
+    attempt_gone(self, "the resource manager ordered the AM to shut down (AM_SHUTDOWN): "
+                       "it no longer knows this AM attempt");
+    return;
+  }
   // Asks or releases that changed while the call was out go now.
   if (st.ledger.has_changes())
     allocate(self);
@@ -101,7 +117,10 @@ void allocate(hb_pointer self) {
       .then([=](allocate_response& resp) { on_allocated(self, req, resp); },
             [=](caf::error& err) {
               self->state.in_flight = false;
-              on_rm_failure(self, "allocate", err);
+              if (is_attempt_gone(err))
+                attempt_gone(self, describe(err));
+              else
+                on_rm_failure(self, "allocate", err);
             });
 }
 
@@ -123,7 +142,8 @@ void register_am(hb_pointer self) {
             self->send(
                 self->state.listener, rm_error_atom_v,
                 "cannot register the ApplicationMaster with the resource manager: " +
-                    describe(err));
+                    describe(err),
+                false);
           });
 }
 

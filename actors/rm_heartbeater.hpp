@@ -41,7 +41,8 @@ struct am_timing {
 /// What the heartbeater tells its listener.
 using allocation_listener_actor =
     caf::typed_actor<caf::reacts_to<rm_ready_atom, rm_registration>,
-                     caf::reacts_to<rm_error_atom, std::string>,
+                     // what failed; true: the RM no longer knows this AM attempt
+                     caf::reacts_to<rm_error_atom, std::string, bool>,
                      caf::reacts_to<allocated_atom, std::vector<container>>,
                      caf::reacts_to<completed_atom, std::vector<container_completion>>>;
 

@@ -3,12 +3,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <variant>
 
@@ -210,6 +212,33 @@ bool spec_channel_wanted() {
   return v == nullptr || std::string{v} != "off";
 }
 
+monitor_config monitor_config_of(const job_spec& job, const am_options& opts,
+                                 const std::string& tracking_url,
+                                 const am_backend& backend) {
+  monitor_config mcfg;
+  mcfg.job = job;
+  mcfg.app_id = opts.app_id;
+  mcfg.tracking_url = tracking_url;
+  mcfg.nodes = backend.nodes;
+  mcfg.racks = backend.racks;
+  mcfg.log_dir_of = backend.log_dir_of;
+  mcfg.am_attempt = backend.am_attempt;
+  mcfg.resume = backend.resume;
+  return mcfg;
+}
+
+// The RM no longer knows this AM attempt (doc/operations.md, "Node loss"):
+// the AM exits at once. Its clients read the end from the RM; the next
+// attempt, if any, owns the staging dir and the records, so nothing is
+// recorded, removed or lingered for.
+int end_gone_attempt(const job_status& final_status, http::http_server& web,
+                     http::http_server& horovod) {
+  spdlog::error("tony-am: {}", final_status.diagnostics);
+  web.stop();
+  horovod.stop();
+  return 1;
+}
+
 } // namespace
 
 int run_am(const am_options& opts) {
@@ -242,15 +271,7 @@ int run_am(const am_options& opts) {
   if (backend->guard_page)
     backend->guard_page(web);
 
-  monitor_config mcfg;
-  mcfg.job = job;
-  mcfg.app_id = opts.app_id;
-  mcfg.tracking_url = tracking_url;
-  mcfg.nodes = backend->nodes;
-  mcfg.racks = backend->racks;
-  mcfg.log_dir_of = backend->log_dir_of;
-  mcfg.am_attempt = backend->am_attempt;
-  mcfg.resume = backend->resume;
+  auto mcfg = monitor_config_of(job, opts, tracking_url, *backend);
   std::shared_ptr<history::event_log_writer> events;
   if (auto w = history::event_log_writer::open(backend->event_log))
     events = std::move(*w);
@@ -262,6 +283,8 @@ int run_am(const am_options& opts) {
       events, static_cast<size_t>(job.total_tasks()));
   recorder->submitted(submitted_event(opts, job, tracking_url));
   auto save_state = backend->save_state; // the next AM attempt's (YARN)
+  auto attempt_gone = std::make_shared<std::atomic<bool>>(false);
+  mcfg.on_attempt_gone = [attempt_gone] { *attempt_gone = true; };
   mcfg.on_change = [recorder, save_state](const job_status& st) {
     recorder->observe(st);
     if (save_state)
@@ -316,6 +339,8 @@ int run_am(const am_options& opts) {
       {opts.app_id, host, *port, static_cast<int32_t>(::getpid()), tracking_url});
   signals.start([&am](int sig) { am.kill(kill_reason(sig)); });
   auto final_status = am.wait();
+  if (*attempt_gone) // the RM no longer knows this attempt
+    return end_gone_attempt(final_status, web, horovod);
   // The records first: tony-submit may end as soon as it has the final
   // status, and `tony-history show` should find the log then.
   record_end(opts, final_status, events);

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
                  "(repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--backend", req.backend, "local | yarn (overrides [cluster] backend)")
+  app.add_option("--backend", req.backend, "local | yarn (see doc/migrating.md)")
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");

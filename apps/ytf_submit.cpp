@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   tony::ytf_args y;
   tony::front_request req;
   req.program = "ytf-submit";
+  req.front = tony::front_end::ytf;
   auto& opts = req.opts;
   app.add_option("-r,--cluster_requirement", y.cluster_requirement,
                  "job_name:num_tasks,..., e.g. \"ps:2,worker:4\"")
@@ -56,7 +57,10 @@ int main(int argc, char** argv) {
   app.add_option("task_command", command,
                  "the command of every task, one quoted argument; ${DTF_*} are expanded "
                  "in the task");
-  app.add_option("--backend", req.backend, "local | yarn (default: local)")
+  app.add_option("--backend", req.backend,
+                 "local | yarn (default: yarn when a Hadoop configuration is found: "
+                 "--hadoop-conf, "
+                 "HADOOP_CONF_DIR, YARN_CONF_DIR or the hadoop command's; else local)")
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");

@@ -361,11 +361,6 @@ void lifecycle::on(const rm_registered& e) {
   start_attempt();
 }
 
-void lifecycle::on(const rm_failed& e) {
-  if (end_ == end_phase::none)
-    finish(job_state::failed, e.what);
-}
-
 void lifecycle::on(const granted& e) {
   std::vector<std::string> excess;
   for (auto& c : e.containers) {

@@ -80,6 +80,9 @@ struct rm_registered {
 /// The resource manager cannot be reached or ordered the AM to stop.
 struct rm_failed {
   std::string what;
+  /// The RM no longer knows this AM attempt (attempt not found, AM_SHUTDOWN,
+  /// a refused resync): the AM ends at once, without unregistering.
+  bool attempt_gone = false;
 };
 
 /// Containers the resource manager granted.
@@ -311,6 +314,10 @@ public:
   /// True once the job's end is reported (job_done was returned).
   bool done() const { return end_ == end_phase::done; }
 
+  /// True once the job ended because the RM no longer knows this AM
+  /// attempt (rm_failed::attempt_gone).
+  bool attempt_gone() const { return attempt_gone_; }
+
   int32_t attempt() const { return attempt_; }
 
   const lifecycle_config& config() const { return cfg_; }
@@ -388,6 +395,7 @@ private:
 
   void on(const rm_registered& e);
   void on(const rm_failed& e);
+  void end_attempt_gone(const std::string& what);
   void on(const granted& e);
   void on(const completed& e);
   void on(const launched& e);
@@ -475,6 +483,7 @@ private:
   int64_t started_ms_ = 0;
   int64_t finished_ms_ = 0;
   std::string recovery_; // job_status::recovery
+  bool attempt_gone_ = false;
   // The current call: its time and the commands it produced.
   int64_t now_ = 0;
   commands out_;

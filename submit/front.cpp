@@ -7,16 +7,21 @@
 #include "config/job_config.hpp"
 #include "config/job_json.hpp"
 #include "config/job_toml.hpp"
+#include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
 
 namespace tony {
 
 namespace {
 
-load_result load(const front_request& req) {
+load_result load(const front_request& req, const backend_choice& choice) {
   std::vector<job_override> overrides;
   if (req.draft != nullptr)
     overrides = req.draft->overrides;
+  // The chosen backend (TONY_BACKEND, or where TonY's and YARN-DTF's tools
+  // go), before --set: `--set cluster.backend=...` still says the last word.
+  if (req.backend.empty() && !choice.backend.empty())
+    overrides.push_back({"cluster.backend=\"" + choice.backend + "\"", choice.reason});
   for (auto& o : set_overrides(req.set_items))
     overrides.push_back(std::move(o));
   if (!req.backend.empty())
@@ -86,16 +91,25 @@ std::string tony_key_hint(const std::string& item) {
 int run_front(front_request& req) {
   if (!check_set_items(req))
     return exit_usage;
-  if (req.draft != nullptr) {
-    if (!req.draft->errors.empty()) {
-      std::cerr << to_string(req.draft->errors);
-      return exit_usage;
-    }
-    if (!req.print_toml)
-      for (auto& n : req.draft->notes)
-        std::cerr << req.program << ": note: " << n << "\n";
+  if (req.draft != nullptr && !req.draft->errors.empty()) {
+    std::cerr << to_string(req.draft->errors);
+    return exit_usage;
   }
-  auto job = load(req);
+  auto front = req.draft == nullptr ? front_end::job_toml : req.front;
+  auto inputs = backend_inputs_here(front, req.backend, req.opts.hadoop_conf);
+  auto choice = choose_backend(inputs);
+  if (!choice.error.empty()) {
+    std::cerr << req.program << ": " << choice.error << "\n";
+    return exit_usage;
+  }
+  auto job = load(req, choice);
+  // Where the job goes, and why, first (doc/migrating.md).
+  if (job && !req.print_toml && !req.opts.quiet)
+    if (auto line = backend_line(inputs, choice, job->cluster.backend); !line.empty())
+      std::cerr << req.program << ": " << line << "\n";
+  if (req.draft != nullptr && !req.print_toml)
+    for (auto& n : req.draft->notes)
+      std::cerr << req.program << ": note: " << n << "\n";
   if (!job) {
     std::cerr << to_string(job.error());
     return exit_usage;

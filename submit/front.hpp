@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compat/job_draft.hpp"
+#include "submit/backend_choice.hpp"
 #include "submit/submit.hpp"
 
 namespace tony {
@@ -18,6 +19,10 @@ namespace tony {
 struct front_request {
   /// "tony-submit" or "ytf-submit", for messages.
   std::string program;
+  /// Which command line `draft` came from (TonY's unless set); it decides
+  /// the backend when nothing says (submit/backend_choice.hpp). Without a
+  /// draft the job is a job.toml.
+  front_end front = front_end::tony;
   /// The job file; empty when the job comes from `draft` alone.
   std::string job_file;
   /// A translated job (TonY, YARN-DTF), applied before `set_items`.
@@ -27,7 +32,7 @@ struct front_request {
   /// The directory relative paths of a translated job are relative to.
   std::string base_dir;
   std::vector<std::string> set_items; // --set, in order
-  std::string backend;                // --backend, overrides [cluster] backend
+  std::string backend; // --backend, overrides [cluster] backend and TONY_BACKEND
   bool print_toml = false;
   /// --dry-run: print the resolved spec as JSON, submit nothing.
   bool dry_run = false;

@@ -8,7 +8,8 @@
 //
 //   which backend   --backend if given; else local when <jobs_dir>/<app>
 //                   exists; else YARN when a Hadoop configuration is known
-//                   (--hadoop-conf, HADOOP_CONF_DIR); else an unknown id.
+//                   (--hadoop-conf, HADOOP_CONF_DIR, YARN_CONF_DIR, the
+//                   hadoop command's); else an unknown id.
 //
 // Exit codes are tony-submit's (submit.hpp, doc/operations.md): 0 done,
 // 2 unknown id / task / file or bad usage, 3 the AM or the RM cannot be

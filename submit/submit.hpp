@@ -96,7 +96,8 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
                           const logs_request& req);
 
 /// True if a Hadoop configuration directory is known to `opts`
-/// (--hadoop-conf or HADOOP_CONF_DIR).
+/// (--hadoop-conf, HADOOP_CONF_DIR, YARN_CONF_DIR or the hadoop command's;
+/// submit/backend_choice.hpp).
 bool hadoop_conf_known(const submit_options& opts);
 
 } // namespace tony

@@ -39,6 +39,7 @@
 #include "runtime/yarn/am_env.hpp"
 #include "submit/aggregated_logs.hpp"
 #include "submit/am_watcher.hpp"
+#include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
 #include "submit/job_control.hpp"
 #include "submit/job_tokens.hpp"
@@ -83,15 +84,11 @@ struct hadoop_setup {
 // Exit code and message when the configuration cannot be had.
 std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
                                             const std::string& from_job) {
-  std::string dir = from_cli;
-  if (dir.empty())
-    if (auto env = std::getenv("HADOOP_CONF_DIR"))
-      dir = env;
-  if (dir.empty())
-    dir = from_job;
+  auto dir = yarn_conf_dir(from_cli, from_job);
   if (dir.empty()) {
     complain("the yarn backend needs the cluster's Hadoop configuration: pass "
-             "--hadoop-conf DIR, set HADOOP_CONF_DIR, or set [cluster] hadoop_conf");
+             "--hadoop-conf DIR, set HADOOP_CONF_DIR or YARN_CONF_DIR, or set [cluster] "
+             "hadoop_conf");
     return exit_usage;
   }
   auto conf = hadoop::configuration::load_dir(dir);
@@ -1051,8 +1048,8 @@ job_status aggregated_view(const job_status& st, const logs_request& req,
 } // namespace
 
 bool hadoop_conf_known(const submit_options& opts) {
-  auto env = std::getenv("HADOOP_CONF_DIR");
-  return !opts.hadoop_conf.empty() || (env && *env);
+  return !find_hadoop_conf(backend_inputs_here(front_end::job_toml, "", opts.hadoop_conf))
+              .first.empty();
 }
 
 int kill_yarn_application(const std::string& app_id, const submit_options& opts) {

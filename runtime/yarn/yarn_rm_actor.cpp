@@ -14,6 +14,20 @@ caf::error to_caf_error(const hadoop::error& err) {
   return make_error(code, err.message());
 }
 
+namespace {
+
+// The RM no longer knows this AM attempt: it says so
+// (ApplicationAttemptNotFoundException), or it refused the registration the
+// AM made again when told to resync (amrm_client::reregister), which an RM
+// that failed over or restarted with its state does not.
+bool attempt_gone(const hadoop::error& err) {
+  return err.is_remote("ApplicationAttemptNotFoundException") ||
+         (err.code() == hadoop::error_code::remote &&
+          err.message().find("registering again failed") != std::string::npos);
+}
+
+} // namespace
+
 rm_client_actor spawn_yarn_rm(caf::actor_system& sys, std::shared_ptr<amrm_client> client,
                               std::chrono::milliseconds call_timeout) {
   auto impl = [](rm_client_actor::pointer, std::shared_ptr<amrm_client> client,
@@ -29,6 +43,10 @@ rm_client_actor spawn_yarn_rm(caf::actor_system& sys, std::shared_ptr<amrm_clien
         [=](allocate_atom,
             const allocate_request& req) -> caf::result<allocate_response> {
           auto res = client->allocate(req, hadoop::deadline_after(timeout));
+          if (!res && attempt_gone(res.error()))
+            return attempt_gone_error("the resource manager no longer knows this AM "
+                                      "attempt: " +
+                                      res.error().message());
           if (!res)
             return to_caf_error(res.error());
           return std::move(*res);

@@ -19,6 +19,17 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
         st.allocations.push_back(req);
         if (st.fail_allocate)
           return make_error(errc::infrastructure, "connection refused");
+        if (st.attempt_not_found)
+          return attempt_gone_error("ApplicationAttemptNotFoundException: Application "
+                                    "attempt appattempt_1_0001_000001 doesn't exist in "
+                                    "ApplicationMasterService cache.");
+        if (st.order_shutdown) {
+          st.order_shutdown = false;
+          allocate_response resp;
+          resp.response_id = req.response_id + 1;
+          resp.shutdown = true;
+          return resp;
+        }
         if (st.lose_registration) {
           st.lose_registration = false;
           st.outstanding.clear();
@@ -163,6 +174,7 @@ void harness::start(bool run) {
   mcfg.am_attempt = am_attempt;
   mcfg.resume = resume;
   mcfg.on_sample = on_sample;
+  mcfg.on_attempt_gone = [this] { ++attempt_gone_calls; };
   registry_config rcfg{"application_1_0001", secret, 1000};
   rcfg.takes_over = am_attempt > 1;
   if (with_spec_channel)

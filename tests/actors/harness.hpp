@@ -43,6 +43,11 @@ struct fake_rm_state {
   /// The next allocate is answered as by an RM that restarted or failed
   /// over: it forgot the asks and the AM registered again (resync).
   bool lose_registration = false;
+  /// Every allocate fails as for an attempt the RM no longer knows
+  /// (ApplicationAttemptNotFoundException).
+  bool attempt_not_found = false;
+  /// The next allocate response carries AMCommand AM_SHUTDOWN.
+  bool order_shutdown = false;
   bool auto_grant = true;
   /// The next this many unregister calls fail as if no RM answered.
   int unanswered_finishes = 0;
@@ -142,6 +147,9 @@ struct harness : test_coordinator_fixture<harness_config> {
   /// start() (the fake RM's registration then names the kept containers).
   int32_t am_attempt = 1;
   std::optional<job_status> resume;
+  /// How often the monitor said the AM's attempt is gone
+  /// (monitor_config::on_attempt_gone).
+  int attempt_gone_calls = 0;
   /// The monitor's sample sink (monitor_config::on_sample); set before start().
   std::function<void(const task_id&, int32_t, const task_sample&)> on_sample;
   /// Gives the registry a spec channel (set before start()); every frame it

@@ -613,7 +613,7 @@ CAF_TEST(a task with its own capability asks with its own priority) {
 
 // -- a later AM attempt (doc/operations.md "AM restart") ---------------------------
 
-CAF_TEST(a later AM attempt adopts the running containers and their executors return) {
+CAF_TEST(a later AM attempt adopts the running containers and their executors return ) {
   am_attempt = 2;
   resume = saved_running_job(job);
   settle(); // the fake RM takes its spawn arguments first
@@ -655,6 +655,55 @@ CAF_TEST(a first AM refuses executors that register again) {
   auto stray = register_again(w0, "container_worker_0");
   CAF_REQUIRE(!stray);
   CAF_CHECK_EQUAL(stray.error().code(), static_cast<uint8_t>(errc::stale_attempt));
+}
+
+CAF_TEST(an AM whose attempt the RM no longer knows stops its tasks and ends at once) {
+  start();
+  register_all();
+  auto calls = rm_state().allocations.size();
+  rm_state().attempt_not_found = true;
+  advance(seconds(1));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(attempt_gone_calls, 1);
+  CAF_CHECK(contains(st.diagnostics, "ApplicationAttemptNotFoundException"));
+  CAF_CHECK(contains(st.diagnostics, "AM attempt 1 stops its tasks and exits"));
+  CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 1u);
+  CAF_CHECK_EQUAL(exec_state(w1).stops.size(), 1u);
+  CAF_CHECK_EQUAL(exec_state(ps0).stops.size(), 1u);
+  // No unregister (the RM refuses it), no retries, no linger.
+  advance(seconds(40));
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 0);
+  CAF_CHECK_LESS_OR_EQUAL(rm_state().allocations.size(), calls + 2);
+}
+
+CAF_TEST(an AM whose attempt is gone leaves its tasks to the next attempt) {
+  job = job_with([](job_spec& j) { j.am.max_app_attempts = 2; });
+  start();
+  register_all();
+  rm_state().attempt_not_found = true;
+  advance(seconds(1));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(attempt_gone_calls, 1);
+  CAF_CHECK(contains(st.diagnostics,
+                     "AM attempt 1 exits and leaves its tasks to the next attempt"));
+  CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 0u);
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 0);
+}
+
+CAF_TEST(an AM_SHUTDOWN command ends the AM at once) {
+  start();
+  register_all();
+  rm_state().order_shutdown = true;
+  advance(seconds(1));
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(attempt_gone_calls, 1);
+  CAF_CHECK(contains(st.diagnostics, "AM_SHUTDOWN"));
+  CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 1u);
+  advance(seconds(40));
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 0);
 }
 
 CAF_TEST_FIXTURE_SCOPE_END()

@@ -18,12 +18,12 @@ import tonyjob
 HERE = Path(__file__).resolve().parent
 
 
-def run_tool(sandbox, tool, *args, timeout=60, cwd=None, env=None):
+def run_tool(sandbox, tool, *args, timeout=60, cwd=None, env=None, replace_env=False):
     """Runs tony-submit or ytf-submit with the sandbox's jobs_dir, to the end;
-    `env` adds variables."""
+    `env` adds variables (is the whole environment with `replace_env`)."""
     argv = [str(tonyjob.bin_dir() / tool), *args,
             "--set", f'cluster.jobs_dir="{sandbox.jobs_dir}"']
-    env = {**tonyjob.task_environment(), **(env or {})}
+    env = dict(env) if replace_env else {**tonyjob.task_environment(), **(env or {})}
     old = os.getcwd()
     os.chdir(cwd or sandbox.root)
     try:
@@ -373,3 +373,74 @@ memory = "128m"
     out = sandbox.submit(job, timeout=60)
     assert out.rc == 0, out.describe()
     assert "inside the pex" in tasks_stdout(out)["worker:0"]
+
+
+# -- where the job goes ------------------------------------------------------------------
+
+
+def no_hadoop_env(**extra):
+    """No Hadoop configuration anywhere: no HADOOP_CONF_DIR, YARN_CONF_DIR or
+    HADOOP_HOME, and a PATH without a hadoop command."""
+    env = {k: v for k, v in tonyjob.task_environment().items()
+           if k not in ("HADOOP_CONF_DIR", "YARN_CONF_DIR", "HADOOP_HOME", "TONY_BACKEND")}
+    venv = Path(os.environ.get("TONY_VENV", tonyjob.SOURCE_DIR / ".venv"))
+    env["PATH"] = f"{venv / 'bin'}:/usr/bin:/bin"
+    env.update(extra)
+    return env
+
+
+def test_tony_and_ytf_without_a_hadoop_configuration_run_here_and_say_so(sandbox):
+    out = run_tool(sandbox, "ytf-submit", "-m", "256", "-r", "worker:1", "true",
+                   env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert out.stderr.splitlines()[0] == (
+        "ytf-submit: backend local: no Hadoop configuration is found (no --hadoop-conf, "
+        "HADOOP_CONF_DIR, YARN_CONF_DIR or hadoop command); --backend yarn with "
+        "--hadoop-conf DIR (or HADOOP_CONF_DIR) submits to YARN"), out.stderr
+    out = run_tool(sandbox, "tony-submit", *tonys_readme(sandbox), timeout=120,
+                   env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert out.stderr.splitlines()[0].startswith(
+        "tony-submit: backend local: no Hadoop configuration is found"), out.stderr
+
+
+def test_with_a_hadoop_configuration_backend_local_keeps_the_job_here(sandbox):
+    conf = sandbox.root / "hadoop-conf"
+    conf.mkdir()
+    out = run_tool(sandbox, "ytf-submit", "--backend", "local", "-m", "256", "-r",
+                   "worker:1", "true", env=no_hadoop_env(HADOOP_CONF_DIR=str(conf)),
+                   replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert out.stderr.splitlines()[0] == "ytf-submit: backend local: --backend local", \
+        out.stderr
+    # TONY_BACKEND=local does the same, and says so.
+    out = run_tool(sandbox, "ytf-submit", "-m", "256", "-r", "worker:1", "true",
+                   env=no_hadoop_env(HADOOP_CONF_DIR=str(conf), TONY_BACKEND="local"),
+                   replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert out.stderr.splitlines()[0] == "ytf-submit: backend local: TONY_BACKEND=local", \
+        out.stderr
+
+
+def test_a_job_toml_goes_where_its_cluster_backend_says(sandbox):
+    conf = sandbox.root / "hadoop-conf"
+    conf.mkdir()
+    job = sandbox.root / "job.toml"
+    job.write_text('[code]\ncommand = "true"\nsrc_dir = false\n'
+                   '[tasks.worker]\nmemory = "256m"\n')
+    out = run_tool(sandbox, "tony-submit", str(job),
+                   env=no_hadoop_env(HADOOP_CONF_DIR=str(conf)), replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert out.stderr.splitlines()[0] == (
+        "tony-submit: backend local: the job.toml's [cluster] backend (local unless it "
+        f"says yarn); a Hadoop configuration is found (HADOOP_CONF_DIR={conf}): "
+        "--backend yarn or TONY_BACKEND=yarn submits to YARN"), out.stderr
+    # On a machine without Hadoop (the README's example) nothing is said.
+    out = run_tool(sandbox, "tony-submit", str(job), env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 0, out.describe()
+    assert "backend" not in out.stderr, out.stderr
+    out = run_tool(sandbox, "tony-submit", str(job),
+                   env=no_hadoop_env(TONY_BACKEND="yran"), replace_env=True)
+    assert out.rc == 2, out.describe()
+    assert ("tony-submit: TONY_BACKEND=yran: the backend is local or yarn; set "
+            "TONY_BACKEND=yarn, TONY_BACKEND=local, or unset it") in out.stderr, out.stderr

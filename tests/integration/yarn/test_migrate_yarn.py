@@ -67,7 +67,9 @@ def run(tool_args, cwd, timeout=900):
 
 
 def ytf(cwd, *args):
-    return run([YTF, "--backend", "yarn", "-m", "1024", *args], cwd)
+    # No --backend: with HADOOP_CONF_DIR set ytf-submit goes to YARN, as
+    # YARN-DTF's does (doc/migrating.md).
+    return run([YTF, "-m", "1024", *args], cwd)
 
 
 def task_logs(app, expect, line="dtf example OK"):
@@ -237,10 +239,13 @@ def test_ytf_client_runs_beside_a_yarn_job(home):
     flag = home / "client-was-here"
     cmd = (f'if [ "$DTF_TASK_JOB_NAME" = client ]; then echo "CLIENT sees $DTF_WORKER_HOSTS"; '
            f'touch {flag}; exit 0; fi; while [ ! -e {flag} ]; do sleep 0.2; done; sleep 120')
-    code, out, secs = run([YTF, "--backend", "yarn", "-m", "256", "--client", "-r",
+    code, out, secs = run([YTF, "-m", "256", "--client", "-r",
                            "worker:2", "--set", 'framework="standalone"', cmd], home,
                           timeout=300)
     assert code == 0, out
+    assert out.splitlines()[0] == (
+        "ytf-submit: backend yarn: a Hadoop configuration is found (HADOOP_CONF_DIR="
+        f"{os.environ['HADOOP_CONF_DIR']}); --backend local runs the job on this machine"), out
     assert "client:0 started" in out, out
     # The workers' hosts are the cluster's nodes, as YARN names them (a node
     # on 127.0.0.1 "localhost", one on another address by it).
@@ -253,3 +258,32 @@ def test_ytf_client_runs_beside_a_yarn_job(home):
         return st["State"] == "KILLED" or st.get("Final-State") == "KILLED"
     assert y.wait_until(killed, 30), y.app_status(app)
     assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+
+
+def test_tonys_command_line_goes_to_yarn_when_hadoop_is_configured(home):
+    # TonY's README command as its users type it (no --backend): with
+    # HADOOP_CONF_DIR set it goes to YARN, as TonY's ClusterSubmitter does.
+    (home / "tony").mkdir()
+    tony_xml(home / "tony" / "tony.xml", {
+        "tony.worker.instances": "2", "tony.worker.memory": "256m",
+        "tony.application.framework": "standalone"})
+    (home / "src" / "models").mkdir(parents=True)
+    (home / "src" / "models" / "report.py").write_text(
+        "import os, sys, tony_venv_marker\n"
+        "print('REPORT', os.environ['JOB_NAME'], os.environ['TASK_INDEX'], sys.argv[1:],\n"
+        "      tony_venv_marker.WHERE, flush=True)\n")
+    tony_venv_zip(home)
+    code, out, _ = run([y.SUBMIT,
+                        "-executes", "src/models/report.py",
+                        "-task_params", "--steps 2500 --batch_size 64",
+                        "-python_venv", "my-venv.zip",
+                        "-python_binary_path", "Python/bin/python",
+                        "-src_dir", "src",
+                        "-shell_env", "LD_LIBRARY_PATH=/usr/java/latest/jre/lib/amd64/server",
+                        "-conf_file", "tony/tony.xml"], home, timeout=300)
+    assert out.splitlines()[0] == (
+        "tony-submit: backend yarn: a Hadoop configuration is found (HADOOP_CONF_DIR="
+        f"{os.environ['HADOOP_CONF_DIR']}); --backend local runs the job on this machine"), out
+    app = assert_succeeded(code, out)  # the RM knows the application
+    logs = task_logs(app, 2, "REPORT worker")
+    assert logs.count("the zipped venv") == 2, logs[-3000:]
