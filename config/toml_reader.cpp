@@ -246,7 +246,7 @@ std::optional<bool> job_reader::read_bool(const toml::table& t, std::string_view
 }
 
 std::optional<int64_t> job_reader::read_int(const toml::table& t, std::string_view key,
-                                            int64_t lo, int64_t hi) {
+                                            bounds range) {
   auto* n = t.get(key);
   if (n == nullptr)
     return std::nullopt;
@@ -256,9 +256,9 @@ std::optional<int64_t> job_reader::read_int(const toml::table& t, std::string_vi
     return std::nullopt;
   }
   auto v = i->get();
-  if (v < lo || v > hi) {
-    error(*n, "'" + std::string{key} + "' must be between " + std::to_string(lo) +
-                  " and " + std::to_string(hi) + ", got " + std::to_string(v));
+  if (!range.contains(v)) {
+    error(*n, "'" + std::string{key} + "' must be between " + std::to_string(range.lo) +
+                  " and " + std::to_string(range.hi) + ", got " + std::to_string(v));
     return std::nullopt;
   }
   return v;
@@ -287,12 +287,13 @@ std::optional<int64_t> job_reader::read_memory(const toml::table& t,
     type_error(*n, key, "an integer (MiB) or a string like \"2g\"");
     return std::nullopt;
   }
-  if (mb <= 0) {
+  // memory_mb_bounds: 1 MiB to 1t.
+  if (mb < memory_mb_bounds.lo) {
     error(*n, "'" + k + "' must be positive, got " + shown);
     return std::nullopt;
   }
-  if (mb > max_memory_mb) {
-    error(*n, "'" + k + "' must be at most 1t (" + std::to_string(max_memory_mb) +
+  if (mb > memory_mb_bounds.hi) {
+    error(*n, "'" + k + "' must be at most 1t (" + std::to_string(memory_mb_bounds.hi) +
                   " MiB), got " + shown);
     return std::nullopt;
   }
@@ -300,7 +301,7 @@ std::optional<int64_t> job_reader::read_memory(const toml::table& t,
 }
 
 std::optional<int64_t> job_reader::read_duration(const toml::table& t,
-                                                 std::string_view key, bool allow_zero) {
+                                                 std::string_view key, bounds range) {
   auto* n = t.get(key);
   if (n == nullptr)
     return std::nullopt;
@@ -309,9 +310,9 @@ std::optional<int64_t> job_reader::read_duration(const toml::table& t,
   std::string shown;
   if (auto* i = n->as_integer()) {
     auto secs = i->get();
-    ms = secs > max_duration_ms / 1000    ? max_duration_ms + 1
-         : secs < -max_duration_ms / 1000 ? -max_duration_ms
-                                          : secs * 1000;
+    ms = secs > range.hi / 1000    ? range.hi + 1
+         : secs < -range.hi / 1000 ? -range.hi
+                                   : secs * 1000;
     shown = std::to_string(secs);
   } else if (auto* s = n->as_string()) {
     auto parsed = parse_duration_ms(s->get());
@@ -329,13 +330,14 @@ std::optional<int64_t> job_reader::read_duration(const toml::table& t,
     error(*n, "'" + k + "' must not be negative, got " + shown);
     return std::nullopt;
   }
-  if (ms == 0 && !allow_zero) {
+  // Durations' bounds start at 0 ("none") or at 1 ms.
+  if (ms < range.lo) {
     error(*n, "'" + k + "' must be positive, got " + shown);
     return std::nullopt;
   }
-  if (ms > max_duration_ms) {
-    error(*n, "'" + k + "' must be at most " + format_duration(max_duration_ms) +
-                  ", got " + shown);
+  if (ms > range.hi) {
+    error(*n,
+          "'" + k + "' must be at most " + format_duration(range.hi) + ", got " + shown);
     return std::nullopt;
   }
   return ms;

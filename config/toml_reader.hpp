@@ -4,7 +4,8 @@
 // face). It walks the merged TOML document (the file, then the --set
 // overrides) into a job_spec and attaches to each problem where it is: the
 // file's line and column, or the --set item. The bounds of numbers are the
-// job model's (config/limits.hpp); the reader only reads and places.
+// job model's rules (config/validate.hpp); the reader only reads and
+// places.
 //
 // One class, its members defined by job.toml section:
 //   toml_reader.cpp           loading, positions, --set overrides, typed reads
@@ -20,7 +21,7 @@
 // A new key: add its name to the section's check_keys list (read_root for a
 // new top-level table), read it in that section's read_* with the typed
 // readers, store it in job_spec (config/job_spec.hpp); a bound or a relation
-// with another value goes in config/limits.hpp; then job_json.cpp
+// with another value goes in config/validate.{hpp,cpp}; then job_json.cpp
 // (to_json and job_from_json), job_toml.cpp (to_toml) and doc/job-toml.md.
 
 #include <cstddef>
@@ -39,6 +40,7 @@
 #include "config/job_config.hpp"
 #include "config/job_spec.hpp"
 #include "config/units.hpp"
+#include "config/validate.hpp"
 
 namespace tony::config_detail {
 
@@ -168,13 +170,13 @@ private:
 
   std::optional<bool> read_bool(const toml::table& t, std::string_view key);
 
-  std::optional<int64_t> read_int(const toml::table& t, std::string_view key, int64_t lo,
-                                  int64_t hi);
+  std::optional<int64_t> read_int(const toml::table& t, std::string_view key,
+                                  bounds range);
 
   std::optional<int64_t> read_memory(const toml::table& t, std::string_view key);
 
   std::optional<int64_t> read_duration(const toml::table& t, std::string_view key,
-                                       bool allow_zero);
+                                       bounds range);
 
   std::optional<std::vector<std::string>> read_strings(const toml::table& t,
                                                        std::string_view key);

@@ -94,7 +94,7 @@ void job_reader::read_identity(const toml::table& root) {
     else
       spec_.queue = *queue;
   }
-  if (auto timeout = read_duration(root, "timeout", true))
+  if (auto timeout = read_duration(root, "timeout", duration_bounds))
     spec_.timeout_ms = *timeout;
   if (auto tags = read_strings(root, "tags")) {
     auto& node = *root.get("tags");
@@ -232,11 +232,11 @@ void job_reader::read_am(const toml::table& t) {
   check_keys(t, "[am]", {"memory", "vcores", "max_app_attempts", "reconnect_timeout"});
   if (auto mb = read_memory(t, "memory"))
     spec_.am.capability.memory_mb = *mb;
-  if (auto vcores = read_int(t, "vcores", 1, max_vcores))
+  if (auto vcores = read_int(t, "vcores", vcores_bounds))
     spec_.am.capability.vcores = static_cast<int32_t>(*vcores);
-  if (auto attempts = read_int(t, "max_app_attempts", 1, max_app_attempts))
+  if (auto attempts = read_int(t, "max_app_attempts", app_attempts_bounds))
     spec_.am.max_app_attempts = static_cast<int32_t>(*attempts);
-  if (auto ms = read_duration(t, "reconnect_timeout", false))
+  if (auto ms = read_duration(t, "reconnect_timeout", positive_duration_bounds))
     spec_.am.reconnect_timeout_ms = *ms;
 }
 
@@ -246,31 +246,31 @@ void job_reader::read_policy(const toml::table& t) {
               "heartbeat_interval", "heartbeat_timeout", "stop_grace",
               "tolerated_failures"});
   auto& p = spec_.policy;
-  if (auto v = read_int(t, "max_attempts", 1, max_job_attempts))
+  if (auto v = read_int(t, "max_attempts", job_attempts_bounds))
     p.max_attempts = static_cast<int32_t>(*v);
-  if (auto v = read_int(t, "tolerated_failures", 0, max_tolerated_failures))
+  if (auto v = read_int(t, "tolerated_failures", tolerated_failures_bounds))
     p.tolerated_failures = static_cast<int32_t>(*v);
-  if (auto v = read_duration(t, "allocation_timeout", true))
+  if (auto v = read_duration(t, "allocation_timeout", duration_bounds))
     p.allocation_timeout_ms = *v;
-  if (auto v = read_duration(t, "registration_timeout", true))
+  if (auto v = read_duration(t, "registration_timeout", duration_bounds))
     p.registration_timeout_ms = *v;
   bool interval_ok = true;
-  if (auto v = read_duration(t, "heartbeat_interval", false))
+  if (auto v = read_duration(t, "heartbeat_interval", positive_duration_bounds))
     p.heartbeat_interval_ms = *v;
   else
     interval_ok = t.get("heartbeat_interval") == nullptr;
-  auto timeout = read_duration(t, "heartbeat_timeout", false);
+  auto timeout = read_duration(t, "heartbeat_timeout", positive_duration_bounds);
   if (timeout)
     p.heartbeat_timeout_ms = *timeout;
   bool timeout_ok = timeout.has_value() || t.get("heartbeat_timeout") == nullptr;
-  if (interval_ok && timeout_ok && p.heartbeat_timeout_ms <= p.heartbeat_interval_ms) {
+  if (interval_ok && timeout_ok && !heartbeat_timeout_ok(p)) {
     auto* where = t.get("heartbeat_timeout") != nullptr ? t.get("heartbeat_timeout")
                                                         : t.get("heartbeat_interval");
     error(*where, "'heartbeat_timeout' (" + format_duration(p.heartbeat_timeout_ms) +
                       ") must be longer than 'heartbeat_interval' (" +
                       format_duration(p.heartbeat_interval_ms) + ")");
   }
-  if (auto v = read_duration(t, "stop_grace", true))
+  if (auto v = read_duration(t, "stop_grace", duration_bounds))
     p.stop_grace_ms = *v;
 }
 
@@ -319,9 +319,9 @@ void job_reader::read_cluster(const toml::table& t) {
     check_keys(*local, "[cluster.local]", {"memory", "vcores", "gpus"});
     if (auto mb = read_memory(*local, "memory"))
       c.local.memory_mb = *mb;
-    if (auto vcores = read_int(*local, "vcores", 1, max_pool_vcores))
+    if (auto vcores = read_int(*local, "vcores", pool_vcores_bounds))
       c.local.vcores = static_cast<int32_t>(*vcores);
-    if (auto gpus = read_int(*local, "gpus", 0, max_gpus))
+    if (auto gpus = read_int(*local, "gpus", gpus_bounds))
       c.local.gpus = static_cast<int32_t>(*gpus);
   }
 }

@@ -52,13 +52,13 @@ job_reader::task_entry job_reader::read_task(const std::string& name,
   e.table = &t;
   auto& s = e.spec;
   s.name = name;
-  if (auto n = read_int(t, "instances", 1, max_instances))
+  if (auto n = read_int(t, "instances", instances_bounds))
     s.instances = static_cast<int32_t>(*n);
   if (auto mb = read_memory(t, "memory"))
     s.capability.memory_mb = *mb;
-  if (auto vcores = read_int(t, "vcores", 1, max_vcores))
+  if (auto vcores = read_int(t, "vcores", vcores_bounds))
     s.capability.vcores = static_cast<int32_t>(*vcores);
-  if (auto gpus = read_int(t, "gpus", 0, max_gpus))
+  if (auto gpus = read_int(t, "gpus", gpus_bounds))
     s.capability.gpus = static_cast<int32_t>(*gpus);
   if (auto cmd = read_string(t, "command")) {
     if (is_blank(*cmd)) {
@@ -110,9 +110,9 @@ void job_reader::read_task_indexes(const toml::table& t, task_type_spec& s,
     resource r = s.capability;
     if (auto mb = read_memory(*sub, "memory"))
       r.memory_mb = *mb;
-    if (auto vcores = read_int(*sub, "vcores", 1, max_vcores))
+    if (auto vcores = read_int(*sub, "vcores", vcores_bounds))
       r.vcores = static_cast<int32_t>(*vcores);
-    if (auto gpus = read_int(*sub, "gpus", 0, max_gpus))
+    if (auto gpus = read_int(*sub, "gpus", gpus_bounds))
       r.gpus = static_cast<int32_t>(*gpus);
     if (!(r == s.capability))
       s.index_capability[index] = r;
@@ -135,16 +135,16 @@ void job_reader::read_task_policy(const toml::table& t, const std::string& where
                                    " must be \"never\" or \"on-failure\", got " +
                                    quote_text(*r));
   }
-  if (auto n = read_int(t, "max_restarts", 0, max_restarts))
+  if (auto n = read_int(t, "max_restarts", max_restarts_bounds))
     e.max_restarts = static_cast<int32_t>(*n);
-  if (auto ms = read_duration(t, "restart_backoff", true))
+  if (auto ms = read_duration(t, "restart_backoff", duration_bounds))
     s.restart_backoff_ms = *ms;
-  if (auto n = read_int(t, "tolerated_failures", 0, max_tolerated_failures))
+  if (auto n = read_int(t, "tolerated_failures", tolerated_failures_bounds))
     s.tolerated_failures = static_cast<int32_t>(*n);
   if (auto* el = read_table(t, "elastic", "'elastic' in " + where)) {
     check_keys(*el, where + " elastic", {"min", "max"});
-    auto lo = read_int(*el, "min", 1, max_instances);
-    auto hi = read_int(*el, "max", 1, max_instances);
+    auto lo = read_int(*el, "min", instances_bounds);
+    auto hi = read_int(*el, "max", instances_bounds);
     if (el->get("min") == nullptr || el->get("max") == nullptr)
       error(*t.get("elastic"), "'elastic' in " + where +
                                    " needs both 'min' and 'max', e.g. elastic = "
