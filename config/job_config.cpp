@@ -1,11 +1,8 @@
 #include "config/job_config.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <system_error>
 
@@ -145,11 +142,12 @@ std::vector<job_override> set_overrides(const std::vector<std::string>& items) {
 
 load_result load_job_text_from(std::string_view text, const std::string& file_name,
                                const std::string& base_dir,
-                               const std::vector<job_override>& overrides) {
+                               const std::vector<job_override>& overrides,
+                               const file_probe& probe) {
   try {
     std::error_code ec;
     auto base = fs::absolute(base_dir.empty() ? fs::path{"."} : fs::path{base_dir}, ec);
-    job_reader reader{file_name, base.lexically_normal().string()};
+    job_reader reader{file_name, base.lexically_normal().string(), probe};
     return reader.load(text, overrides);
   } catch (const std::exception& e) {
     // Only allocation failures can get here; keep the no-throw promise.
@@ -160,42 +158,9 @@ load_result load_job_text_from(std::string_view text, const std::string& file_na
 
 load_result load_job_text(std::string_view text, const std::string& file_name,
                           const std::string& base_dir,
-                          const std::vector<std::string>& overrides) {
-  return load_job_text_from(text, file_name, base_dir, set_overrides(overrides));
-}
-
-load_result load_job_from(const std::string& path,
-                          const std::vector<job_override>& overrides) {
-  auto fail = [&](std::string msg) {
-    return load_result{std::vector<config_error>{{path, 0, 0, std::move(msg)}}};
-  };
-  std::error_code ec;
-  if (path.empty())
-    return fail("no job file given");
-  if (fs::is_directory(path, ec))
-    return fail("is a directory; give the path of a job file (job.toml)");
-  std::ifstream in{path, std::ios::binary};
-  if (!in)
-    return fail(std::string{"cannot read the file: "} + std::strerror(errno));
-  std::string text;
-  // Read one byte past the limit so oversized files are told apart.
-  text.resize(max_job_file_size + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (in.bad())
-    return fail(std::string{"cannot read the file: "} + std::strerror(errno));
-  auto abs = fs::absolute(fs::path{path}, ec);
-  auto dir = abs.parent_path().string();
-  try {
-    job_reader reader{path, fs::path{dir}.lexically_normal().string()};
-    return reader.load(text, overrides);
-  } catch (const std::exception& e) {
-    return fail(std::string{"cannot load the job: "} + e.what());
-  }
-}
-
-load_result load_job(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_job_from(path, set_overrides(overrides));
+                          const std::vector<std::string>& overrides,
+                          const file_probe& probe) {
+  return load_job_text_from(text, file_name, base_dir, set_overrides(overrides), probe);
 }
 
 } // namespace tony

@@ -37,6 +37,7 @@
 #include <toml++/toml.h>
 
 #include "config/config_error.hpp"
+#include "config/file_probe.hpp"
 #include "config/job_config.hpp"
 #include "config/job_spec.hpp"
 #include "config/units.hpp"
@@ -120,9 +121,10 @@ std::string closest(std::string_view word, const Candidates& candidates) {
 // with line and column, or the `--set` item the node came from.
 class job_reader {
 public:
-  job_reader(std::string file, std::string base_dir)
+  job_reader(std::string file, std::string base_dir, const file_probe& probe)
       : file_(std::move(file))
-      , base_dir_(std::move(base_dir)) {
+      , base_dir_(std::move(base_dir))
+      , probe_(probe) {
     // Empty source paths would make overrides and file indistinguishable.
     if (file_.empty())
       file_ = "job.toml";
@@ -289,6 +291,7 @@ private:
 
   std::string file_;
   std::string base_dir_;
+  const file_probe& probe_; // the paths the job names are checked through it
   std::vector<config_error> errors_;
   std::vector<std::string> override_labels_;
   job_spec spec_;

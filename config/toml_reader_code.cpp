@@ -93,19 +93,18 @@ bool job_reader::resolve_shipped_source(const toml::node& n, const std::string& 
     return true;
   }
   auto abs = absolute_path(f.source, base_dir_);
-  std::error_code ec;
-  auto st = fs::status(abs, ec);
-  if (!fs::exists(st)) {
+  auto st = probe_.kind_of(abs);
+  if (st == file_probe::kind::missing) {
     error(n, label + " " + quote_text(f.source) + " does not exist (resolved to " + abs +
                  ")");
     return false;
   }
-  if (f.archive && (!fs::is_regular_file(st) || archive_kind(abs).empty())) {
+  if (f.archive && (st != file_probe::kind::file || archive_kind(abs).empty())) {
     error(n, label + " " + quote_text(f.source) + " " + archive_suffix_hint +
                  " (resolved to " + abs + ")");
     return false;
   }
-  if (!f.archive && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+  if (!f.archive && st != file_probe::kind::file && st != file_probe::kind::directory) {
     error(n, label + " " + quote_text(f.source) +
                  " is neither a file nor a directory (resolved to " + abs + ")");
     return false;
@@ -188,20 +187,19 @@ void job_reader::resolve_code(const toml::table* code) {
     spec_.src_dir.clear();
   } else if (src_dir_given_) {
     auto abs = absolute_path(*src_dir_given_, base_dir_);
-    std::error_code ec;
     auto& node = *code->get("src_dir");
-    if (!fs::exists(abs, ec))
+    auto st = probe_.kind_of(abs);
+    if (st == file_probe::kind::missing)
       error(node, "'src_dir' " + quote_text(*src_dir_given_) +
                       " does not exist (resolved to " + abs + ")");
-    else if (!fs::is_directory(abs, ec))
+    else if (st != file_probe::kind::directory)
       error(node, "'src_dir' " + quote_text(*src_dir_given_) +
                       " is not a directory (resolved to " + abs + ")");
     else
       spec_.src_dir = abs;
   } else {
     spec_.src_dir = absolute_path(".", base_dir_);
-    std::error_code ec;
-    if (!fs::is_directory(spec_.src_dir, ec))
+    if (probe_.kind_of(spec_.src_dir) != file_probe::kind::directory)
       file_error("the job's directory " + spec_.src_dir +
                  " does not exist; set [code] src_dir");
   }
@@ -233,11 +231,11 @@ void job_reader::resolve_venv(const toml::node& node, const std::string& given) 
     return;
   }
   auto abs = absolute_path(venv, base_dir_);
-  std::error_code ec;
-  if (!fs::exists(abs, ec))
+  auto st = probe_.kind_of(abs);
+  if (st == file_probe::kind::missing)
     error(node, "'python_venv' " + quote_text(given) + " does not exist (resolved to " +
                     abs + ")");
-  else if (!fs::is_regular_file(abs, ec))
+  else if (st != file_probe::kind::file)
     error(node, "'python_venv' " + quote_text(given) + " is not a file (resolved to " +
                     abs + ")");
   else

@@ -5,11 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
-
-#include <unistd.h>
 
 namespace tony::config_detail {
 
@@ -293,8 +290,7 @@ void job_reader::read_cluster(const toml::table& t) {
   }
   if (auto conf = read_string(t, "hadoop_conf"); conf && !conf->empty()) {
     auto abs = absolute_path(*conf, base_dir_);
-    std::error_code ec;
-    if (!fs::is_directory(abs, ec))
+    if (probe_.kind_of(abs) != file_probe::kind::directory)
       error(*t.get("hadoop_conf"), "'hadoop_conf' " + quote_text(*conf) +
                                        " is not a directory (resolved to " + abs + ")");
     else
@@ -340,16 +336,15 @@ void job_reader::read_security(const toml::table& t) {
   }
   if (auto keytab = read_string(t, "keytab")) {
     auto abs = keytab->empty() ? std::string{} : absolute_path(*keytab, base_dir_);
-    std::error_code ec;
     if (keytab->empty())
       error(*t.get("keytab"), "'keytab' must not be empty; leave it out to use the "
                               "ticket cache (kinit)");
-    else if (!fs::is_regular_file(abs, ec))
+    else if (probe_.kind_of(abs) != file_probe::kind::file)
       error(*t.get("keytab"), "'keytab' " + quote_text(*keytab) +
                                   " is not a file (resolved to " + abs + ")");
-    else if (::access(abs.c_str(), R_OK) != 0)
+    else if (auto err = probe_.read_error(abs); err != 0)
       error(*t.get("keytab"),
-            "'keytab' " + abs + " cannot be read: " + std::strerror(errno));
+            "'keytab' " + abs + " cannot be read: " + std::strerror(err));
     else if (t.get("principal") == nullptr)
       error(*t.get("keytab"), "'keytab' needs 'principal' in [security]: the principal "
                               "whose keys the keytab holds (klist -kt " +
@@ -359,16 +354,15 @@ void job_reader::read_security(const toml::table& t) {
   }
   if (auto ca = read_string(t, "ca_file")) {
     auto abs = ca->empty() ? std::string{} : absolute_path(*ca, base_dir_);
-    std::error_code ec;
     if (ca->empty())
       error(*t.get("ca_file"), "'ca_file' must not be empty; leave it out to trust the "
                                "system's CA bundle");
-    else if (!fs::is_regular_file(abs, ec))
+    else if (probe_.kind_of(abs) != file_probe::kind::file)
       error(*t.get("ca_file"),
             "'ca_file' " + quote_text(*ca) + " is not a file (resolved to " + abs + ")");
-    else if (::access(abs.c_str(), R_OK) != 0)
+    else if (auto err = probe_.read_error(abs); err != 0)
       error(*t.get("ca_file"),
-            "'ca_file' " + abs + " cannot be read: " + std::strerror(errno));
+            "'ca_file' " + abs + " cannot be read: " + std::strerror(err));
     else
       s.ca_file = abs;
   }

@@ -39,6 +39,13 @@ bool names(const std::string& problem, const std::string& path) {
   return problem.rfind("'" + path + "'", 0) == 0;
 }
 
+// Every path is a directory: the jobs below name none but their own.
+class directories final : public file_probe {
+public:
+  kind kind_of(const std::string&) const override { return kind::directory; }
+  int read_error(const std::string&) const override { return 0; }
+};
+
 } // namespace
 
 TEST(validate, a_default_job_keeps_every_rule) {
@@ -157,7 +164,7 @@ TEST(validate, the_heartbeat_check_period_is_a_tenth_within_100ms_and_1s) {
 // The front ends refuse with the rules' bounds, each in its own words.
 TEST(validate, job_toml_and_job_json_refuse_with_the_same_bounds) {
   auto toml = load_job_text("[tasks.worker]\ninstances = 10001\ncommand = \"x\"\n",
-                            "job.toml", "/", {});
+                            "job.toml", "/", {}, directories{});
   ASSERT_FALSE(toml);
   ASSERT_EQ(toml.error().size(), 1u);
   EXPECT_EQ(toml.error()[0].to_string(),
@@ -169,7 +176,7 @@ TEST(validate, job_toml_and_job_json_refuse_with_the_same_bounds) {
   auto toml2 = load_job_text(
       "[policy]\nheartbeat_interval = 5\nheartbeat_timeout = 5\n[tasks.worker]\n"
       "command = \"x\"\n",
-      "job.toml", "/", {});
+      "job.toml", "/", {}, directories{});
   ASSERT_FALSE(toml2);
   ASSERT_EQ(toml2.error().size(), 1u);
   EXPECT_EQ(toml2.error()[0].to_string(),
