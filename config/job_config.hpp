@@ -8,6 +8,9 @@
 // "job.toml:12:3: unknown key 'instaces' in [tasks.worker]; did you mean
 // 'instances'?" or "--set tasks.worker.instances=x: 'instances' must be an
 // integer, got string". No exception escapes.
+//
+// A new job.toml key: see config/toml_reader.hpp (which file reads which
+// section, and the steps); its bounds go in config/validate.hpp.
 
 #include <cstddef>
 #include <string>

@@ -130,6 +130,8 @@ public:
       file_ = "job.toml";
   }
 
+  // -- loading, positions, overrides, typed reads (toml_reader.cpp) ---------
+
   // -- entry points -----------------------------------------------------------
 
   load_result load(std::string_view text, const std::vector<job_override>& overrides);
@@ -189,7 +191,9 @@ private:
   std::map<std::string, std::string> read_env(const toml::table& t,
                                               const std::string& where);
 
-  // -- shipped files ------------------------------------------------------------
+  // -- [code] and shipped files (toml_reader_code.cpp) ---------------------
+
+  void read_code(const toml::table& t);
 
   std::vector<shipped_file> read_shipped(const toml::table& t, const std::string& where);
 
@@ -206,13 +210,15 @@ private:
 
   static std::string bad_file_name(const std::string& name);
 
-  // -- sections ---------------------------------------------------------------
+  void resolve_code(const toml::table* code);
+
+  void resolve_venv(const toml::node& node, const std::string& given);
+
+  // -- the other sections (toml_reader_sections.cpp) -------------------------
 
   void read_root(const toml::table& root);
 
   void read_identity(const toml::table& root);
-
-  void read_code(const toml::table& t);
 
   void read_docker(const toml::table& t);
 
@@ -235,7 +241,7 @@ private:
 
   void read_security(const toml::table& t);
 
-  // -- tasks ------------------------------------------------------------------
+  // -- [tasks.<type>] and the whole job (toml_reader_tasks.cpp) --------------
 
   struct task_entry {
     task_type_spec spec;
@@ -260,12 +266,6 @@ private:
   void read_task_policy(const toml::table& t, const std::string& where, task_entry& e);
 
   static int32_t signal_number(const std::string& name);
-
-  // -- resolution ---------------------------------------------------------------
-
-  void resolve_code(const toml::table* code);
-
-  void resolve_venv(const toml::node& node, const std::string& given);
 
   void resolve_tensorboard();
 
