@@ -8,6 +8,9 @@
 // "job.toml:12:3: unknown key 'instaces' in [tasks.worker]; did you mean
 // 'instances'?" or "--set tasks.worker.instances=x: 'instances' must be an
 // integer, got string". No exception escapes.
+//
+// A new job.toml key: see config/toml_reader.hpp (which file reads which
+// section, and the steps); its bounds go in config/validate.hpp.
 
 #include <cstddef>
 #include <string>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "config/config_error.hpp"
+#include "config/file_probe.hpp"
 #include "config/job_spec.hpp"
 #include "config/limits.hpp"
 #include "config/result.hpp"
@@ -41,27 +45,22 @@ struct job_override {
 /// `--set` items as overrides labelled "--set ITEM".
 std::vector<job_override> set_overrides(const std::vector<std::string>& items);
 
-/// Reads, overrides, validates and resolves the job file at `path`. Messages
-/// name the file as `path` spells it; relative paths inside it resolve against
-/// its directory. Touches the filesystem: reads `path`, checks that src_dir,
-/// python_venv and hadoop_conf exist.
-load_result load_job(const std::string& path, const std::vector<std::string>& overrides);
-
-/// The same for text in memory. `file_name` names the text in messages and
-/// gives the default job name (its stem); `base_dir` anchors relative paths
-/// and is the default src_dir.
+/// Reads, overrides, validates and resolves job.toml text. `file_name` names
+/// the text in messages and gives the default job name (its stem); `base_dir`
+/// anchors relative paths and is the default src_dir. The paths the job
+/// names (src_dir, python_venv, shipped files, hadoop_conf, keytab, ca_file)
+/// are checked through `probe`; nothing else is read. A job file on disk:
+/// load_job in config/disk_probe.hpp.
 load_result load_job_text(std::string_view text, const std::string& file_name,
                           const std::string& base_dir,
-                          const std::vector<std::string>& overrides);
+                          const std::vector<std::string>& overrides,
+                          const file_probe& probe);
 
 /// The same with labelled overrides (applied in order, after the file).
-load_result load_job_from(const std::string& path,
-                          const std::vector<job_override>& overrides);
-
-/// The same for text in memory, with labelled overrides.
 load_result load_job_text_from(std::string_view text, const std::string& file_name,
                                const std::string& base_dir,
-                               const std::vector<job_override>& overrides);
+                               const std::vector<job_override>& overrides,
+                               const file_probe& probe);
 
 /// A feature the job asks for that the job model holds but tony cannot run
 /// yet (Docker images, tolerated failures): `key` is the job.toml key,

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/limits.hpp"
+#include "config/validate.hpp"
 #include "messages/error.hpp"
 
 namespace tony {
@@ -211,63 +212,7 @@ void read_task_policy(json_reader& r, const json& t, const std::string& path,
   r.read_int(t, path, "spec_signal", ts.spec_signal, 0, 64);
 }
 
-// "'<path>' must be between lo and hi, got x", or nothing.
-std::string out_of(const std::string& path, int64_t x, int64_t lo, int64_t hi) {
-  if (x >= lo && x <= hi)
-    return {};
-  return "'" + path + "' must be between " + std::to_string(lo) + " and " +
-         std::to_string(hi) + ", got " + std::to_string(x);
-}
-
-std::string check_task_type(const task_type_spec& t, const std::string& path) {
-  for (auto problem :
-       {out_of(path + ".instances", t.instances, 1, max_instances),
-        out_of(path + ".capability.memory_mb", t.capability.memory_mb, 1, max_memory_mb),
-        out_of(path + ".capability.vcores", t.capability.vcores, 1, max_vcores),
-        out_of(path + ".capability.gpus", t.capability.gpus, 0, max_gpus),
-        out_of(path + ".max_restarts", t.max_restarts, 0, max_restarts),
-        out_of(path + ".restart_backoff_ms", t.restart_backoff_ms, 0, max_duration_ms),
-        out_of(path + ".tolerated_failures", t.tolerated_failures, -1,
-               max_tolerated_failures),
-        out_of(path + ".elastic_max", t.elastic_max, 0, max_instances)})
-    if (!problem.empty())
-      return problem;
-  if (t.elastic() && (t.elastic_min < 1 || t.elastic_min > t.elastic_max ||
-                      t.instances < t.elastic_min || t.instances > t.elastic_max))
-    return "'" + path + "' is elastic from " + std::to_string(t.elastic_min) + " to " +
-           std::to_string(t.elastic_max) + " nodes but has " +
-           std::to_string(t.instances) + " instances";
-  return {};
-}
-
 } // namespace
-
-std::string check_job_spec(const job_spec& s) {
-  for (size_t i = 0; i < s.tasks.size(); ++i)
-    if (auto problem = check_task_type(s.tasks[i], "tasks[" + std::to_string(i) + "]");
-        !problem.empty())
-      return problem;
-  auto& p = s.policy;
-  for (auto problem :
-       {out_of("policy.max_attempts", p.max_attempts, 1, max_job_attempts),
-        out_of("policy.tolerated_failures", p.tolerated_failures, 0,
-               max_tolerated_failures),
-        out_of("policy.allocation_timeout_ms", p.allocation_timeout_ms, 0,
-               max_duration_ms),
-        out_of("policy.registration_timeout_ms", p.registration_timeout_ms, 0,
-               max_duration_ms),
-        out_of("policy.heartbeat_interval_ms", p.heartbeat_interval_ms, 1,
-               max_duration_ms),
-        out_of("policy.heartbeat_timeout_ms", p.heartbeat_timeout_ms,
-               p.heartbeat_interval_ms + 1, max_duration_ms),
-        out_of("policy.stop_grace_ms", p.stop_grace_ms, 0, max_duration_ms),
-        out_of("timeout_ms", s.timeout_ms, 0, max_duration_ms),
-        out_of("am.max_app_attempts", s.am.max_app_attempts, 1, max_app_attempts),
-        out_of("am.reconnect_timeout_ms", s.am.reconnect_timeout_ms, 1, max_duration_ms)})
-    if (!problem.empty())
-      return problem;
-  return {};
-}
 
 std::string to_json(const job_spec& spec, int indent) {
   json tasks = json::array();
@@ -349,6 +294,113 @@ std::string to_json(const job_spec& spec, int indent) {
   return doc.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+namespace {
+
+// The sections of a job.json document, each read into `s` by `r`.
+void read_top(json_reader& r, const json& doc, job_spec& s) {
+  r.read(doc, "", "name", s.name);
+  r.read(doc, "", "framework", s.framework);
+  r.read(doc, "", "queue", s.queue);
+  r.read_int(doc, "", "timeout_ms", s.timeout_ms, 0, int64_max);
+  r.read(doc, "", "tags", s.tags);
+  r.read(doc, "", "node_label", s.node_label);
+  r.read(doc, "", "docker_image", s.docker_image);
+  if (auto* docker = r.member(doc, "", "docker")) {
+    r.read(*docker, "docker", "mounts", s.docker_mounts);
+    r.read(*docker, "docker", "network", s.docker_network);
+    r.read(*docker, "docker", "run_options", s.docker_run_options);
+  }
+  if (auto* code = r.member(doc, "", "code")) {
+    r.read(*code, "code", "src_dir", s.src_dir);
+    r.read(*code, "code", "command", s.command);
+    r.read(*code, "code", "python_venv", s.python_venv);
+    r.read(*code, "code", "python_binary_path", s.python_binary_path);
+    r.read(*code, "code", "files", s.files);
+  }
+  r.read(doc, "", "env", s.env);
+  if (auto* data = r.member(doc, "", "data")) {
+    r.read(*data, "data", "input_path", s.input_path);
+    r.read(*data, "data", "output_path", s.output_path);
+  }
+}
+
+void read_tasks(json_reader& r, const json& doc, job_spec& s) {
+  if (auto* tasks = r.member(doc, "", "tasks")) {
+    if (!tasks->is_array()) {
+      r.fail("tasks", "must be an array");
+    } else {
+      for (size_t i = 0; i < tasks->size() && !r.failed(); ++i) {
+        auto& t = (*tasks)[i];
+        auto path = "tasks[" + std::to_string(i) + "]";
+        task_type_spec ts;
+        r.read(t, path, "name", ts.name);
+        r.read_int(t, path, "instances", ts.instances, 1, INT32_MAX);
+        r.read(t, path, "capability", ts.capability);
+        r.read(t, path, "command", ts.command);
+        r.read(t, path, "tracked", ts.tracked);
+        r.read(t, path, "sidecar", ts.sidecar);
+        r.read(t, path, "node_label", ts.node_label);
+        r.read(t, path, "env", ts.env);
+        r.read_int(t, path, "priority", ts.priority, 0, INT32_MAX);
+        r.read(t, path, "files", ts.files);
+        r.read(t, path, "docker_image", ts.docker_image);
+        r.read_indexes(t, path, ts);
+        read_task_policy(r, t, path, ts);
+        if (!r.failed() && ts.name.empty())
+          r.fail(path + ".name", "must not be empty");
+        s.tasks.push_back(std::move(ts));
+      }
+    }
+  }
+}
+
+void read_tensorboard_cluster(json_reader& r, const json& doc, job_spec& s) {
+  if (auto* tb = r.member(doc, "", "tensorboard")) {
+    r.read(*tb, "tensorboard", "enabled", s.tensorboard.enabled);
+    r.read(*tb, "tensorboard", "log_dir", s.tensorboard.log_dir);
+    r.read(*tb, "tensorboard", "on", s.tensorboard.on);
+  }
+  if (auto* c = r.member(doc, "", "cluster")) {
+    r.read(*c, "cluster", "backend", s.cluster.backend);
+    r.read(*c, "cluster", "hadoop_conf", s.cluster.hadoop_conf);
+    r.read(*c, "cluster", "install_dir", s.cluster.install_dir);
+    r.read(*c, "cluster", "staging_dir", s.cluster.staging_dir);
+    r.read(*c, "cluster", "jobs_dir", s.cluster.jobs_dir);
+    r.read(*c, "cluster", "history_dir", s.cluster.history_dir);
+    if (auto* l = r.member(*c, "cluster", "local")) {
+      r.read_int(*l, "cluster.local", "memory_mb", s.cluster.local.memory_mb, 0,
+                 int64_max);
+      r.read_int(*l, "cluster.local", "vcores", s.cluster.local.vcores, 0, INT32_MAX);
+      r.read_int(*l, "cluster.local", "gpus", s.cluster.local.gpus, -1, INT32_MAX);
+    }
+  }
+}
+
+void read_am_policy(json_reader& r, const json& doc, job_spec& s) {
+  if (auto* am = r.member(doc, "", "am")) {
+    r.read(*am, "am", "capability", s.am.capability);
+    r.read_int(*am, "am", "max_app_attempts", s.am.max_app_attempts, 1, INT32_MAX);
+    r.read_int(*am, "am", "reconnect_timeout_ms", s.am.reconnect_timeout_ms, 1,
+               int64_max);
+  }
+  if (auto* p = r.member(doc, "", "policy")) {
+    auto& pol = s.policy;
+    r.read_int(*p, "policy", "max_attempts", pol.max_attempts, 1, INT32_MAX);
+    r.read_int(*p, "policy", "allocation_timeout_ms", pol.allocation_timeout_ms, 0,
+               int64_max);
+    r.read_int(*p, "policy", "registration_timeout_ms", pol.registration_timeout_ms, 0,
+               int64_max);
+    r.read_int(*p, "policy", "heartbeat_interval_ms", pol.heartbeat_interval_ms, 1,
+               int64_max);
+    r.read_int(*p, "policy", "heartbeat_timeout_ms", pol.heartbeat_timeout_ms, 1,
+               int64_max);
+    r.read_int(*p, "policy", "stop_grace_ms", pol.stop_grace_ms, 0, int64_max);
+    r.read_int(*p, "policy", "tolerated_failures", pol.tolerated_failures, 0, INT32_MAX);
+  }
+}
+
+} // namespace
+
 caf::expected<job_spec> job_from_json(const std::string& text) {
   auto fail = [](const std::string& what) {
     return make_error(errc::invalid_config, "job spec JSON: " + what);
@@ -378,97 +430,10 @@ caf::expected<job_spec> job_from_json(const std::string& text) {
                   std::to_string(job_json_version) +
                   "); use the same tony release to submit and run");
     job_spec s;
-    r.read(doc, "", "name", s.name);
-    r.read(doc, "", "framework", s.framework);
-    r.read(doc, "", "queue", s.queue);
-    r.read_int(doc, "", "timeout_ms", s.timeout_ms, 0, int64_max);
-    r.read(doc, "", "tags", s.tags);
-    r.read(doc, "", "node_label", s.node_label);
-    r.read(doc, "", "docker_image", s.docker_image);
-    if (auto* docker = r.member(doc, "", "docker")) {
-      r.read(*docker, "docker", "mounts", s.docker_mounts);
-      r.read(*docker, "docker", "network", s.docker_network);
-      r.read(*docker, "docker", "run_options", s.docker_run_options);
-    }
-    if (auto* code = r.member(doc, "", "code")) {
-      r.read(*code, "code", "src_dir", s.src_dir);
-      r.read(*code, "code", "command", s.command);
-      r.read(*code, "code", "python_venv", s.python_venv);
-      r.read(*code, "code", "python_binary_path", s.python_binary_path);
-      r.read(*code, "code", "files", s.files);
-    }
-    r.read(doc, "", "env", s.env);
-    if (auto* data = r.member(doc, "", "data")) {
-      r.read(*data, "data", "input_path", s.input_path);
-      r.read(*data, "data", "output_path", s.output_path);
-    }
-    if (auto* tasks = r.member(doc, "", "tasks")) {
-      if (!tasks->is_array()) {
-        r.fail("tasks", "must be an array");
-      } else {
-        for (size_t i = 0; i < tasks->size() && !r.failed(); ++i) {
-          auto& t = (*tasks)[i];
-          auto path = "tasks[" + std::to_string(i) + "]";
-          task_type_spec ts;
-          r.read(t, path, "name", ts.name);
-          r.read_int(t, path, "instances", ts.instances, 1, INT32_MAX);
-          r.read(t, path, "capability", ts.capability);
-          r.read(t, path, "command", ts.command);
-          r.read(t, path, "tracked", ts.tracked);
-          r.read(t, path, "sidecar", ts.sidecar);
-          r.read(t, path, "node_label", ts.node_label);
-          r.read(t, path, "env", ts.env);
-          r.read_int(t, path, "priority", ts.priority, 0, INT32_MAX);
-          r.read(t, path, "files", ts.files);
-          r.read(t, path, "docker_image", ts.docker_image);
-          r.read_indexes(t, path, ts);
-          read_task_policy(r, t, path, ts);
-          if (!r.failed() && ts.name.empty())
-            r.fail(path + ".name", "must not be empty");
-          s.tasks.push_back(std::move(ts));
-        }
-      }
-    }
-    if (auto* tb = r.member(doc, "", "tensorboard")) {
-      r.read(*tb, "tensorboard", "enabled", s.tensorboard.enabled);
-      r.read(*tb, "tensorboard", "log_dir", s.tensorboard.log_dir);
-      r.read(*tb, "tensorboard", "on", s.tensorboard.on);
-    }
-    if (auto* c = r.member(doc, "", "cluster")) {
-      r.read(*c, "cluster", "backend", s.cluster.backend);
-      r.read(*c, "cluster", "hadoop_conf", s.cluster.hadoop_conf);
-      r.read(*c, "cluster", "install_dir", s.cluster.install_dir);
-      r.read(*c, "cluster", "staging_dir", s.cluster.staging_dir);
-      r.read(*c, "cluster", "jobs_dir", s.cluster.jobs_dir);
-      r.read(*c, "cluster", "history_dir", s.cluster.history_dir);
-      if (auto* l = r.member(*c, "cluster", "local")) {
-        r.read_int(*l, "cluster.local", "memory_mb", s.cluster.local.memory_mb, 0,
-                   int64_max);
-        r.read_int(*l, "cluster.local", "vcores", s.cluster.local.vcores, 0, INT32_MAX);
-        r.read_int(*l, "cluster.local", "gpus", s.cluster.local.gpus, -1, INT32_MAX);
-      }
-    }
-    if (auto* am = r.member(doc, "", "am")) {
-      r.read(*am, "am", "capability", s.am.capability);
-      r.read_int(*am, "am", "max_app_attempts", s.am.max_app_attempts, 1, INT32_MAX);
-      r.read_int(*am, "am", "reconnect_timeout_ms", s.am.reconnect_timeout_ms, 1,
-                 int64_max);
-    }
-    if (auto* p = r.member(doc, "", "policy")) {
-      auto& pol = s.policy;
-      r.read_int(*p, "policy", "max_attempts", pol.max_attempts, 1, INT32_MAX);
-      r.read_int(*p, "policy", "allocation_timeout_ms", pol.allocation_timeout_ms, 0,
-                 int64_max);
-      r.read_int(*p, "policy", "registration_timeout_ms", pol.registration_timeout_ms, 0,
-                 int64_max);
-      r.read_int(*p, "policy", "heartbeat_interval_ms", pol.heartbeat_interval_ms, 1,
-                 int64_max);
-      r.read_int(*p, "policy", "heartbeat_timeout_ms", pol.heartbeat_timeout_ms, 1,
-                 int64_max);
-      r.read_int(*p, "policy", "stop_grace_ms", pol.stop_grace_ms, 0, int64_max);
-      r.read_int(*p, "policy", "tolerated_failures", pol.tolerated_failures, 0,
-                 INT32_MAX);
-    }
+    read_top(r, doc, s);
+    read_tasks(r, doc, s);
+    read_tensorboard_cluster(r, doc, s);
+    read_am_policy(r, doc, s);
     r.read(doc, "", "job_file", s.job_file);
     if (r.failed())
       return fail(r.error());

@@ -20,13 +20,8 @@ std::string to_json(const job_spec& spec, int indent = -1);
 
 /// The spec back, or errc::invalid_config naming what is wrong and where
 /// ("job spec JSON: 'tasks[0].instances' must be an integer"). What the
-/// document holds is checked with the bounds job.toml is checked with
-/// (config/limits.hpp, check_job_spec).
+/// document holds is checked by the job model's range checker, the rules
+/// job.toml is read with (config/validate.hpp, check_job_spec).
 caf::expected<job_spec> job_from_json(const std::string& text);
-
-/// The first value of `spec` outside the bounds of config/limits.hpp, as
-/// "'tasks[0].instances' must be between 1 and 10000, got 20000"; empty when
-/// every value is within them.
-std::string check_job_spec(const job_spec& spec);
 
 } // namespace tony

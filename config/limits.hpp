@@ -1,8 +1,7 @@
 #pragma once
 
-// The bounds of every number in a job: one set, checked where job.toml is
-// read (config/job_config.cpp) and again, the same, where the resolved spec
-// is read back from job.json (config/job_json.cpp).
+// The limits of a job's numbers; config/validate.hpp turns them into the
+// job model's bounds and rules, which every front end checks.
 
 #include <cstdint>
 

@@ -172,17 +172,24 @@ std::optional<task_id> world_chief(const std::vector<std::string>& types) {
   return task_id{*best, 0};
 }
 
-task_env render_task_env_files(const task_env_input& in, size_t max_value_size) {
-  std::map<std::string, std::string> v;
+namespace {
+
+using env_vars = std::map<std::string, std::string>;
+
+// What render_task_env_files computes once for the task it renders.
+struct task_place {
+  size_t num = 0;      // tasks of its type
+  std::string address; // its host:port, or empty
+  std::vector<task_id> world;
+  int rank = -1; // in the world, or -1
+};
+
+void tony_vars(env_vars& v, const task_env_input& in, const task_place& at) {
   const auto& cluster = in.cluster;
   const auto& self = in.task;
-  auto self_it = cluster.find(self.type);
-  auto num = self_it == cluster.end() ? size_t{0} : self_it->second.size();
-  const auto& self_addr = address_of(cluster, self);
-  auto world = world_of(cluster);
-  auto rank_it = std::find(world.begin(), world.end(), self);
-  int rank = rank_it == world.end() ? -1 : static_cast<int>(rank_it - world.begin());
-
+  auto num = at.num;
+  auto rank = at.rank;
+  const auto& self_addr = at.address;
   // TonY names. IS_CHIEF follows TonY's rule for its shapes (the chief, or
   // worker:0 without one), generalized: the world's rank 0.
   v["JOB_NAME"] = self.type;
@@ -206,7 +213,11 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
 
   if (in.tensorboard_port > 0)
     v["TB_PORT"] = std::to_string(in.tensorboard_port);
+}
 
+void dtf_vars(env_vars& v, const task_env_input& in) {
+  const auto& cluster = in.cluster;
+  const auto& self = in.task;
   // YARN-DTF names.
   v["DTF_TASK_JOB_NAME"] = self.type;
   v["DTF_TASK_INDEX"] = std::to_string(self.index);
@@ -216,7 +227,35 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
     v["DTF_INPUT_PATH"] = in.input_path;
   if (!in.output_path.empty())
     v["DTF_OUTPUT_PATH"] = in.output_path;
+}
 
+void horovod_vars(env_vars& v, const task_env_input& in,
+                  const std::vector<std::string>& world_hosts, const std::string& master,
+                  int rank) {
+  auto slot = horovod_slots(world_hosts)[static_cast<size_t>(rank)];
+  auto rendezvous =
+      split_address(in.horovod_rendezvous.empty() ? master : in.horovod_rendezvous);
+  v["HOROVOD_CONTROLLER"] = "gloo";
+  v["HOROVOD_CPU_OPERATIONS"] = "gloo";
+  v["HOROVOD_GLOO_RENDEZVOUS_ADDR"] =
+      in.horovod_token.empty()
+          ? rendezvous.host
+          : rendezvous.host + ":" + rendezvous.port + "/" + in.horovod_token;
+  v["HOROVOD_GLOO_RENDEZVOUS_PORT"] = rendezvous.port;
+  v["HOROVOD_HOSTNAME"] = slot.hostname;
+  v["HOROVOD_RANK"] = std::to_string(slot.rank);
+  v["HOROVOD_SIZE"] = std::to_string(slot.size);
+  v["HOROVOD_LOCAL_RANK"] = std::to_string(slot.local_rank);
+  v["HOROVOD_LOCAL_SIZE"] = std::to_string(slot.local_size);
+  v["HOROVOD_CROSS_RANK"] = std::to_string(slot.cross_rank);
+  v["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
+}
+
+void framework_vars(env_vars& v, const task_env_input& in, const task_place& at) {
+  const auto& cluster = in.cluster;
+  const auto& self = in.task;
+  const auto& world = at.world;
+  auto rank = at.rank;
   if (in.framework == "tensorflow" && self.type != "tensorboard") {
     // TensorFlow's cluster holds the training roles; an evaluator runs
     // beside it and is told its own role only.
@@ -257,25 +296,27 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
         v["LOCAL_WORLD_SIZE"] = std::to_string(local_size);
       }
     } else if (rank >= 0) {
-      auto slot = horovod_slots(world_hosts)[static_cast<size_t>(rank)];
-      auto rendezvous =
-          split_address(in.horovod_rendezvous.empty() ? master : in.horovod_rendezvous);
-      v["HOROVOD_CONTROLLER"] = "gloo";
-      v["HOROVOD_CPU_OPERATIONS"] = "gloo";
-      v["HOROVOD_GLOO_RENDEZVOUS_ADDR"] =
-          in.horovod_token.empty()
-              ? rendezvous.host
-              : rendezvous.host + ":" + rendezvous.port + "/" + in.horovod_token;
-      v["HOROVOD_GLOO_RENDEZVOUS_PORT"] = rendezvous.port;
-      v["HOROVOD_HOSTNAME"] = slot.hostname;
-      v["HOROVOD_RANK"] = std::to_string(slot.rank);
-      v["HOROVOD_SIZE"] = std::to_string(slot.size);
-      v["HOROVOD_LOCAL_RANK"] = std::to_string(slot.local_rank);
-      v["HOROVOD_LOCAL_SIZE"] = std::to_string(slot.local_size);
-      v["HOROVOD_CROSS_RANK"] = std::to_string(slot.cross_rank);
-      v["HOROVOD_CROSS_SIZE"] = std::to_string(slot.cross_size);
+      horovod_vars(v, in, world_hosts, master, rank);
     }
   }
+}
+
+} // namespace
+
+task_env render_task_env_files(const task_env_input& in, size_t max_value_size) {
+  env_vars v;
+  const auto& cluster = in.cluster;
+  const auto& self = in.task;
+  task_place at;
+  auto self_it = cluster.find(self.type);
+  at.num = self_it == cluster.end() ? size_t{0} : self_it->second.size();
+  at.address = address_of(cluster, self);
+  at.world = world_of(cluster);
+  auto rank_it = std::find(at.world.begin(), at.world.end(), self);
+  at.rank = rank_it == at.world.end() ? -1 : static_cast<int>(rank_it - at.world.begin());
+  tony_vars(v, in, at);
+  dtf_vars(v, in);
+  framework_vars(v, in, at);
 
   task_env out;
   for (auto& [name, value] : v) {

@@ -7,6 +7,7 @@
 
 #include "base/text.hpp"
 #include "config/task_env.hpp"
+#include "config/validate.hpp"
 
 namespace tony::core {
 
@@ -500,8 +501,7 @@ void lifecycle::on(const registered& e) {
                         t->c.id + " on " + t->c.host);
     emit(watch_executor{hello.container_id});
     if (!armed(timer_kind::heartbeat_check))
-      arm(timer_kind::heartbeat_check,
-          std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+      arm(timer_kind::heartbeat_check, heartbeat_check_period_ms(cfg_.job.policy));
     if (std::none_of(tasks_.begin(), tasks_.end(), [](auto& x) { return x.adopting; }))
       disarm(timer_kind::adoption);
     return;
@@ -530,8 +530,7 @@ void lifecycle::on(const registered& e) {
   }
   emit(watch_executor{hello.container_id});
   if (!armed(timer_kind::heartbeat_check))
-    arm(timer_kind::heartbeat_check,
-        std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+    arm(timer_kind::heartbeat_check, heartbeat_check_period_ms(cfg_.job.policy));
 }
 
 void lifecycle::on(const barrier_released& e) {
@@ -633,8 +632,7 @@ void lifecycle::on(const timer_fired& e) {
   case timer_kind::heartbeat_check:
     check_heartbeats();
     if (end_ == end_phase::none)
-      arm(timer_kind::heartbeat_check,
-          std::clamp<int64_t>(cfg_.job.policy.heartbeat_timeout_ms / 10, 100, 1000));
+      arm(timer_kind::heartbeat_check, heartbeat_check_period_ms(cfg_.job.policy));
     return;
   case timer_kind::allocation:
   case timer_kind::registration:

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "compat/tony_cli.hpp"
+#include "config/disk_probe.hpp"
 #include "config/job_config.hpp"
 #include "config/job_json.hpp"
 #include "config/job_toml.hpp"
@@ -29,7 +30,8 @@ load_result load(const front_request& req, const backend_choice& choice) {
         {"cluster.backend=\"" + req.backend + "\"", "--backend " + req.backend});
   if (!req.job_file.empty())
     return load_job_from(req.job_file, overrides);
-  return load_job_text_from("", req.draft_name, req.base_dir, overrides);
+  // tony-submit and ytf-submit check the paths a job names on this disk.
+  return load_job_text_from("", req.draft_name, req.base_dir, overrides, disk_probe{});
 }
 
 // Fails (exit 2) on a --set item that is TonY's; prints each error.

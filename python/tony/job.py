@@ -5,7 +5,8 @@ keys to a kind. Adding a key to job.toml is one line here. Python checks what
 Python can check at once (unknown keys and wrong types, with job.toml's own
 messages); everything else (ranges, sizes, durations, paths, the framework
 rules) is checked by `tony-submit --dry-run`, so there is one set of rules,
-the C++ one (config/job_config.cpp), and one set of messages.
+the C++ one (config/toml_reader*.cpp, config/validate.cpp), and one set of
+messages.
 """
 
 import os

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "compat/tony_cli.hpp"
+#include "config/disk_probe.hpp"
 #include "config/job_config.hpp"
 
 using namespace tony;
@@ -47,7 +48,7 @@ protected:
   job_spec load(const tony_cli_args& args) {
     auto d = draft(args);
     EXPECT_TRUE(d.errors.empty()) << to_string(d.errors);
-    auto r = load_job_text_from("", "TonY job", dir_, d.overrides);
+    auto r = load_job_text_from("", "TonY job", dir_, d.overrides, disk_probe{});
     EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.error()));
     return r.ok() ? std::move(r).value() : job_spec{};
   }
@@ -205,7 +206,7 @@ TEST_F(tony_cli, values_are_checked_where_they_were_written) {
   a.conf = {"tony.worker.instances=2", "tony.worker.vcores=many"};
   auto d = draft(a);
   ASSERT_TRUE(d.errors.empty()) << to_string(d.errors);
-  auto r = load_job_text_from("", "TonY job", dir_, d.overrides);
+  auto r = load_job_text_from("", "TonY job", dir_, d.overrides, disk_probe{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(to_string(r.error()),
             "--conf tony.worker.vcores=many: 'vcores' must be an integer, got string\n");
@@ -301,7 +302,7 @@ TEST_F(tony_cli, an_invalid_docker_image_is_an_error_at_its_key) {
   a.conf = {"tony.worker.instances=1", "tony.docker.enabled=true",
             "tony.docker.worker.image=Not Valid"};
   auto d = draft(a);
-  auto r = load_job_text_from("", "TonY job", dir_, d.overrides);
+  auto r = load_job_text_from("", "TonY job", dir_, d.overrides, disk_probe{});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(
       to_string(r.error()).rfind("--conf tony.docker.worker.image=Not Valid: "

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "compat/ytf_cli.hpp"
+#include "config/disk_probe.hpp"
 #include "config/job_config.hpp"
 
 using namespace tony;
@@ -38,7 +39,7 @@ protected:
   load_result load(const ytf_args& a) {
     auto job = translate_ytf(a, dir_);
     EXPECT_TRUE(job.draft.errors.empty()) << to_string(job.draft.errors);
-    return load_job_text_from("", "ytf-submit", dir_, job.draft.overrides);
+    return load_job_text_from("", "ytf-submit", dir_, job.draft.overrides, disk_probe{});
   }
 
   job_spec ok(const ytf_args& a) {

@@ -1,11 +1,15 @@
 #include "config/job_config.hpp"
 
+#include <cerrno>
+
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+
+#include "config/disk_probe.hpp"
 
 using namespace tony;
 namespace fs = std::filesystem;
@@ -38,7 +42,7 @@ protected:
   void mkdir(const std::string& name) { fs::create_directories(fs::path{dir_} / name); }
 
   load_result load(std::string_view text, std::vector<std::string> overrides = {}) {
-    return load_job_text(text, "job.toml", dir_, overrides);
+    return load_job_text(text, "job.toml", dir_, overrides, disk_probe{});
   }
 
   job_spec ok(std::string_view text, std::vector<std::string> overrides = {}) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/disk_probe.hpp"
 #include "config/job_config.hpp"
 #include "config/job_json.hpp"
 #include "config/job_toml.hpp"
@@ -37,7 +38,7 @@ protected:
   }
 
   load_result load(const std::string& text, std::vector<std::string> overrides = {}) {
-    return load_job_text(text, "job.toml", dir_, overrides);
+    return load_job_text(text, "job.toml", dir_, overrides, disk_probe{});
   }
 
   job_spec ok(const std::string& text, std::vector<std::string> overrides = {}) {
@@ -317,7 +318,7 @@ vcores = 16
   auto text = to_toml(original, {"from a test", "two\nlines"});
   EXPECT_EQ(text.rfind("# from a test\n# two\n# lines\n", 0), 0u) << text;
   // Loaded from elsewhere, as a user keeps it.
-  auto again = load_job_text(text, "elsewhere.toml", "/", {});
+  auto again = load_job_text(text, "elsewhere.toml", "/", {}, disk_probe{});
   ASSERT_TRUE(again.ok()) << to_string(again.error()) << "\n" << text;
   auto a = original;
   auto b = std::move(again).value();
@@ -330,7 +331,7 @@ TEST_F(job_files, a_job_without_src_dir_and_with_docker_round_trips) {
   auto original =
       ok(job("src_dir = false", "docker_image = \"a/b:1\"\n[docker]\nimage = \"c\"\n"
                                 "[tasks.ps]\n[policy]\ntolerated_failures = 2\n"));
-  auto again = load_job_text(to_toml(original), "job.toml", "/", {});
+  auto again = load_job_text(to_toml(original), "job.toml", "/", {}, disk_probe{});
   ASSERT_TRUE(again.ok()) << to_string(again.error()) << "\n" << to_toml(original);
   auto a = original;
   auto b = std::move(again).value();
