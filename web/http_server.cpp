@@ -469,6 +469,7 @@ void http_server::serve(job j) {
     auto ok = routes.process_request(strm, false, client_closes, nullptr);
     current_request = nullptr;
     if (!ok || client_closes) {
+      request.reset(); // its body's bytes leave the budget before the client sees the end
       close_connection(j.fd);
       return;
     }
