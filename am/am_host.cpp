@@ -18,6 +18,7 @@
 
 #include "am/application_master.hpp"
 #include "am/backend.hpp"
+#include "am/registry_door.hpp"
 #include "base/files.hpp"
 #include "config/job_json.hpp"
 #include "config/task_env.hpp"
@@ -106,6 +107,7 @@ void serve_tracking_page(http::http_server& server, application_master& am,
   http::route_options routes;
   if (auto base = std::getenv("APPLICATION_WEB_PROXY_BASE"))
     routes.public_base = base;
+  server.set_body_policy(http::tracking_body_rule);
   server.start([source, routes](const httplib::Request& req, const std::string& body,
                                 httplib::Response& res) {
     http::handle_job_request(*source, req.path, req, body, res, routes);
@@ -204,6 +206,29 @@ void raise_open_files_limit(int64_t tasks) {
                  tasks, needed, files.rlim_max);
 }
 
+struct http_ports {
+  http::http_limits web;
+  http::http_limits horovod;
+};
+
+// The limits of the AM's HTTP ports, with the open-files limit raised first:
+// their waiting connections share what it leaves beyond the AM's own
+// (am_reserved_files), the tracking page an eighth, the rendezvous a quarter.
+http_ports size_http_ports(int64_t tasks) {
+  raise_open_files_limit(tasks);
+  auto files = base::open_files_limit();
+  auto reserved = am_reserved_files(tasks);
+  http_ports p;
+  p.web.max_pending = base::pending_cap(p.web.max_pending, files, reserved, 12);
+  // Every waiting rank polls every 10 ms, each request on a new connection,
+  // and gives up after three refusals in a row: room for many waiting
+  // connections (each costs a few hundred bytes) and a deep queue.
+  p.horovod.max_pending = base::pending_cap(1024, files, reserved, 25);
+  p.horovod.max_header_bytes = 4 << 10;
+  p.horovod.max_queued = 512;
+  return p;
+}
+
 // TONY_SPEC_CHANNEL=off in the AM's environment (local backend: tony-submit's)
 // sends every cluster spec over the registry's connections, as tony did
 // before the spec channel (doc/operations.md).
@@ -261,8 +286,9 @@ int run_am(const am_options& opts) {
   }
   auto host = opts.host.empty() ? backend->host : opts.host;
 
+  auto ports = size_http_ports(job.total_tasks());
   // The tracking URL: bound before the AM registers it with the RM.
-  http::http_server web;
+  http::http_server web{ports.web};
   std::string tracking_url;
   if (auto web_port = web.bind(backend->bind_address, 0))
     tracking_url = "http://" + host + ":" + std::to_string(*web_port) + "/";
@@ -298,7 +324,6 @@ int run_am(const am_options& opts) {
                        static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
   // Executors of the AM before register again once it decided what it adopts.
   rcfg.takes_over = backend->am_attempt > 1 && !backend->restart_dir.empty();
-  raise_open_files_limit(job.total_tasks());
   auto specs_wanted = spec_channel_wanted();
   if (!specs_wanted)
     spdlog::info("tony-am: TONY_SPEC_CHANNEL=off: cluster specs go over the registry's "
@@ -309,14 +334,7 @@ int run_am(const am_options& opts) {
     return 3;
   }
   spdlog::info("tony-am: {} registry at {}:{}", opts.app_id, host, *port);
-  // Every waiting rank polls every 10 ms, each request on a new connection,
-  // and gives up after three refusals in a row: room for many waiting
-  // connections (each costs a few hundred bytes) and a deep queue.
-  http::http_limits horovod_limits;
-  horovod_limits.max_pending = 1024;
-  horovod_limits.max_header_bytes = 4 << 10;
-  horovod_limits.max_queued = 512;
-  http::http_server horovod{horovod_limits};
+  http::http_server horovod{ports.horovod};
   am_endpoint endpoint{
       opts.app_id, host, static_cast<int32_t>(*port), secret,
       serve_horovod_rendezvous(horovod, job, secret, backend->bind_address)};

@@ -30,6 +30,11 @@ struct registry_door_plan {
   gate::gate_options gate;
 };
 
+/// The open files the AM keeps for itself with `tasks` executors: their
+/// established connections (two each) and its own RPC, HDFS and log files.
+/// The waiting connections of its ports share what is left.
+size_t am_reserved_files(int64_t tasks);
+
 /// Starts the spec channel (unless `spec_channel` is false), wires it into
 /// `registry` (registry_config::spec_channel) and sizes the gate for
 /// `tasks` executors: each holds two connections (its registry connection

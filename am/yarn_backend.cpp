@@ -68,7 +68,8 @@ void keep_history(const env_map& env, const std::string& log_path,
     return;
   }
   auto stager = staging::make_stager(
-      uri, namenode_of(env, uri, get(env, yarn_env::history_webhdfs), user, tokens));
+      uri, namenode_of(env, uri, get(env, yarn_env::history_webhdfs), user, tokens),
+      staging::history_permissions);
   if (!stager) {
     spdlog::warn("tony-am: cannot keep the event log in {}: {}", uri,
                  describe(stager.error()));

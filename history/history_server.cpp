@@ -1,5 +1,7 @@
 #include "history/history_server.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -255,18 +257,46 @@ struct server_state {
       , so(s)
       , cache(o)
       , tb(tensorboard_launcher::options{s.tensorboard, s.tensorboard_idle_ms,
-                                         s.max_tensorboards, 120 * 1000, "/tmp"}) {
+                                         s.max_tensorboards, 120 * 1000, ""}) {
     // nop
   }
 };
+
+// Application ids as YARN and the local backend write them: letters,
+// digits, '_', '-' and '.'; anything else is no job of ours.
+bool plain_app_id(const std::string& id) {
+  return !id.empty() && id != "." && id != ".." &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+                  c == '.';
+         });
+}
+
+// Bodies only for a job's TensorBoard (the tracking routes' rule).
+http::body_rule history_body_rule(const std::string& method, const std::string& path) {
+  if (path.rfind("/jobs/", 0) != 0)
+    return {};
+  auto slash = path.find('/', 6);
+  if (slash == std::string::npos)
+    return {};
+  return http::tracking_body_rule(method, path.substr(slash));
+}
 
 void serve_job(server_state& st, const httplib::Request& req, const std::string& body,
                httplib::Response& res) {
   auto rest = req.path.substr(6); // after "/jobs/"
   auto slash = rest.find('/');
   auto app_id = rest.substr(0, slash);
+  if (!plain_app_id(app_id)) {
+    // Never echoed into a redirect: "/jobs/%5C%5Cevil.example" would send
+    // the browser to another site.
+    res.status = 404;
+    res.set_content("tony-history: no job has an id like that; the job list is at /\n",
+                    text_plain);
+    return;
+  }
   if (slash == std::string::npos) { // the page's relative links need the slash
-    res.set_redirect(app_id + "/", 302);
+    res.set_redirect("./" + app_id + "/", 302);
     return;
   }
   auto c = st.cache.find(app_id);
@@ -331,6 +361,7 @@ int serve_history(const history_options& opts, const serve_options& so,
     return 3;
   }
   auto st = std::make_shared<server_state>(opts, so);
+  server.set_body_policy(history_body_rule);
   server.start(
       [st](const httplib::Request& req, const std::string& body, httplib::Response& res) {
         if (req.path == "/" || req.path == "/index.html")

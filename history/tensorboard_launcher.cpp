@@ -1,4 +1,7 @@
 #include "history/tensorboard_launcher.hpp"
+#include "base/files.hpp"
+
+#include <filesystem>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -64,7 +67,11 @@ bool port_answers(int port) {
 
 tensorboard_launcher::tensorboard_launcher(options opts)
     : opts_(std::move(opts)) {
-  // nop
+  // A directory nobody else could have made or may enter: the logs cannot
+  // be links planted to files of someone else's.
+  if (auto dir = base::make_private_dir("tony-history-tensorboard-", no_output_dir_,
+                                        opts_.log_root))
+    output_dir_ = *dir;
 }
 
 tensorboard_launcher::~tensorboard_launcher() {
@@ -72,6 +79,10 @@ tensorboard_launcher::~tensorboard_launcher() {
   for (auto& [_, x] : up_)
     stop(x);
   up_.clear();
+  if (!output_dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(output_dir_, ec);
+  }
 }
 
 void tensorboard_launcher::stop(instance& x) {
@@ -101,11 +112,18 @@ void tensorboard_launcher::make_room() {
 
 tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
                                                          const std::string& log_dir) {
+  if (output_dir_.empty()) {
+    status s;
+    s.state = status::failed;
+    s.why = "no private directory for TensorBoard's output: " + no_output_dir_ +
+            " (set TMPDIR to a directory of yours)";
+    return s;
+  }
   make_room();
   instance x;
   x.log_dir = log_dir;
   x.port = free_loopback_port();
-  x.output = opts_.log_root + "/tony-history-tensorboard-" + file_safe(key) + ".log";
+  x.output = output_dir_ + "/" + file_safe(key) + ".log";
   x.started = x.used = clock_type::now();
   process::spawn_options so;
   so.argv = {opts_.program,         "--logdir", log_dir, "--host", "127.0.0.1", "--port",

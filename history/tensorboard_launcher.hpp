@@ -33,8 +33,10 @@ public:
     int64_t idle_ms = 10 * 60 * 1000;
     size_t max_running = 4;
     int64_t start_timeout_ms = 120 * 1000;
-    /// Where each TensorBoard's output goes (<log_root>/<key>.log).
-    std::string log_root = "/tmp";
+    /// Where the launcher makes its private directory for the
+    /// TensorBoards' output (<dir>/<key>.log); empty: $TMPDIR, else /tmp,
+    /// else ~/.tony/tmp (base/files.hpp make_private_dir).
+    std::string log_root;
   };
 
   struct status {
@@ -60,6 +62,11 @@ public:
   /// The keys of the TensorBoards up or starting.
   std::vector<std::string> running() const;
 
+  /// The private directory the TensorBoards' output goes to (mode 0700, a
+  /// name made by mkdtemp, removed with the launcher); empty when none
+  /// could be made (then no TensorBoard starts, and get() says why).
+  const std::string& output_dir() const { return output_dir_; }
+
 private:
   struct instance {
     pid_t pid = -1;
@@ -79,6 +86,8 @@ private:
   void make_room();
 
   options opts_;
+  std::string output_dir_;
+  std::string no_output_dir_; // why there is none
   mutable std::mutex mtx_;
   std::map<std::string, instance> up_;
 };

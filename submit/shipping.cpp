@@ -1,7 +1,9 @@
 #include "submit/shipping.hpp"
 
 #include <filesystem>
+#include <iostream>
 
+#include "base/files.hpp"
 #include "messages/error.hpp"
 #include "runtime/staging/stager.hpp"
 
@@ -222,6 +224,20 @@ ship_job_files(const job_spec& job, staging::stager& stager,
       out.by_type[t.name].push_back(*res);
     }
   return out;
+}
+
+std::string private_scratch(const std::string& app_id, const std::string& job_json) {
+  std::string why;
+  auto dir = base::make_private_dir("tony-submit-" + app_id + "-", why);
+  if (dir && base::write_new_file(*dir + "/job.json", job_json, 0600, why))
+    return *dir;
+  if (dir) {
+    std::error_code ec;
+    std::filesystem::remove_all(*dir, ec);
+  }
+  std::cerr << "tony-submit: cannot make a private scratch directory for staging: " << why
+            << "; set TMPDIR to a directory of yours\n";
+  return {};
 }
 
 } // namespace tony

@@ -63,4 +63,12 @@ ship_job_files(const job_spec& job, staging::stager& stager,
                const std::string& scratch_dir, const hadoop::configuration& conf,
                const webhdfs::http_auth& auth, const stage_fn& stage_env = nullptr);
 
+/// tony-submit's scratch directory for staging, holding the job's description
+/// as `job.json`: made by mkdtemp under $TMPDIR (else /tmp, else ~/.tony/tmp),
+/// 0700 and its owner checked, and the file created with
+/// O_CREAT|O_EXCL|O_NOFOLLOW (0600), so a directory another user pre-created
+/// under a predictable name, links inside, is never used. Its path, or empty
+/// after saying why on stderr.
+std::string private_scratch(const std::string& app_id, const std::string& job_json);
+
 } // namespace tony

@@ -550,15 +550,6 @@ caf::expected<local_resource> stage_node_bundle(const std::string& dir,
   return res;
 }
 
-// Writes `content` to a fresh file in `dir`.
-std::string write_temp(const std::string& dir, const std::string& name,
-                       const std::string& content) {
-  auto path = dir + "/" + name;
-  std::ofstream out(path, std::ios::trunc);
-  out << content;
-  return out ? path : std::string{};
-}
-
 } // namespace
 
 namespace {
@@ -727,9 +718,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     complain(describe(stager.error()));
     return exit_usage;
   }
-  auto scratch = fs::temp_directory_path() / ("tony-submit-" + app);
+  fs::path scratch = private_scratch(app, to_json(job));
+  if (scratch.empty())
+    return exit_infra;
   std::error_code ec;
-  fs::create_directories(scratch, ec);
   auto cleanup_scratch = [&] { fs::remove_all(scratch, ec); };
   auto fail_staging = [&](const caf::error& err) {
     complain("staging to " + staging_uri + " failed: " + describe(err));
@@ -762,11 +754,8 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   } else {
     am_program = install_dir + "/tony-am";
   }
-  auto job_file = write_temp(scratch.string(), "job.json", to_json(job));
-  if (job_file.empty())
-    return fail_staging(
-        make_error(errc::infrastructure, "cannot write " + scratch.string()));
-  if (auto ok = stage(job_file, "job.json", false, true, false); !ok)
+  if (auto ok = stage(scratch.string() + "/job.json", "job.json", false, true, false);
+      !ok)
     return fail_staging(ok.error());
   // A local venv is staged once per content under <root>/envs/<sha256>/, as
   // the binaries are: an unchanged environment (tony.pack_env) is not

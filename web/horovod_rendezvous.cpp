@@ -206,6 +206,17 @@ int32_t horovod_rendezvous::attempt() const {
 }
 
 void serve(http::http_server& server, std::shared_ptr<horovod_rendezvous> store) {
+  server.set_body_policy([store](const std::string& method, const std::string& path) {
+    http::body_rule rule;
+    auto [ok, refusal] = store->screen(method, path);
+    if (!ok) {
+      rule.refuse_status = refusal.status;
+      rule.refuse_text = refusal.body;
+    } else if (method == "PUT") {
+      rule.max_bytes = store->limits().max_value_bytes;
+    }
+    return rule;
+  });
   server.set_filter([store](const httplib::Request& req, httplib::Response& res) {
     auto [ok, refusal] = store->screen(req.method, req.path);
     if (ok)

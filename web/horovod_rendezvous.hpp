@@ -91,6 +91,9 @@ public:
   reply handle(const std::string& method, const std::string& path,
                const std::string& body);
 
+  /// The store's limits.
+  const store_limits& limits() const { return limits_; }
+
   /// Bytes held now (as counted against max_bytes), for tests and logs.
   size_t bytes() const;
 
@@ -124,7 +127,8 @@ private:
 };
 
 /// Serves `store` on `server` (bound, not started): a refused request is
-/// answered before its body is read. Logs nothing per request.
+/// answered before its body is read, and a PUT's body is taken up to the
+/// store's largest value (web/request_body.hpp). Logs nothing per request.
 void serve(http::http_server& server, std::shared_ptr<horovod_rendezvous> store);
 
 } // namespace tony::rendezvous

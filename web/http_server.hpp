@@ -7,18 +7,22 @@
 // touch actor state (reach actors through a facade).
 //
 //   accept ─▶ gate::listener (one thread, no thread per connection): waits
-//             for the request's header, at most `header_timeout` and
-//             `max_header_bytes`; at most `max_pending` connections wait at
-//             once (a new one closes the oldest waiting one)
+//             for the request's header, at most `max_header_bytes`, then
+//             for its body as the route's body_rule allows (refused at once
+//             when the route takes none: web/request_body.hpp), header and
+//             body within `header_timeout`; at most `max_pending`
+//             connections wait at once (a new one closes the oldest waiting
+//             one), and the bodies they hold share `max_body_bytes_held`
 //          ─▶ queue (at most `max_queued`; beyond: 503) ─▶ `workers` threads:
 //             cpp-httplib parses and routes the request (its own Server,
 //             never listening), all socket I/O of one request within
 //             `request_timeout` ─▶ a keep-alive connection goes back to the
 //             listener to wait for its next request
 //
-// So a client that sends its header a byte at a time, or opens connections
-// and says nothing, costs a waiting slot until the deadline and never a
-// worker.
+// So a client that sends its header or body a byte at a time, or opens
+// connections and says nothing, costs a waiting slot until the deadline and
+// never a worker; a body the route does not take is never read, and none is
+// inflated.
 
 #include <atomic>
 #include <chrono>
@@ -35,6 +39,7 @@
 #include <httplib.h>
 
 #include "runtime/gate/listener.hpp"
+#include "web/request_body.hpp"
 
 namespace tony::http {
 
@@ -42,14 +47,16 @@ struct http_limits {
   /// Connections waiting for a complete request header (or idle between
   /// keep-alive requests) at once.
   size_t max_pending = 128;
-  /// How long a request's header may take to arrive, from the connection's
-  /// arrival or its previous request's end.
+  /// How long a request's header and body may take to arrive, from the
+  /// connection's arrival or its previous request's end.
   std::chrono::milliseconds header_timeout{10000};
   /// The largest request line plus headers (431 beyond).
   size_t max_header_bytes = 16 << 10;
   size_t workers = 8;
   /// Complete requests waiting for a worker (503 beyond).
   size_t max_queued = 64;
+  /// The request bodies held at once, waiting or being served (503 beyond).
+  size_t max_body_bytes_held = 32 << 20;
   /// Each read or write of a request's body or response.
   std::chrono::milliseconds io_timeout{30000};
   /// All the socket I/O of one request after its header.
@@ -58,7 +65,8 @@ struct http_limits {
 
 class http_server {
 public:
-  /// path: the decoded request path; body: the raw request body.
+  /// req.path: the decoded request path; body: the request body as sent
+  /// (de-chunked, never inflated), within the route's body_rule.
   using handler = std::function<void(const httplib::Request& req, const std::string& body,
                                      httplib::Response& res)>;
 
@@ -75,8 +83,17 @@ public:
   /// Binds `host`:`port` (0: any free port); returns the port.
   caf::expected<int> bind(const std::string& host, int port);
 
+  /// Says what each route takes as a body, from the method and the decoded
+  /// path; called on the listener's thread, so it must not block.
+  using body_policy =
+      std::function<body_rule(const std::string& method, const std::string& path)>;
+
   /// Installs `f` in front of every request. Precondition: before start().
   void set_filter(filter f);
+
+  /// Installs the routes' body policy; without one no route takes a body.
+  /// Precondition: before start().
+  void set_body_policy(body_policy p);
 
   /// Serves every method on every path with `h`, on background threads.
   /// Precondition: bind() succeeded.
@@ -92,17 +109,24 @@ public:
   /// What the connection screening has done so far.
   gate::listener_counts counts() const;
 
+  /// Request body bytes held now (waiting for their end or being served).
+  size_t body_bytes_held() const;
+
+  /// What the server shares with its listener's sessions (internal).
+  struct shared_state;
+
 private:
   struct job {
     int fd;
-    std::string buffered; // what was read beyond the previous request
+    std::unique_ptr<gate::session> request; // a complete request, read
   };
 
-  void on_header(int fd, std::unique_ptr<gate::session> s);
+  void on_request(int fd, std::unique_ptr<gate::session> s);
   void work();
   void serve(job j);
 
   http_limits limits_;
+  std::shared_ptr<shared_state> shared_; // the policy and the body budget
   std::unique_ptr<httplib::Server> server_;
   std::unique_ptr<gate::listener> listener_;
   std::vector<std::thread> workers_;

@@ -116,13 +116,21 @@ bool proxy_filter::probe_proxy(const std::string& url) {
   return res && (res->status == 200 || res->status == 401 || res->status == 403);
 }
 
-void proxy_filter::refresh_if_due(clock_type::time_point now) {
-  if (resolved_ && now - resolved_at_ < cfg_.refresh)
-    return;
+// Resolving and probing are network I/O: done without the mutex, so a
+// request from the proxy (the probe's own request, on an RM-HA cluster)
+// never waits behind them. Two requests at once may both resolve or probe;
+// the last answer is kept.
+std::set<std::string> proxy_filter::addresses(clock_type::time_point now) {
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (resolved_ && now - resolved_at_ < cfg_.refresh)
+      return addresses_;
+  }
   std::set<std::string> fresh;
   for (auto& p : cfg_.proxies)
     for (auto& a : resolve_(host_of(p)))
       fresh.insert(a);
+  std::lock_guard<std::mutex> guard{mutex_};
   if (fresh.empty() && !addresses_.empty()) {
     spdlog::warn("tracking page: the web proxy hosts do not resolve now; keeping {} "
                  "known addresses",
@@ -132,31 +140,36 @@ void proxy_filter::refresh_if_due(clock_type::time_point now) {
   }
   resolved_ = true;
   resolved_at_ = now;
+  return addresses_;
 }
 
 std::string proxy_filter::redirect_base(clock_type::time_point now) {
   if (cfg_.proxies.size() == 1)
     return cfg_.proxies.front();
-  if (!chosen_.empty() && now - chosen_at_ < cfg_.refresh)
-    return chosen_;
-  chosen_.clear();
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    if (!chosen_.empty() && now - chosen_at_ < cfg_.refresh)
+      return chosen_;
+  }
+  std::string found;
   for (auto& p : cfg_.proxies)
     if (probe_(p + cfg_.proxy_base)) {
-      chosen_ = p;
-      chosen_at_ = now;
+      found = p;
       break;
     }
-  return chosen_;
+  std::lock_guard<std::mutex> guard{mutex_};
+  chosen_ = found;
+  chosen_at_ = now;
+  return found;
 }
 
 proxy_filter::decision proxy_filter::decide(const std::string& remote_addr,
                                             const std::string& target) {
-  std::lock_guard<std::mutex> guard{mutex_};
   auto now = clock_type::now();
-  refresh_if_due(now);
-  if (addresses_.empty())
+  auto known = addresses(now);
+  if (known.empty())
     return {verdict::unavailable, "none of the web proxy hosts resolves"};
-  if (addresses_.count(remote_addr) > 0)
+  if (known.count(remote_addr) > 0)
     return {verdict::pass, {}};
   auto base = redirect_base(now);
   if (base.empty())

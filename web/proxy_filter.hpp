@@ -84,15 +84,17 @@ public:
 private:
   using clock_type = std::chrono::steady_clock;
 
-  // REQUIRES: mutex_ is held.
-  void refresh_if_due(clock_type::time_point now);
-  // REQUIRES: mutex_ is held.
+  /// The proxies' addresses, resolved again when due. Takes mutex_ only
+  /// around the state, never across the lookup.
+  std::set<std::string> addresses(clock_type::time_point now);
+  /// The proxy to redirect to (HA: the one that answered last, probed again
+  /// when due). Takes mutex_ only around the state, never across a probe.
   std::string redirect_base(clock_type::time_point now);
 
   proxy_filter_config cfg_;
   resolver resolve_;
   prober probe_;
-  std::mutex mutex_;
+  std::mutex mutex_; // guards the state below; never held across network I/O
   std::set<std::string> addresses_;
   clock_type::time_point resolved_at_{};
   bool resolved_ = false;

@@ -177,6 +177,13 @@ bool job_source::read_record(const std::function<void(const history::job_record&
   return false;
 }
 
+body_rule tracking_body_rule(const std::string&, const std::string& path) {
+  body_rule rule;
+  if (path == "/tensorboard" || path.rfind("/tensorboard/", 0) == 0)
+    rule.max_bytes = proxy_body_cap;
+  return rule;
+}
+
 std::string target_after(const std::string& target, const std::string& mount) {
   if (target.compare(0, mount.size(), mount) != 0)
     return "/";

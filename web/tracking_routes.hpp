@@ -23,6 +23,7 @@
 #include <httplib.h>
 
 #include "messages/types.hpp"
+#include "web/request_body.hpp"
 
 namespace tony::history {
 struct job_record;
@@ -65,6 +66,15 @@ struct route_options {
 void handle_job_request(job_source& src, const std::string& path,
                         const httplib::Request& req, const std::string& body,
                         httplib::Response& res, const route_options& opts);
+
+/// The largest request body the TensorBoard proxy passes on (TensorBoard's
+/// front end posts small forms: a dashboard's queries, a few KiB).
+constexpr size_t proxy_body_cap = 8 << 20;
+
+/// What the routes take as a request body, for `path` relative to the mount
+/// point: up to proxy_body_cap under /tensorboard/, nothing elsewhere (the
+/// page, the API and the logs only answer GET and HEAD).
+body_rule tracking_body_rule(const std::string& method, const std::string& path);
 
 /// The part of the raw request target (path and query) after `mount`, e.g.
 /// target "/jobs/a/tensorboard/x?y=1", mount "/jobs/a/tensorboard" -> "/x?y=1".

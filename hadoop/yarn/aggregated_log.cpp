@@ -19,11 +19,6 @@ constexpr std::array<unsigned char, 16> bcfile_magic = {
     0xd1, 0x11, 0xd3, 0x68, 0x91, 0xb5, 0xd7, 0xb6,
     0x39, 0xdf, 0x41, 0x40, 0x92, 0xba, 0xe1, 0x50};
 
-// A raw (decompressed) block is at most this large: an aggregated log holds
-// a node's log files of one application, and a corrupt size must not make
-// us allocate gigabytes.
-constexpr int64_t max_block_bytes = int64_t{4} << 30;
-
 error bad(const std::string& what, size_t at) {
   return error{error_code::invalid_input, "not a YARN aggregated log (TFile): " + what +
                                               " at byte " + std::to_string(at)};
@@ -129,9 +124,20 @@ expected<region> read_region(cursor& in) {
   return r;
 }
 
+} // namespace
+
 // Inflates zlib streams (Hadoop's DefaultCodec, TFile's "gz"), one after
 // the other, into exactly `raw` bytes.
-expected<std::string> inflate_all(std::string_view in, int64_t raw, size_t at) {
+expected<std::string> inflate_block(std::string_view in, int64_t raw, size_t at) {
+  // The claim is checked before anything is allocated: deflate cannot
+  // expand beyond its ratio, and no block of logs needs more than the cap.
+  if (raw < 0 || raw > max_inflated_block ||
+      static_cast<uint64_t>(raw) > static_cast<uint64_t>(in.size()) * max_inflation_ratio)
+    return bad("a gz block of " + std::to_string(in.size()) + " bytes that claims " +
+                   std::to_string(raw) + " bytes inflated (more than " +
+                   std::to_string(max_inflation_ratio) + " times its size or " +
+                   std::to_string(max_inflated_block >> 20) + " MiB)",
+               at);
   std::string out(static_cast<size_t>(raw), '\0');
   z_stream zs{};
   if (inflateInit(&zs) != Z_OK)
@@ -167,6 +173,8 @@ expected<std::string> inflate_all(std::string_view in, int64_t raw, size_t at) {
   return out;
 }
 
+namespace {
+
 // The raw bytes of a block.
 expected<std::string> read_block(std::string_view file, const region& r,
                                  const std::string& compression) {
@@ -185,12 +193,8 @@ expected<std::string> read_block(std::string_view file, const region& r,
                  static_cast<size_t>(r.offset));
     return std::string{bytes};
   }
-  if (compression == "gz") {
-    if (r.raw > max_block_bytes)
-      return bad("a block of " + std::to_string(r.raw) + " bytes",
-                 static_cast<size_t>(r.offset));
-    return inflate_all(bytes, r.raw, static_cast<size_t>(r.offset));
-  }
+  if (compression == "gz")
+    return inflate_block(bytes, r.raw, static_cast<size_t>(r.offset));
   return error{error_code::invalid_input,
                "the aggregated log is compressed with '" + compression +
                    "' (yarn.nodemanager.log-aggregation.compression-type); tony reads "

@@ -63,6 +63,18 @@ struct aggregated_log {
   const aggregated_container* find(const std::string& container_id) const;
 };
 
+/// How far a gz block may inflate: deflate's own limit (about 1032:1), and
+/// an absolute cap on one block of a node's logs.
+constexpr uint64_t max_inflation_ratio = 1032;
+constexpr int64_t max_inflated_block = int64_t{512} << 20;
+
+/// Inflates a gz block of an aggregated log (zlib streams one after the
+/// other) into exactly `raw` bytes; a claim beyond max_inflation_ratio times
+/// the block's size or beyond max_inflated_block is refused before anything
+/// is allocated. `at` is the block's offset, for the message.
+hadoop::expected<std::string> inflate_block(std::string_view compressed, int64_t raw,
+                                            size_t at);
+
 /// Parses the bytes of one aggregated log file. Fails (invalid_input,
 /// naming the offset) on bytes that are not a TFile in AggregatedLogFormat,
 /// and on compression other than none and gz.

@@ -1,5 +1,8 @@
 #include "runtime/history/event_log.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -311,7 +314,13 @@ event_log_writer::~event_log_writer() {
 
 caf::expected<std::unique_ptr<event_log_writer>>
 event_log_writer::open(const std::string& path) {
-  auto f = std::fopen(path.c_str(), "a");
+  // Readable by the owner and the history service's group (0640), as
+  // MapReduce's job history files; never written through a link.
+  int fd =
+      ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+  auto f = fd < 0 ? nullptr : ::fdopen(fd, "a");
+  if (fd >= 0 && !f)
+    ::close(fd);
   if (!f)
     return make_error(errc::infrastructure,
                       "cannot open the event log " + path + " for appending");

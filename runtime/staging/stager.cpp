@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,10 +35,17 @@ caf::error fail(std::string text) {
 
 // -- file:// --------------------------------------------------------------------
 
+std::string octal(unsigned mode) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "%o", mode & 07777);
+  return buf;
+}
+
 class file_stager : public stager {
 public:
-  explicit file_stager(std::string dir)
-      : dir_(std::move(dir)) {
+  file_stager(std::string dir, permissions modes)
+      : dir_(std::move(dir))
+      , modes_(modes) {
     // nop
   }
 
@@ -53,10 +61,8 @@ public:
 
   caf::expected<local_resource> put_private(const std::string& path,
                                             const std::string& name) override {
-    std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    if (auto ok = make_dir(); !ok)
+      return ok.error();
     // Created 0600 before a byte is written: never readable by others.
     auto target = dir_ + "/" + name;
     auto partial = target + ".partial." + std::to_string(::getpid());
@@ -123,13 +129,14 @@ private:
   // link() never replaces: a copy another submit put there first stays.
   caf::expected<local_resource> place(const std::string& path, const std::string& name,
                                       bool archive, bool replace) {
+    if (auto ok = make_dir(); !ok)
+      return ok.error();
     std::error_code ec;
-    fs::create_directories(dir_, ec);
-    if (ec)
-      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
     auto target = dir_ + "/" + name;
     auto partial = target + ".partial." + std::to_string(::getpid());
     fs::copy_file(path, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec && ::chmod(partial.c_str(), static_cast<mode_t>(modes_.file)) != 0)
+      ec = std::error_code(errno, std::generic_category());
     if (!ec && replace) {
       fs::rename(partial, target, ec);
     } else if (!ec) {
@@ -143,17 +150,33 @@ private:
     return stat(name, archive);
   }
 
+  // The directory, made with its mode (the parents keep theirs).
+  caf::expected<void> make_dir() {
+    std::error_code ec;
+    bool made = fs::create_directories(dir_, ec);
+    if (ec)
+      return fail("cannot create staging dir " + dir_ + ": " + ec.message());
+    // Only a directory made here: a shared one (a history dir) keeps its mode.
+    if (made && ::chmod(dir_.c_str(), static_cast<mode_t>(modes_.dir)) != 0)
+      return fail("cannot set the mode of staging dir " + dir_ + ": " +
+                  std::strerror(errno));
+    return caf::unit;
+  }
+
   std::string dir_;
+  permissions modes_;
 };
 
 // -- WebHDFS -------------------------------------------------------------------------
 
 class webhdfs_stager : public stager {
 public:
-  webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri, std::string dir)
+  webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri, std::string dir,
+                 permissions modes)
       : nn_(std::move(nn))
       , fs_uri_(std::move(fs_uri))
-      , dir_(std::move(dir)) {
+      , dir_(std::move(dir))
+      , modes_(modes) {
     // nop
   }
 
@@ -247,9 +270,13 @@ private:
   // With `replace` false a target that exists (another submit staged the
   // same content-addressed name) stays, and the upload is dropped.
   caf::expected<void> upload(const std::string& path, const std::string& name,
-                             const std::string& extra, bool replace = true) {
+                             std::string extra, bool replace = true) {
+    if (auto ok = make_dir(); !ok)
+      return ok;
     auto target = dir_ + "/" + name;
     auto partial = target + ".partial." + std::to_string(::getpid());
+    if (extra.empty())
+      extra = "&permission=" + octal(modes_.file);
     auto first = webhdfs::call(
         "PUT", op_url(partial, "CREATE") + "&overwrite=true" + extra, nn_.auth);
     if (!first)
@@ -290,6 +317,24 @@ private:
     return caf::unit;
   }
 
+  // The directory with its mode, once per stager (CREATE would make it with
+  // the NameNode's default mode).
+  caf::expected<void> make_dir() {
+    if (dir_made_)
+      return caf::unit;
+    auto res = webhdfs::call(
+        "PUT", op_url(dir_, "MKDIRS") + "&permission=" + octal(modes_.dir), nn_.auth);
+    if (!res)
+      return res.error();
+    if (res->status != 200)
+      return fail("WebHDFS MKDIRS " + dir_ + " failed (HTTP " +
+                  std::to_string(res->status) +
+                  "): " + webhdfs::remote_message(res->body));
+    // An existing directory keeps its mode (a shared history dir).
+    dir_made_ = true;
+    return caf::unit;
+  }
+
   // The DataNode takes the token in the redirect's URL; only the CA
   // carries over.
   webhdfs::http_auth data_node_auth() const {
@@ -305,33 +350,36 @@ private:
   webhdfs::namenode_http nn_;
   std::string fs_uri_;
   std::string dir_;
+  permissions modes_;
+  bool dir_made_ = false;
 };
 
 } // namespace
 
-std::unique_ptr<stager> make_file_stager(std::string dir) {
-  return std::make_unique<file_stager>(std::move(dir));
+std::unique_ptr<stager> make_file_stager(std::string dir, permissions modes) {
+  return std::make_unique<file_stager>(std::move(dir), modes);
 }
 
 std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri,
-                                            std::string dir) {
+                                            std::string dir, permissions modes) {
   return std::make_unique<webhdfs_stager>(std::move(nn), std::move(fs_uri),
-                                          std::move(dir));
+                                          std::move(dir), modes);
 }
 
-caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
-                                                   const webhdfs::namenode_http& nn) {
+caf::expected<std::unique_ptr<stager>>
+make_stager(const std::string& uri, const webhdfs::namenode_http& nn, permissions modes) {
   if (uri.rfind("file://", 0) == 0)
-    return make_file_stager(uri.substr(7));
+    return make_file_stager(uri.substr(7), modes);
   if (uri.rfind("hdfs://", 0) == 0) {
     auto rest = uri.substr(7);
     auto slash = rest.find('/');
     if (slash == std::string::npos)
       return make_error(errc::invalid_config, "staging URI " + uri + " has no path");
-    return make_webhdfs_stager(nn, "hdfs://" + rest.substr(0, slash), rest.substr(slash));
+    return make_webhdfs_stager(nn, "hdfs://" + rest.substr(0, slash), rest.substr(slash),
+                               modes);
   }
   if (!uri.empty() && uri[0] == '/')
-    return make_file_stager(uri);
+    return make_file_stager(uri, modes);
   return make_error(
       errc::invalid_config,
       "cannot stage to '" + uri +

@@ -22,6 +22,18 @@
 
 namespace tony::staging {
 
+/// The modes a stager gives what it makes, as MapReduce's staging does: the
+/// job's directory 0700 and its files 0600 (only the job's user reads them:
+/// job.json holds the job's [env], the archives its code); the history dir
+/// 0750 and its event logs 0640 (the history service's group reads them).
+struct permissions {
+  unsigned dir = 0700;
+  unsigned file = 0600;
+};
+
+/// The modes of the history dir and the event logs kept there.
+constexpr permissions history_permissions{0750, 0640};
+
 class stager {
 public:
   virtual ~stager();
@@ -59,20 +71,24 @@ public:
   virtual std::string uri() const = 0;
 };
 
-/// Stages into a local directory (created if missing).
-std::unique_ptr<stager> make_file_stager(std::string dir);
+/// Stages into a local directory (created if missing, then given
+/// `modes.dir`; files get `modes.file`).
+std::unique_ptr<stager> make_file_stager(std::string dir, permissions modes = {});
 
 /// Stages into `dir` on HDFS through the NameNode's WebHDFS endpoint `nn`
 /// (webhdfs.hpp: its address, and SIMPLE, SPNEGO or a delegation token);
 /// `fs_uri` is the filesystem's URI ("hdfs://host:port") the NodeManagers
 /// localize from.
+/// The directory is made with MKDIRS `permission=modes.dir` before the first
+/// file, and every file is created with `permission=modes.file`.
 std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri,
-                                            std::string dir);
+                                            std::string dir, permissions modes = {});
 
 /// The stager for a staging URI: file:///dir or hdfs://host:port/dir (then
 /// `nn` is the NameNode's WebHDFS endpoint).
 caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
-                                                   const webhdfs::namenode_http& nn);
+                                                   const webhdfs::namenode_http& nn,
+                                                   permissions modes = {});
 
 /// The first 16 hex digits of the SHA-256 of a file's content (empty on a
 /// read error): binaries are staged once per content under the staging root.

@@ -4,6 +4,8 @@ page served again from it by tony-history, and the TensorBoard proxy in front
 of a real TensorBoard (doc/tracking.md)."""
 
 import json
+import urllib.error
+import urllib.request
 import re
 import socket
 import subprocess
@@ -269,6 +271,23 @@ jobs_dir = "@DIR@/jobs"
 TB_FILES = {"write_summaries.py": SUMMARY_WRITER}
 
 
+def post_form(url, fields, timeout=20):
+    """(status, body) of a multipart/form-data POST, as a browser's FormData
+    sends it."""
+    boundary = "----tonyFormBoundary7MA4YWxkTrZu0gW"
+    body = b"".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"'
+                    f"\r\n\r\n{v}\r\n".encode() for k, v in fields.items())
+    body += f"--{boundary}--\r\n".encode()
+    req = urllib.request.Request(
+        url, data=body, method="POST",
+        headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
+            return res.status, res.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+
+
 def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
     job = Job(TB_JOB, TB_FILES).submit()
     try:
@@ -288,6 +307,15 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
         assert "train" in wait_for(runs, 180, "the run 'train' in data/runs", job, step=1)
         status, _, tags = get(base + "tensorboard/data/plugin/scalars/tags")
         assert status == 200 and "loss" in tags, tags
+        # The Time Series dashboard (TensorBoard 2.x's default) posts
+        # FormData; it reaches TensorBoard as sent.
+        status, series = post_form(base + "tensorboard/data/plugin/timeseries/timeSeries",
+                                   {"requests": '[{"plugin":"scalars","tag":"loss"}]'})
+        assert status == 200, (status, series[:500])
+        answer = json.loads(series)
+        assert answer and answer[0]["tag"] == "loss", answer
+        assert "train" in answer[0]["runToSeries"], answer
+        assert len(answer[0]["runToSeries"]["train"]) == 5, answer
         st = api_job(base)
         tb = table_of(st)["tensorboard:0"]
         assert tb["state"] == "RUNNING" and not tb["tracked"]

@@ -1,7 +1,10 @@
 // base/'s helpers: the one home of lower, trim, join, plural, shell_quote,
 // read_file and expand_home.
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -66,3 +69,59 @@ TEST(base_files, expand_home_expands_only_tilde_and_tilde_slash) {
 
 } // namespace
 } // namespace tony::base
+
+// The attack on a predictable scratch dir: another user pre-creates the
+// next job's directory, open to all, with a link to a file of the victim's
+// where tony would write the job's description.
+TEST(base_files, a_planted_predictable_dir_with_links_is_never_written_through) {
+  std::string why;
+  auto root = tony::base::make_private_dir("tony-base-test-", why);
+  ASSERT_TRUE(root) << why;
+  auto victim = *root + "/victim";
+  std::ofstream(victim) << "the victim's own\n";
+  auto planted = *root + "/tony-submit-application_1_0002";
+  ASSERT_EQ(::mkdir(planted.c_str(), 0777), 0);
+  ::chmod(planted.c_str(), 0777);
+  ASSERT_EQ(::symlink(victim.c_str(), (planted + "/job.json").c_str()), 0);
+  auto scratch =
+      tony::base::make_private_dir("tony-submit-application_1_0002-", why, *root);
+  ASSERT_TRUE(scratch) << why;
+  EXPECT_NE(*scratch, planted);
+  struct stat st {};
+  ASSERT_EQ(::lstat(scratch->c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  EXPECT_TRUE(tony::base::write_new_file(*scratch + "/job.json", "{}", 0600, why)) << why;
+  // Even into the planted dir, a link is never followed, a file never replaced.
+  EXPECT_FALSE(tony::base::write_new_file(planted + "/job.json", "{\"x\":1}", 0600, why));
+  EXPECT_NE(why.find(planted + "/job.json"), std::string::npos) << why;
+  EXPECT_FALSE(tony::base::write_new_file(*scratch + "/job.json", "again", 0600, why));
+  EXPECT_EQ(tony::base::read_file(victim), "the victim's own\n");
+  EXPECT_EQ(tony::base::read_file(*scratch + "/job.json"), "{}");
+  ASSERT_EQ(::stat((*scratch + "/job.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::filesystem::remove_all(*root);
+}
+
+TEST(base_files, private_dirs_have_names_nobody_can_predict) {
+  std::string why;
+  auto a = tony::base::make_private_dir("tony-base-test-", why);
+  auto b = tony::base::make_private_dir("tony-base-test-", why);
+  ASSERT_TRUE(a && b) << why;
+  EXPECT_NE(*a, *b);
+  std::filesystem::remove_all(*a);
+  std::filesystem::remove_all(*b);
+  EXPECT_FALSE(tony::base::make_private_dir("x-", why, "/nonexistent/dir"));
+  EXPECT_NE(why.find("/nonexistent/dir"), std::string::npos) << why;
+}
+
+TEST(base_files, pending_caps_follow_the_open_files_limit) {
+  using tony::base::pending_cap;
+  EXPECT_EQ(pending_cap(1024, 0, 100, 50), 1024u);     // no limit known
+  EXPECT_EQ(pending_cap(1024, 65536, 100, 50), 1024u); // room enough
+  EXPECT_EQ(pending_cap(1024, 1024, 200, 50), 412u);   // half of what is left
+  EXPECT_EQ(pending_cap(128, 1024, 200, 12), 98u);
+  EXPECT_EQ(pending_cap(1024, 256, 2000, 50), 16u); // never below 16
+  EXPECT_EQ(pending_cap(8, 256, 2000, 50), 8u);     // nor above what is wanted
+}

@@ -5,6 +5,7 @@
 
 #include "hadoop/yarn/aggregated_log.hpp"
 
+#include <chrono>
 #include <fstream>
 #include <iterator>
 
@@ -160,4 +161,23 @@ TEST(aggregated_log, the_directories_of_each_hadoop_layout) {
             "hdfs://nn:8020/tmp/logs/alice/logs/application_1700000000000_10042");
   auto own = aggregated_log_dirs("file:///x", "bob", "logs", "application_1_0007", "tf");
   EXPECT_EQ(own[0], "file:///x/bob/bucket-tf/0007/application_1_0007");
+}
+
+// A crafted block claiming 4 GiB from a few bytes is refused at once,
+// before anything is allocated (the reader once allocated what it claimed).
+TEST(aggregated_log, a_block_claiming_gigabytes_is_refused_before_inflating) {
+  std::string small(100, 'x');
+  auto start = std::chrono::steady_clock::now();
+  auto claim = inflate_block(small, int64_t{4} << 30, 7);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+  ASSERT_FALSE(claim);
+  EXPECT_NE(claim.error().message().find("claims 4294967296 bytes"), std::string::npos)
+      << claim.error().message();
+  EXPECT_NE(claim.error().message().find("at byte 7"), std::string::npos);
+  // Within deflate's ratio but past the absolute cap.
+  std::string mib(1 << 20, 'x');
+  auto capped = inflate_block(mib, max_inflated_block + 1, 0);
+  ASSERT_FALSE(capped);
+  EXPECT_NE(capped.error().message().find("MiB"), std::string::npos);
+  EXPECT_FALSE(inflate_block(small, -1, 0));
 }

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <map>
 
 #include "web/proxy_filter.hpp"
@@ -136,6 +138,37 @@ TEST(proxy_filter, configuration_from_the_am_environment) {
   EXPECT_FALSE(proxy_filter_from_environment(
       {{"APPLICATION_WEB_PROXY_BASE", "/proxy/application_1_0001"}}));
   EXPECT_FALSE(proxy_filter_from_environment({{"TONY_WEB_PROXIES", "http://rm:8088"}}));
+}
+
+// On an RM-HA cluster the probe of a proxy is a request to the proxy, which
+// asks this page: the proxy's own request passes while a probe is under way
+// (the filter held its lock across the probe once, stalling every request).
+TEST(proxy_filter, a_probe_under_way_does_not_hold_up_the_proxys_requests) {
+  proxy_filter_config cfg;
+  cfg.proxies = {"http://rm1:8088", "http://rm2:8088"};
+  cfg.proxy_base = "/proxy/application_1_0001";
+  std::promise<void> probing;
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  proxy_filter f{cfg, fixed({{"rm1", {"10.0.0.1"}}, {"rm2", {"10.0.0.2"}}}),
+                 [&, first = true](const std::string&) mutable {
+                   if (first) {
+                     first = false;
+                     probing.set_value();
+                   }
+                   released.wait();
+                   return true;
+                 }};
+  auto visitor =
+      std::async(std::launch::async, [&] { return f.decide("10.0.0.9", "/"); });
+  probing.get_future().wait();
+  auto from_proxy =
+      std::async(std::launch::async, [&] { return f.decide("10.0.0.1", "/api/job"); });
+  auto ready = from_proxy.wait_for(std::chrono::seconds(2));
+  release.set_value();
+  ASSERT_EQ(ready, std::future_status::ready) << "the proxy's request waited for a probe";
+  EXPECT_EQ(from_proxy.get().what, proxy_filter::verdict::pass);
+  EXPECT_EQ(visitor.get().what, proxy_filter::verdict::redirect);
 }
 
 } // namespace

@@ -1,0 +1,163 @@
+// Staging permissions as MapReduce's (runtime/staging/stager.hpp): the job's
+// directory 0700 and its files 0600, the history dir 0750 and its event logs
+// 0640; on file:// by mode, on HDFS by the `permission=` WebHDFS sends with
+// MKDIRS and CREATE (against a loopback stand-in NameNode).
+
+#include "runtime/staging/stager.hpp"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/files.hpp"
+#include "web/http_server.hpp"
+
+namespace tony::staging {
+namespace {
+
+namespace fs = std::filesystem;
+
+unsigned mode_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+class file_staging : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string why;
+    auto dir = base::make_private_dir("tony-stager-test-", why);
+    ASSERT_TRUE(dir) << why;
+    root = *dir;
+    ::chmod(root.c_str(), 0755);
+    source = root + "/source.txt";
+    std::ofstream(source) << "job.json with [env] secrets\n";
+    ::chmod(source.c_str(), 0644);
+  }
+  void TearDown() override { fs::remove_all(root); }
+
+  std::string root;
+  std::string source;
+};
+
+TEST_F(file_staging, the_jobs_dir_is_0700_and_its_files_0600) {
+  auto s = make_file_stager(root + "/staging/application_1_0001");
+  ASSERT_TRUE(s->put(source, "job.json", false));
+  ASSERT_TRUE(s->put_shared(source, "tony.tgz", true));
+  EXPECT_EQ(mode_of(root + "/staging/application_1_0001"), 0700u);
+  EXPECT_EQ(mode_of(root + "/staging/application_1_0001/job.json"), 0600u);
+  EXPECT_EQ(mode_of(root + "/staging/application_1_0001/tony.tgz"), 0600u);
+}
+
+TEST_F(file_staging, history_files_are_readable_by_the_group) {
+  auto s = make_file_stager(root + "/history", history_permissions);
+  ASSERT_TRUE(s->put(source, "application_1_0001.jsonl", false));
+  EXPECT_EQ(mode_of(root + "/history"), 0750u);
+  EXPECT_EQ(mode_of(root + "/history/application_1_0001.jsonl"), 0640u);
+}
+
+TEST_F(file_staging, a_directory_there_already_keeps_its_mode) {
+  fs::create_directories(root + "/shared");
+  ::chmod((root + "/shared").c_str(), 01777);
+  auto s = make_file_stager(root + "/shared", history_permissions);
+  ASSERT_TRUE(s->put(source, "a.jsonl", false));
+  EXPECT_EQ(mode_of(root + "/shared"), 01777u);
+  EXPECT_EQ(mode_of(root + "/shared/a.jsonl"), 0640u);
+}
+
+// A NameNode and DataNode in one: records every request, answers as
+// WebHDFS does.
+struct fake_namenode {
+  http::http_server server;
+  int port = 0;
+  std::mutex mutex;
+  std::vector<std::string> requests; // "METHOD target"
+
+  fake_namenode() {
+    port = *server.bind("127.0.0.1", 0);
+    server.set_body_policy([](const std::string&, const std::string& path) {
+      http::body_rule rule;
+      if (path.rfind("/dn/", 0) == 0)
+        rule.max_bytes = 1 << 20;
+      return rule;
+    });
+    server.start([this](const httplib::Request& req, const std::string& body,
+                        httplib::Response& res) {
+      {
+        std::lock_guard<std::mutex> guard{mutex};
+        requests.push_back(req.method + " " + req.target);
+      }
+      auto op = req.get_param_value("op");
+      if (req.path.rfind("/dn/", 0) == 0) {
+        res.status = body.empty() ? 400 : 201;
+      } else if (op == "CREATE") {
+        res.status = 307;
+        res.set_header("Location", "http://127.0.0.1:" + std::to_string(port) + "/dn" +
+                                       req.path.substr(11));
+      } else if (op == "MKDIRS" || op == "RENAME") {
+        res.set_content(R"({"boolean":true})", "application/json");
+      } else if (op == "GETFILESTATUS") {
+        res.set_content(R"({"FileStatus":{"length":28,"modificationTime":1}})",
+                        "application/json");
+      } else {
+        res.status = 400;
+      }
+    });
+  }
+
+  std::vector<std::string> seen() {
+    std::lock_guard<std::mutex> guard{mutex};
+    return requests;
+  }
+};
+
+bool has(const std::vector<std::string>& xs, const std::string& part) {
+  for (auto& x : xs)
+    if (x.find(part) != std::string::npos)
+      return true;
+  return false;
+}
+
+TEST_F(file_staging, webhdfs_sends_the_permissions_with_mkdirs_and_create) {
+  fake_namenode nn;
+  webhdfs::namenode_http endpoint{"http://127.0.0.1:" + std::to_string(nn.port), {}};
+  endpoint.auth.user = "alice";
+  auto job = make_webhdfs_stager(endpoint, "hdfs://nn:8020", "/user/alice/.tony/app_1");
+  ASSERT_TRUE(job->put(source, "job.json", false));
+  auto history = make_webhdfs_stager(endpoint, "hdfs://nn:8020",
+                                     "/user/alice/.tony/history", history_permissions);
+  ASSERT_TRUE(history->put(source, "app_1.jsonl", false));
+  auto seen = nn.seen();
+  std::string all;
+  for (auto& r : seen)
+    all += r + "\n";
+  EXPECT_TRUE(
+      has(seen, "/user/alice/.tony/app_1?op=MKDIRS&user.name=alice&permission=700"))
+      << all;
+  EXPECT_TRUE(has(seen, "/user/alice/.tony/app_1/job.json.partial.")) << all;
+  EXPECT_TRUE(has(seen, "op=CREATE&user.name=alice&overwrite=true&permission=600"))
+      << all;
+  EXPECT_TRUE(
+      has(seen, "/user/alice/.tony/history?op=MKDIRS&user.name=alice&permission=750"))
+      << all;
+  EXPECT_TRUE(has(seen, "op=CREATE&user.name=alice&overwrite=true&permission=640"))
+      << all;
+  // Nothing is created without a permission.
+  for (auto& r : seen) {
+    bool makes = r.find("op=CREATE") != std::string::npos ||
+                 r.find("op=MKDIRS") != std::string::npos;
+    if (makes) {
+      EXPECT_NE(r.find("permission="), std::string::npos) << r;
+    }
+  }
+}
+
+} // namespace
+} // namespace tony::staging
