@@ -224,10 +224,10 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
   caf::actor me = caf::actor_cast<caf::actor>(self);
   auto command = render_task_command(in, st.cfg.command);
   if (!st.cfg.docker.image.empty())
-    command =
-        shell_command(st.cfg.container_runtime,
-                      container_run_args(st.cfg.docker, "tony-" + st.cfg.container_id,
-                                         st.cfg.work_dir, env, command));
+    command = shell_command(st.cfg.container_runtime,
+                            container_run_args(st.cfg.container_runtime, st.cfg.docker,
+                                               "tony-" + st.cfg.container_id,
+                                               st.cfg.work_dir, env, command));
   auto started = st.runner->start(
       command, env, st.cfg.work_dir, [me](command_runner::exit_status x) {
         caf::anon_send(me, cmd_exited_atom::value, x.exit_code, x.signal);

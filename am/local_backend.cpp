@@ -16,11 +16,11 @@ namespace tony {
 
 namespace {
 
-// The GPUs of the pool: [cluster.local] gpus, else the ones this machine
-// has (NVML's count, else /proc/driver/nvidia/gpus), numbered from 0 as
+// The GPUs of the pool: [cluster.local] gpus, else the `here` GPUs this
+// machine has (NVML's count, else /proc/driver/nvidia/gpus), numbered from 0 as
 // NVML numbers them.
-std::vector<int> local_gpus(const job_spec& job) {
-  auto n = job.cluster.local.gpus >= 0 ? job.cluster.local.gpus : metrics::count_gpus();
+std::vector<int> local_gpus(const job_spec& job, int here) {
+  auto n = job.cluster.local.gpus >= 0 ? job.cluster.local.gpus : here;
   std::vector<int> ids;
   for (int i = 0; i < n; ++i)
     ids.push_back(i);
@@ -48,7 +48,8 @@ resource local_capacity(const job_spec& job) {
 
 // The environment every local container starts from, as a NodeManager's
 // whitelist passes parts of its own environment through; and the container
-// runtime the user chose for tasks in images (doc/docker.md).
+// runtime the user chose for tasks in images, and where its client finds
+// its daemon (doc/docker.md).
 std::map<std::string, std::string> local_base_env() {
   static const char* whitelist[] = {"PATH",
                                     "HOME",
@@ -62,7 +63,14 @@ std::map<std::string, std::string> local_base_env() {
                                     "JAVA_HOME",
                                     "HADOOP_CONF_DIR",
                                     "HADOOP_USER_NAME",
-                                    "TONY_CONTAINER_RUNTIME"};
+                                    "TONY_CONTAINER_RUNTIME",
+                                    "DOCKER_HOST",
+                                    "DOCKER_CONTEXT",
+                                    "DOCKER_CONFIG",
+                                    "DOCKER_CERT_PATH",
+                                    "DOCKER_TLS_VERIFY",
+                                    "CONTAINER_HOST",
+                                    "CONTAINERS_CONF"};
   auto all = process::current_environment();
   std::map<std::string, std::string> env;
   for (auto name : whitelist)
@@ -92,9 +100,11 @@ std::vector<local_resource> local_resources(const job_spec& job,
 // The container a task's command runs in (doc/docker.md): what YARN would
 // mount, and what the container's links point at on this machine (the job
 // dir with the container dirs and unpacked archives, the source directory,
-// the shipped files), each at its own path.
+// the shipped files), each at its own path. On a machine with GPUs
+// (`gpus_here`) the task's GPUs of the pool go into its container; a pool
+// of [cluster.local] gpus on a machine without any stays outside.
 docker_contract local_docker(const job_spec& job, const std::string& type,
-                             const std::string& job_dir) {
+                             const std::string& job_dir, bool gpus_here) {
   std::vector<std::string> hadoop;
   auto env = process::current_environment();
   for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
@@ -111,6 +121,7 @@ docker_contract local_docker(const job_spec& job, const std::string& type,
     if (!f.archive)
       links.push_back(f.source + ":" + f.source + ":ro");
   d.mounts.insert(d.mounts.begin(), links.begin(), links.end());
+  d.gpus = gpus_here;
   return d;
 }
 
@@ -135,7 +146,8 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
   cfg.app_id = opts.app_id;
   cfg.job_dir = opts.work_dir;
   cfg.capacity = local_capacity(job);
-  cfg.gpus = local_gpus(job);
+  auto gpus_here = metrics::count_gpus();
+  cfg.gpus = local_gpus(job, gpus_here);
   cfg.base_env = local_base_env();
   cfg.stop_grace_ms = job.policy.stop_grace_ms;
   auto cluster = std::make_shared<local::local_cluster>(cfg);
@@ -148,26 +160,27 @@ caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_s
     wrapper = w;
   auto executor_path = opts.executor_path;
   auto job_dir = opts.work_dir;
-  result.launcher = [job, executor_path, wrapper,
-                     job_dir](const am_endpoint& am) -> launch_factory {
-    return
-        [job, am, executor_path, wrapper, job_dir](const task_id& task, int32_t attempt,
-                                                   int32_t restart, const container& c) {
-          launch_spec spec;
-          spec.target = c;
-          spec.env = executor_env(job, task, attempt, restart, am);
-          for (auto& [k, v] : local_docker(job, task.type, job_dir).to_env())
-            spec.env[k] = v;
-          // The executor's stderr stays the container's (container.out): what
-          // an executor that cannot start says (a missing library, a failed
-          // exec, its own errors) is in the container's diagnostics, as on
-          // YARN. Its log, stdout, is executor.log.
-          spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log"};
-          if (!wrapper.empty())
-            spec.command.insert(spec.command.begin() + 1, wrapper);
-          spec.resources = local_resources(job, task.type);
-          return spec;
-        };
+  bool with_gpus = gpus_here > 0;
+  result.launcher = [job, executor_path, wrapper, job_dir,
+                     with_gpus](const am_endpoint& am) -> launch_factory {
+    return [job, am, executor_path, wrapper, job_dir,
+            with_gpus](const task_id& task, int32_t attempt, int32_t restart,
+                       const container& c) {
+      launch_spec spec;
+      spec.target = c;
+      spec.env = executor_env(job, task, attempt, restart, am);
+      for (auto& [k, v] : local_docker(job, task.type, job_dir, with_gpus).to_env())
+        spec.env[k] = v;
+      // The executor's stderr stays the container's (container.out): what
+      // an executor that cannot start says (a missing library, a failed
+      // exec, its own errors) is in the container's diagnostics, as on
+      // YARN. Its log, stdout, is executor.log.
+      spec.command = {"exec", executor_path, ">><LOG_DIR>/executor.log"};
+      if (!wrapper.empty())
+        spec.command.insert(spec.command.begin() + 1, wrapper);
+      spec.resources = local_resources(job, task.type);
+      return spec;
+    };
   };
   result.log_dir_of = [cluster](const container& c) {
     return cluster->container_dir(c.id);

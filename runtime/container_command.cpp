@@ -18,11 +18,40 @@ std::string quote(const std::string& s) {
   return out + "'";
 }
 
-// Variables of the host that mean nothing inside the image, or that the
-// container runtime sets itself.
+// Variables of the host that mean nothing inside the image, that the
+// container runtime sets itself, or that tell the runtime's client where
+// its daemon is.
 bool host_only(const std::string& name) {
   return name == "PATH" || name == "HOME" || name == "HOSTNAME" || name == "PWD" ||
-         name == "OLDPWD" || name == "SHLVL" || name == "_";
+         name == "OLDPWD" || name == "SHLVL" || name == "_" || name == "DOCKER_HOST" ||
+         name == "DOCKER_CONTEXT" || name == "DOCKER_CONFIG" ||
+         name == "DOCKER_CERT_PATH" || name == "DOCKER_TLS_VERIFY" ||
+         name == "CONTAINER_HOST" || name == "CONTAINERS_CONF";
+}
+
+// The task's GPUs: NVIDIA_VISIBLE_DEVICES as the local pool set it ("0,2";
+// "void" for a task without GPUs on a machine with some).
+std::vector<std::string> gpu_ids_of(const std::map<std::string, std::string>& env) {
+  std::vector<std::string> ids;
+  auto i = env.find("NVIDIA_VISIBLE_DEVICES");
+  if (i == env.end() || i->second == "void" || i->second == "none" || i->second == "all")
+    return ids;
+  std::string id;
+  for (char c : i->second + ",") {
+    if (c != ',') {
+      id += c;
+      continue;
+    }
+    if (!id.empty())
+      ids.push_back(id);
+    id.clear();
+  }
+  return ids;
+}
+
+bool is_podman(const std::string& program) {
+  auto base = program.substr(program.rfind('/') + 1);
+  return base.rfind("podman", 0) == 0;
 }
 
 // What `<program> info` says: its exit code and the last line it printed.
@@ -53,7 +82,8 @@ probe run_info(const std::string& program) {
 
 } // namespace
 
-std::vector<std::string> container_run_args(const docker_contract& docker,
+std::vector<std::string> container_run_args(const std::string& program,
+                                            const docker_contract& docker,
                                             const std::string& container_name,
                                             const std::string& work_dir,
                                             const std::map<std::string, std::string>& env,
@@ -68,8 +98,30 @@ std::vector<std::string> container_run_args(const docker_contract& docker,
     args.push_back("-v");
     args.push_back(m);
   }
+  auto gpus = docker.gpus ? gpu_ids_of(env) : std::vector<std::string>{};
+  if (!gpus.empty()) {
+    std::string ids;
+    std::string inside;
+    for (size_t k = 0; k < gpus.size(); ++k) {
+      ids += (k ? "," : "") + gpus[k];
+      inside += (k ? "," : "") + std::to_string(k);
+    }
+    if (is_podman(program)) {
+      for (auto& id : gpus) {
+        args.push_back("--device");
+        args.push_back("nvidia.com/gpu=" + id);
+      }
+    } else {
+      // Quoted: docker reads the value as CSV, where "device=0,1" would be
+      // two fields.
+      args.push_back("--gpus");
+      args.push_back("\"device=" + ids + "\"");
+    }
+    args.push_back("-e");
+    args.push_back("CUDA_VISIBLE_DEVICES=" + inside);
+  }
   for (auto& [name, value] : env)
-    if (!host_only(name)) {
+    if (!host_only(name) && !(!gpus.empty() && name == "CUDA_VISIBLE_DEVICES")) {
       args.push_back("-e");
       args.push_back(name);
     }

@@ -6,10 +6,15 @@
 //
 //   <docker|podman> run --rm --init --name tony-<container id>
 //       --network <network> -v <work dir>:<work dir> -w <work dir>
-//       -v <mount>... -e <NAME>... <run options>... <image> /bin/sh -c <command>
+//       -v <mount>... [<GPUs>] -e <NAME>... <run options>... <image>
+//       /bin/sh -c <command>
 //
 // with the task's environment as the client's own, so `-e NAME` passes each
-// value without putting it on a command line. On YARN the NodeManager's
+// value without putting it on a command line. The task's GPUs of the local
+// pool (NVIDIA_VISIBLE_DEVICES), on a machine that has GPUs: docker's
+// `--gpus "device=<ids>"` or podman's CDI `--device nvidia.com/gpu=<id>`
+// each, and `-e CUDA_VISIBLE_DEVICES=0,...` (the container numbers its
+// GPUs from 0). On YARN the NodeManager's
 // Docker runtime runs the whole container in the image instead (the yarn
 // backend sets YARN_CONTAINER_RUNTIME_*; am/yarn_backend.cpp).
 
@@ -23,8 +28,10 @@
 
 namespace tony {
 
-/// The arguments of the `run` command (after the program's name).
-std::vector<std::string> container_run_args(const docker_contract& docker,
+/// The arguments of the `run` command (after the program's name) for the
+/// runtime `program` (a path or name: podman's GPU flags differ).
+std::vector<std::string> container_run_args(const std::string& program,
+                                            const docker_contract& docker,
                                             const std::string& container_name,
                                             const std::string& work_dir,
                                             const std::map<std::string, std::string>& env,

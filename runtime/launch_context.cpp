@@ -32,6 +32,7 @@ constexpr const char* v_docker_image = "TONY_DOCKER_IMAGE";
 constexpr const char* v_docker_mounts = "TONY_DOCKER_MOUNTS";
 constexpr const char* v_docker_network = "TONY_DOCKER_NETWORK";
 constexpr const char* v_docker_options = "TONY_DOCKER_RUN_OPTIONS";
+constexpr const char* v_docker_gpus = "TONY_DOCKER_GPUS";
 constexpr const char* v_reconnect = "TONY_AM_RECONNECT";
 constexpr const char* v_restart_webhdfs = "TONY_AM_WEBHDFS";
 
@@ -199,6 +200,8 @@ executor_contract::from_env(const std::map<std::string, std::string>& env) {
       c.docker.mounts = split(*mounts, ',');
     if (auto options = r.get(v_docker_options, false))
       c.docker.run_options = split(*options, '\n');
+    if (auto gpus = r.get(v_docker_gpus, false))
+      c.docker.gpus = *gpus == "1";
   }
   if (auto reconnect = r.get(v_reconnect, false)) {
     auto space = reconnect->find(' ');
@@ -228,6 +231,8 @@ std::map<std::string, std::string> docker_contract::to_env() const {
     env[v_docker_mounts] = base::join(mounts, ",");
   if (!run_options.empty())
     env[v_docker_options] = base::join(run_options, "\n");
+  if (gpus)
+    env[v_docker_gpus] = "1";
   return env;
 }
 
@@ -269,8 +274,8 @@ bool executor_contract::is_private(const std::string& name) {
          name == v_stop_grace || name == v_spec_signal || name == v_elastic ||
          name == v_python_binary_path || name == v_shipped_files || name == v_horovod ||
          name == v_tensorboard || name == v_docker_image || name == v_docker_mounts ||
-         name == v_docker_network || name == v_docker_options || name == v_reconnect ||
-         name == v_restart_webhdfs;
+         name == v_docker_network || name == v_docker_options || name == v_docker_gpus ||
+         name == v_reconnect || name == v_restart_webhdfs;
 }
 
 std::map<std::string, std::string> executor_env(const job_spec& job, const task_id& task,

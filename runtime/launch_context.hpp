@@ -53,6 +53,10 @@ struct docker_contract {
   std::vector<std::string> mounts;      // TONY_DOCKER_MOUNTS, ','-separated
   std::string network = "host";         // TONY_DOCKER_NETWORK
   std::vector<std::string> run_options; // TONY_DOCKER_RUN_OPTIONS, '\n'-separated
+  /// TONY_DOCKER_GPUS=1: the machine has GPUs, so a task's GPUs of the local
+  /// pool go into its container (the local backend only; YARN's Docker
+  /// runtime has its own GPU plugin).
+  bool gpus = false;
 
   /// The variables, by name (none without an image).
   std::map<std::string, std::string> to_env() const;

@@ -23,6 +23,7 @@ apt_packages=(
   libsasl2-dev libsasl2-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
   openjdk-17-jdk-headless maven procps psmisc curl unzip zip tar
   openssl faketime
+  docker.io
   python3 python3-venv python3-pip python3-torch
   chromium
 )

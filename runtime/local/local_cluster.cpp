@@ -339,7 +339,11 @@ caf::expected<pid_t> local_cluster::spawn_container(const launch_spec& spec) {
   env["PWD"] = dir;
   {
     std::lock_guard<std::mutex> guard{mtx_};
-    gpu_env(*containers_.at(id), env);
+    auto& rec = *containers_.at(id);
+    gpu_env(rec, env);
+    // The executor's contract (runtime/launch_context.hpp) names the image.
+    if (env.count("TONY_DOCKER_IMAGE"))
+      rec.image_env = env;
   }
   std::string command;
   for (auto& part : spec.command) {
@@ -376,6 +380,13 @@ void local_cluster::reap(std::string id, pid_t pid) {
   auto exit = process::wait(pid);
   // Whatever the container left behind goes with it, as on a node manager.
   process::kill_session(pid, SIGKILL);
+  std::map<std::string, std::string> image_env;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    image_env = containers_.at(id)->image_env;
+  }
+  if (!image_env.empty())
+    remove_image_container(id, image_env);
   // As a NodeManager does for a failed container: the tail of its error
   // file (the command's own stdout and stderr) goes into the diagnostics.
   std::string error_tail;
@@ -401,6 +412,29 @@ void local_cluster::reap(std::string id, pid_t pid) {
                      ? "Container exited on signal " + std::to_string(exit.signal)
                      : "Container exited with status " + std::to_string(exit.exit_code)) +
                     error_tail);
+}
+
+void local_cluster::remove_image_container(
+    const std::string& id, const std::map<std::string, std::string>& env) {
+  // The runtime the executor chose: TONY_CONTAINER_RUNTIME, else docker,
+  // else podman (runtime/container_command.hpp); removing a container that
+  // is gone already (its `run --rm` ended) is a quick error.
+  process::spawn_options opts;
+  opts.argv = {"/bin/sh", "-c",
+               "for r in ${TONY_CONTAINER_RUNTIME:-docker podman}; do "
+               "command -v \"$r\" >/dev/null 2>&1 && "
+               "timeout 60 \"$r\" rm -f \"tony-$CONTAINER_ID\"; done; true"};
+  opts.env = env;
+  opts.cwd = "/";
+  opts.stdout_path = "/dev/null";
+  opts.stderr_path = "/dev/null";
+  auto child = process::spawn(opts);
+  if (!child) {
+    spdlog::warn("local: cannot remove the task container tony-{}: {}", id,
+                 describe(child.error()));
+    return;
+  }
+  process::wait(child->pid);
 }
 
 void local_cluster::stop(const std::string& container_id) {

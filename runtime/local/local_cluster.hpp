@@ -16,6 +16,11 @@
 //                   that fails completes the container (exit status -1 and
 //                   the reason), as YARN reports a failed localization
 //   stop         -> SIGTERM to the container's session, SIGKILL after grace
+//   ended        -> what the session left is killed; a task that ran in an
+//                   image (doc/docker.md) also leaves its runtime's
+//                   container `tony-<container id>`, which a SIGKILLed
+//                   `docker run` client does not stop: `<runtime> rm -f` it,
+//                   as YARN's Docker runtime removes a container it reaps
 //
 // As a NodeManager with GPU scheduling and its physical-memory check:
 //
@@ -124,6 +129,9 @@ private:
     std::string memory_diag;
     /// Processes of its tree the previous check saw (YARN's "aged" ones).
     std::vector<pid_t> seen;
+    /// Its task ran in an image (TONY_DOCKER_IMAGE): the container's
+    /// environment, for the runtime's client that removes what is left.
+    std::map<std::string, std::string> image_env;
   };
 
   caf::expected<void> localize(const launch_spec& spec, const std::string& dir);
@@ -132,6 +140,8 @@ private:
   caf::expected<pid_t> spawn_container(const launch_spec& spec);
   std::string unpack_once(const local_resource& res);
   void reap(std::string id, pid_t pid);
+  void remove_image_container(const std::string& id,
+                              const std::map<std::string, std::string>& env);
   void finish_locked(container_rec& rec, int32_t status, std::string diag);
   void gpu_env(const container_rec& rec, std::map<std::string, std::string>& env) const;
   void check_memory();

@@ -28,13 +28,15 @@ job_spec job_of(task_type_spec worker) {
 const am_endpoint am{"application_1_0001", "am.host", 4242, "s3cret"};
 
 // The docker contract the local backend adds, for a job with [docker]
-// mounts, network and run options.
+// mounts, network and run options, on a machine with GPUs.
 std::map<std::string, std::string> local_docker_env_for_test(job_spec& job) {
   job.input_path = "/data/in";
   job.docker_mounts = {"/scratch:/scratch:ro"};
   job.docker_network = "bridge";
   job.docker_run_options = {"--shm-size=1g", "--ipc=host"};
-  return docker_of(job, "worker", {"/etc/hadoop"}).to_env();
+  auto d = docker_of(job, "worker", {"/etc/hadoop"});
+  d.gpus = true;
+  return d.to_env();
 }
 
 } // namespace
@@ -135,8 +137,9 @@ TEST(executor_contract, horovod_tensorboard_and_docker_travel_to_the_executor) {
                                       "/data/in:/data/in:rw", "/scratch:/scratch:ro"}));
   EXPECT_EQ(c->docker.run_options,
             (std::vector<std::string>{"--shm-size=1g", "--ipc=host"}));
+  EXPECT_TRUE(c->docker.gpus);
   for (auto name : {"TONY_HOROVOD_RENDEZVOUS", "TONY_TENSORBOARD", "TONY_DOCKER_IMAGE",
-                    "TONY_DOCKER_MOUNTS", "TONY_DOCKER_RUN_OPTIONS"})
+                    "TONY_DOCKER_MOUNTS", "TONY_DOCKER_RUN_OPTIONS", "TONY_DOCKER_GPUS"})
     EXPECT_TRUE(executor_contract::is_private(name)) << name;
 
   auto worker1 = executor_contract::from_env(executor_env(job, {"worker", 1}, 1, 0, am));
