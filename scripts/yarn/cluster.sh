@@ -4,7 +4,7 @@
 #
 #   scripts/yarn/cluster.sh start [--hdfs [--second-namenode]] [--secure] [--ha]
 #                                 [--nodes N] [--dir DIR] [--rpc-protection P]
-#                                 [--hadoop-version V]
+#                                 [--hadoop-version V] [--s3a ENDPOINT]
 #       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
 #       DataNode with --hdfs), waits until every node is RUNNING and prints
 #       the config directory (use it as HADOOP_CONF_DIR) as the last stdout
@@ -29,6 +29,10 @@
 #       TONY_YARN_RM2_HOST) with automatic failover, recovery from a
 #       ZooKeeper state store (work-preserving) and a standalone ZooKeeper
 #       on TONY_YARN_HOST:2181; see scripts/yarn/ha.sh.
+#       --s3a ENDPOINT: s3a:// on an S3-compatible server at ENDPOINT
+#       (http://host:port, e.g. moto_server's): Hadoop's S3A connector on
+#       every daemon, aggregated logs in s3a://$TONY_YARN_S3A_BUCKET/logs
+#       and a `hadoop fs` client in DIR/bin; see scripts/yarn/s3a.sh.
 #   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
 #       (--ha) Starts that ResourceManager again after it was stopped or
 #       killed; it joins as standby (or active when the other is down).
@@ -148,6 +152,7 @@ all=0
 dir_arg=""
 node_count=1
 hadoop_version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
+s3a_endpoint=""
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
@@ -174,6 +179,11 @@ while (($#)); do
       ;;
     --rpc-protection=*) rpc_protection=${1#--rpc-protection=} ;;
     --all) all=1 ;;
+    --s3a)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --s3a needs the S3 server's endpoint, e.g. http://127.0.24.1:5000"
+      s3a_endpoint=$2
+      shift
+      ;;
     --dir)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --dir needs a directory"
       dir_arg=$2
@@ -213,6 +223,8 @@ marker="-Dtony.yarn.dir=$state"
 source "$here/secure.sh"
 # shellcheck source=scripts/yarn/ha.sh
 source "$here/ha.sh"
+# shellcheck source=scripts/yarn/s3a.sh
+source "$here/s3a.sh"
 
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
@@ -1065,6 +1077,7 @@ start_cluster() {
     ((with_hdfs)) && make_tls
   fi
   write_node_confs "$classpath_file"
+  if [[ -n "$s3a_endpoint" ]]; then s3a_configure "$s3a_endpoint" "$hadoop_version"; fi
 
   if ((with_hdfs)); then
     mkdir -p "$state/hdfs"
@@ -1277,6 +1290,7 @@ case "$cmd" in
     if state_is_ha; then printf 'export %s=%q\n' TONY_YARN_RM2_HOST "$rm2_host"; fi
     if state_has_nn2; then printf 'export %s=%q\n' TONY_YARN_NAMENODE2 "hdfs://$addr:$nn2_port"; fi
     if state_is_secure; then secure_env_lines "$addr"; fi
+    if state_has_s3a; then s3a_env_lines; fi
     ;;
   *)
     usage >&2
