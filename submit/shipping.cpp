@@ -169,9 +169,11 @@ public:
         return make_error(errc::unsatisfiable, where + " " + source +
                                                    " does not exist (" +
                                                    describe(res.error()) + ")");
+      // No `hadoop` for a URI that needs one: the user's to fix, as a
+      // missing file is.
       if (res.error().category() == errc_category &&
           res.error().code() == static_cast<uint8_t>(errc::invalid_config))
-        return make_error(errc::invalid_config,
+        return make_error(errc::unsatisfiable,
                           where + " " + source + ": " + describe(res.error()));
       return make_error(errc::infrastructure,
                         where + " " + source + ": " + describe(res.error()));

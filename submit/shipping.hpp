@@ -46,8 +46,9 @@ caf::expected<local_resource> remote_resource(const std::string& uri,
 
 /// Everything `job` ships: `common` for every executor, `by_type` for the
 /// tasks of one type. Errors say which job.toml key and entry failed;
-/// errc::unsatisfiable means an entry that does not exist (the user's
-/// error), anything else a staging failure.
+/// errc::unsatisfiable means an entry that does not exist or a URI that
+/// needs a `hadoop` command there is none of (the user's error), anything
+/// else a staging failure.
 struct shipped_resources {
   std::vector<local_resource> common;
   std::map<std::string, std::vector<local_resource>> by_type;

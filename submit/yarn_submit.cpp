@@ -785,9 +785,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   };
   auto shipped = ship_job_files(job, **stager, scratch.string(), conf, auth, stage_env);
   if (!shipped) {
-    auto code = shipped.error().code();
-    if (code != static_cast<uint8_t>(errc::unsatisfiable) &&
-        code != static_cast<uint8_t>(errc::invalid_config))
+    if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
       return fail_staging(shipped.error());
     complain(describe(shipped.error()));
     (*stager)->remove_all();
