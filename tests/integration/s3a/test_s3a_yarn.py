@@ -42,10 +42,10 @@ history_dir = "s3a://{BUCKET}/history"
 [code]
 src_dir = "{src}"
 python_venv = "{venv}"
-command = 'echo "S3A code=$(cat hello.txt)"; venv/bin/python3 -c "print(\\"S3A venv python\\")"'
+command = 'echo "S3A code=$(cat hello.txt)"; venv/bin/python3 ok'
 [tasks.worker]
 instances = 1
-memory = "256m"
+memory = "512m"
 """)
     return str(job)
 
@@ -54,7 +54,7 @@ def test_a_job_staged_on_s3a_runs_keeps_its_history_and_logs_there(tmp_path):
     env = tmp_path / "env"
     (env / "bin").mkdir(parents=True)
     python = env / "bin" / "python3"
-    python.write_text("#!/bin/sh\nexec python3 \"$@\"\n")
+    python.write_text("#!/bin/sh\necho \"S3A venv python $*\"\n")
     python.chmod(0o755)
     venv = tmp_path / "env.tgz"
     subprocess.run(["tar", "-czf", str(venv), "-C", str(env), "."], check=True)
@@ -82,7 +82,7 @@ def test_a_job_staged_on_s3a_runs_keeps_its_history_and_logs_there(tmp_path):
                           env=client_env())
     assert proc.returncode == 0, proc.stderr
     assert "S3A code=code from s3a" in proc.stdout, proc.stdout
-    assert "S3A venv python" in proc.stdout, proc.stdout
+    assert "S3A venv python ok" in proc.stdout, proc.stdout
     rc, listing, err = hadoop_fs("-ls", "-R", f"s3a://{BUCKET}/logs")
     assert rc == 0, err
     assert app in listing, listing
