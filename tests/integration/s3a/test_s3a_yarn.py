@@ -77,9 +77,17 @@ def test_a_job_staged_on_s3a_runs_keeps_its_history_and_logs_there(tmp_path):
     assert app in events, events[:2000]
 
     # The job's aggregated logs are on s3a://, and --logs reads them there.
+    # --logs of an ended job takes its tasks from the event log in the
+    # default history dir (~/.tony/history without HDFS), not a job's own
+    # history_dir: a home of the test's own holds a copy.
+    home = tmp_path / "home"
+    (home / ".tony" / "history").mkdir(parents=True)
+    (home / ".tony" / "history" / f"{app}.jsonl").write_text(events)
+    logs_env = client_env()
+    logs_env["HOME"] = str(home)
     proc = subprocess.run([y.SUBMIT, "--logs", app], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=300,
-                          env=client_env())
+                          env=logs_env)
     assert proc.returncode == 0, proc.stderr
     assert "S3A code=code from s3a" in proc.stdout, proc.stdout
     assert "S3A venv python ok" in proc.stdout, proc.stdout
