@@ -5,6 +5,7 @@
 
 #include "base/files.hpp"
 #include "messages/error.hpp"
+#include "runtime/staging/hadoop_fs.hpp"
 #include "runtime/staging/stager.hpp"
 
 namespace fs = std::filesystem;
@@ -101,13 +102,27 @@ caf::expected<local_resource> remote_resource(const std::string& uri,
       return resolved.error();
     target = *resolved;
   }
+  if (staging::access_of(target) == staging::fs_access::hadoop_cli) {
+    // s3a://, gs://, abfs://, ...: looked up with the cluster's `hadoop fs`.
+    auto slash = target.rfind('/');
+    if (slash == std::string::npos || slash < staging::scheme_of(target).size() + 3)
+      return make_error(errc::invalid_config, uri + " names no file");
+    if (auto hadoop = staging::find_hadoop(target); !hadoop)
+      return hadoop.error();
+    auto stager = staging::make_hadoop_cli_stager(target.substr(0, slash));
+    auto res = stager->stat(target.substr(slash + 1), archive);
+    if (!res)
+      return res.error();
+    res->name = name;
+    return res;
+  }
   auto parts = split_uri(target);
   if (!parts)
     return parts.error();
   if (parts->scheme != "hdfs")
     return make_error(errc::invalid_config,
-                      uri + " is not on HDFS; tony ships local paths and hdfs:// or "
-                            "viewfs:// URIs");
+                      uri + " is not on HDFS; tony ships local paths, hdfs:// or "
+                            "viewfs:// URIs and other Hadoop file systems' URIs");
   auto authority =
       parts->authority.empty() ? default_hdfs_authority(conf) : parts->authority;
   if (authority.empty())
@@ -156,6 +171,12 @@ public:
         return make_error(errc::unsatisfiable, where + " " + source +
                                                    " does not exist (" +
                                                    describe(res.error()) + ")");
+      // No `hadoop` for a URI that needs one: the user's to fix, as a
+      // missing file is.
+      if (res.error().category() == errc_category &&
+          res.error().code() == static_cast<uint8_t>(errc::invalid_config))
+        return make_error(errc::unsatisfiable,
+                          where + " " + source + ": " + describe(res.error()));
       return make_error(errc::infrastructure,
                         where + " " + source + ": " + describe(res.error()));
     }

@@ -2,8 +2,9 @@
 
 // What a job ships, as YARN local resources: the source directory, the
 // venv, and the [code] / [tasks.<type>] files and archives. Local paths are
-// uploaded to the staging dir; hdfs:// and viewfs:// sources stay where
-// they are and are only looked up (size and modification time, which the
+// uploaded to the staging dir; hdfs://, viewfs:// and other Hadoop file
+// systems' sources (s3a://, gs://, ... through `hadoop fs`) stay where they
+// are and are only looked up (size and modification time, which the
 // NodeManager checks).
 
 #include <functional>
@@ -35,7 +36,8 @@ std::string webhdfs_address_of(const std::string& authority,
                                const hadoop::configuration& conf);
 
 /// The local resource of a file already on HDFS (hdfs:// or viewfs://),
-/// linked as `name`, looked up through WebHDFS as `auth` says.
+/// linked as `name`, looked up through WebHDFS as `auth` says; on another
+/// Hadoop file system (s3a://, gs://, ...) with `hadoop fs -stat`.
 /// errc::unsatisfiable when it does not exist.
 caf::expected<local_resource> remote_resource(const std::string& uri,
                                               const std::string& name, bool archive,
@@ -44,8 +46,9 @@ caf::expected<local_resource> remote_resource(const std::string& uri,
 
 /// Everything `job` ships: `common` for every executor, `by_type` for the
 /// tasks of one type. Errors say which job.toml key and entry failed;
-/// errc::unsatisfiable means an entry that does not exist (the user's
-/// error), anything else a staging failure.
+/// errc::unsatisfiable means an entry that does not exist or a URI that
+/// needs a `hadoop` command there is none of (the user's error), anything
+/// else a staging failure.
 struct shipped_resources {
   std::vector<local_resource> common;
   std::map<std::string, std::vector<local_resource>> by_type;

@@ -12,6 +12,8 @@
 
 #include "hadoop/webhdfs.hpp"
 #include "messages/error.hpp"
+#include "runtime/staging/hadoop_fs.hpp"
+#include "runtime/staging/remote_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -203,6 +205,55 @@ private:
   std::string dir_;
 };
 
+// -- hadoop fs -------------------------------------------------------------------------
+
+// Any other filesystem (s3a://, gs://, ...) through the cluster's `hadoop
+// fs` (runtime/staging/remote_dir.hpp).
+class hadoop_cli_history : public history_dir {
+public:
+  explicit hadoop_cli_history(std::string uri)
+      : uri_(std::move(uri)) {
+    // nop
+  }
+
+  caf::expected<std::vector<stored_log>> list() override {
+    auto entries = staging::list_dir(uri_, {});
+    if (!entries)
+      return entries.error();
+    std::vector<stored_log> result;
+    for (auto& e : *entries) {
+      auto& name = e.name;
+      if (!e.directory && name.size() > 6 &&
+          name.compare(name.size() - 6, 6, ".jsonl") == 0 &&
+          is_app_id(name.substr(0, name.size() - 6)))
+        result.push_back({name.substr(0, name.size() - 6), uri_ + "/" + name, e.length,
+                          e.modified_ms});
+      else if (e.directory && is_app_id(name))
+        result.push_back({name, uri_ + "/" + name + "/events.jsonl"});
+    }
+    sort_newest_first(result);
+    return result;
+  }
+
+  caf::expected<std::string> read(const stored_log& log) override {
+    return staging::read_whole(log.location, {});
+  }
+
+  caf::expected<void> remove(const stored_log& log) override {
+    auto path = log.location;
+    auto suffix = std::string{"/"} + log.app_id + "/events.jsonl";
+    if (path.size() > suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      path.resize(path.size() - std::string{"/events.jsonl"}.size());
+    return staging::remove_tree(path, {});
+  }
+
+  std::string uri() const override { return uri_; }
+
+private:
+  std::string uri_;
+};
+
 } // namespace
 
 history_dir::~history_dir() {
@@ -265,8 +316,14 @@ caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
     return make_local_history(home_dir() + uri.substr(1));
   if (!uri.empty() && uri.find("://") == std::string::npos)
     return make_local_history(fs::absolute(uri).string());
+  if (staging::access_of(uri) == staging::fs_access::hadoop_cli) {
+    if (auto hadoop = staging::find_hadoop(uri); !hadoop)
+      return hadoop.error();
+    return std::unique_ptr<history_dir>{new hadoop_cli_history(uri)};
+  }
   return make_error(errc::invalid_config, "cannot read a history dir at '" + uri +
-                                              "': use a path, file:// or hdfs://");
+                                              "': use a path, file://, hdfs:// or "
+                                              "another Hadoop file system (scheme://)");
 }
 
 } // namespace tony::history

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/error.hpp"
+#include "runtime/staging/hadoop_fs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -16,13 +17,17 @@ namespace tony::staging {
 
 namespace {
 
-// The path of a file:// or bare URI (local), or of an hdfs:// one (remote).
+// The path of a file:// or bare URI (local), or of an hdfs:// one (remote);
+// any other scheme goes through `hadoop fs` (cli).
 struct where {
   bool local = true;
   std::string path;
+  bool cli = false;
 };
 
 caf::expected<where> parse(const std::string& uri) {
+  if (access_of(uri) == fs_access::hadoop_cli)
+    return where{false, uri, true};
   if (uri.rfind("file://", 0) == 0)
     return where{true, uri.substr(7)};
   if (!uri.empty() && uri[0] == '/')
@@ -32,7 +37,7 @@ caf::expected<where> parse(const std::string& uri) {
     return where{false, slash == std::string::npos ? "/" : uri.substr(slash)};
   }
   return make_error(errc::invalid_config,
-                    "'" + uri + "' is neither a file:// nor an hdfs:// location");
+                    "'" + uri + "' is not a path nor a scheme://... location");
 }
 
 caf::error missing(const std::string& uri) {
@@ -75,6 +80,27 @@ caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
                         "cannot list " + at->path + ": " + ec.message());
     return result;
   }
+  if (at->cli) {
+    auto dir = uri;
+    while (dir.size() > 1 && dir.back() == '/')
+      dir.pop_back();
+    auto out = hadoop_fs(dir, {"-stat", "%F|%b|%Y|%n", dir + "/*"});
+    if (!out) {
+      if (out.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+        return out.error();
+      // A glob that matches nothing: an empty directory, or none.
+      auto self = hadoop_fs(dir, {"-stat", "%F", dir});
+      if (!self || self->find("directory") == std::string::npos)
+        return missing(uri);
+      return result;
+    }
+    auto entries = parse_listing(*out);
+    if (!entries)
+      return entries.error();
+    for (auto& e : *entries)
+      result.push_back({e.name, e.directory, e.size, e.modified_ms});
+    return result;
+  }
   auto res = webhdfs::call("GET", webhdfs::op_url(nn, at->path, "LISTSTATUS"), nn.auth,
                            {}, true);
   if (!res)
@@ -107,6 +133,8 @@ caf::expected<std::string> read_whole(const std::string& uri,
       return missing(uri);
     return std::string{std::istreambuf_iterator<char>(in), {}};
   }
+  if (at->cli)
+    return hadoop_fs(uri, {"-cat", uri});
   auto res =
       webhdfs::call("GET", webhdfs::op_url(nn, at->path, "OPEN"), nn.auth, {}, true);
   if (!res)
@@ -129,6 +157,11 @@ caf::expected<void> remove_tree(const std::string& uri,
     if (ec)
       return make_error(errc::infrastructure,
                         "cannot remove " + at->path + ": " + ec.message());
+    return caf::unit;
+  }
+  if (at->cli) {
+    if (auto ok = hadoop_fs(uri, {"-rm", "-r", "-f", uri}); !ok)
+      return ok.error();
     return caf::unit;
   }
   auto res = webhdfs::call(

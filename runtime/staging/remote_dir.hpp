@@ -2,7 +2,8 @@
 
 // Listing, reading and removing on the filesystems tony stages to, named by
 // URI: file:///dir (this machine) or hdfs://host:port/dir (through the
-// NameNode's WebHDFS endpoint `nn`, authenticated as webhdfs.hpp says).
+// NameNode's WebHDFS endpoint `nn`, authenticated as webhdfs.hpp says), or
+// any other scheme (s3a://bucket/dir, gs://...) through `hadoop fs`.
 // tony-submit reads YARN's aggregated logs with it and sweeps ended jobs'
 // staging dirs.
 

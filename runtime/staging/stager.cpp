@@ -18,6 +18,7 @@
 #include "hadoop/webhdfs.hpp"
 #include "messages/error.hpp"
 #include "runtime/process/process.hpp"
+#include "runtime/staging/hadoop_fs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -354,6 +355,93 @@ private:
   bool dir_made_ = false;
 };
 
+// -- hadoop fs ---------------------------------------------------------------------
+
+// Any other filesystem (s3a://, gs://, abfs://, ...) through the cluster's
+// `hadoop fs`. `dir_` is the whole URI of the staging dir.
+class hadoop_cli_stager : public stager {
+public:
+  explicit hadoop_cli_stager(std::string dir)
+      : dir_(std::move(dir)) {
+    while (dir_.size() > 1 && dir_.back() == '/')
+      dir_.pop_back();
+  }
+
+  caf::expected<local_resource> put(const std::string& path, const std::string& name,
+                                    bool archive) override {
+    if (auto ok = upload(path, name); !ok)
+      return ok.error();
+    return stat(name, archive);
+  }
+
+  // An object store has no atomic "create unless it exists": a copy that is
+  // there already stays, else this one is written.
+  caf::expected<local_resource>
+  put_shared(const std::string& path, const std::string& name, bool archive) override {
+    if (auto there = stat(name, archive); there)
+      return there;
+    return put(path, name, archive);
+  }
+
+  caf::expected<local_resource> put_private(const std::string& path,
+                                            const std::string& name) override {
+    if (auto ok = upload(path, name); !ok)
+      return ok.error();
+    auto target = dir_ + "/" + name;
+    if (auto ok = hadoop_fs(target, {"-chmod", "600", target}); !ok)
+      return ok.error();
+    return stat(name, false);
+  }
+
+  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+    auto target = dir_ + "/" + name;
+    auto out = hadoop_fs(target, {"-stat", "%b %Y", target});
+    if (!out)
+      return out.error();
+    auto st = parse_stat(*out);
+    if (!st)
+      return st.error();
+    local_resource res;
+    res.name = name;
+    res.url = target;
+    res.size = st->size;
+    res.timestamp = st->modified_ms;
+    res.archive = archive;
+    res.visibility = "APPLICATION";
+    return res;
+  }
+
+  caf::expected<std::string> read(const std::string& name) override {
+    auto target = dir_ + "/" + name;
+    return hadoop_fs(target, {"-cat", target});
+  }
+
+  caf::expected<void> remove_all() override {
+    if (auto ok = hadoop_fs(dir_, {"-rm", "-r", "-f", dir_}); !ok)
+      return ok.error();
+    return caf::unit;
+  }
+
+  std::string uri() const override { return dir_; }
+
+private:
+  caf::expected<void> upload(const std::string& path, const std::string& name) {
+    auto target = dir_ + "/" + name;
+    // Each call is a JVM start: the directory is made once per stager.
+    if (!made_dir_) {
+      if (auto ok = hadoop_fs(dir_, {"-mkdir", "-p", dir_}); !ok)
+        return ok.error();
+      made_dir_ = true;
+    }
+    if (auto ok = hadoop_fs(target, {"-put", "-f", path, target}); !ok)
+      return ok.error();
+    return caf::unit;
+  }
+
+  std::string dir_;
+  bool made_dir_ = false;
+};
+
 } // namespace
 
 std::unique_ptr<stager> make_file_stager(std::string dir, permissions modes) {
@@ -364,6 +452,10 @@ std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::stri
                                             std::string dir, permissions modes) {
   return std::make_unique<webhdfs_stager>(std::move(nn), std::move(fs_uri),
                                           std::move(dir), modes);
+}
+
+std::unique_ptr<stager> make_hadoop_cli_stager(std::string uri) {
+  return std::make_unique<hadoop_cli_stager>(std::move(uri));
 }
 
 caf::expected<std::unique_ptr<stager>>
@@ -380,10 +472,17 @@ make_stager(const std::string& uri, const webhdfs::namenode_http& nn, permission
   }
   if (!uri.empty() && uri[0] == '/')
     return make_file_stager(uri, modes);
-  return make_error(
-      errc::invalid_config,
-      "cannot stage to '" + uri +
-          "': tony stages to file:// or hdfs:// (set [cluster] staging_dir)");
+  if (access_of(uri) == fs_access::hadoop_cli) {
+    if (uri.find('/', scheme_of(uri).size() + 3) == std::string::npos)
+      return make_error(errc::invalid_config, "staging URI " + uri + " has no path");
+    if (auto hadoop = find_hadoop(uri); !hadoop)
+      return hadoop.error();
+    return make_hadoop_cli_stager(uri);
+  }
+  return make_error(errc::invalid_config,
+                    "cannot stage to '" + uri +
+                        "': tony stages to a path, file://, hdfs:// or another "
+                        "Hadoop file system (scheme://...; set [cluster] staging_dir)");
 }
 
 std::string content_hash(const std::string& path) {

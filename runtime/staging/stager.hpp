@@ -7,6 +7,8 @@
 //   file:///...  a local directory (fs.defaultFS = file:///, one machine or
 //                a shared mount)
 //   hdfs://...   HDFS, written through WebHDFS with libcurl (no JVM)
+//   s3a://, gs://, abfs://, ... (any other scheme): through the cluster's
+//                own `hadoop fs` (hadoop_fs.hpp)
 //
 // put() returns the LocalResource describing the staged copy: URL, exact
 // size and modification time as the filesystem reports them (the
@@ -84,8 +86,12 @@ std::unique_ptr<stager> make_file_stager(std::string dir, permissions modes = {}
 std::unique_ptr<stager> make_webhdfs_stager(webhdfs::namenode_http nn, std::string fs_uri,
                                             std::string dir, permissions modes = {});
 
+/// Stages into `uri` (scheme://authority/dir) with `hadoop fs`.
+std::unique_ptr<stager> make_hadoop_cli_stager(std::string uri);
+
 /// The stager for a staging URI: file:///dir or hdfs://host:port/dir (then
-/// `nn` is the NameNode's WebHDFS endpoint).
+/// `nn` is the NameNode's WebHDFS endpoint), or any other scheme through
+/// `hadoop fs` (errc::invalid_config when no `hadoop` command is found).
 caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
                                                    const webhdfs::namenode_http& nn,
                                                    permissions modes = {});

@@ -4,7 +4,7 @@
 #
 #   scripts/yarn/cluster.sh start [--hdfs [--second-namenode] | --hdfs-ha] [--secure] [--ha]
 #                                 [--nodes N] [--dir DIR] [--rpc-protection P]
-#                                 [--hadoop-version V]
+#                                 [--hadoop-version V] [--s3a ENDPOINT]
 #       Starts a ResourceManager and N NodeManagers (plus a NameNode and a
 #       DataNode with --hdfs), waits until every node is RUNNING and prints
 #       the config directory (use it as HADOOP_CONF_DIR) as the last stdout
@@ -44,6 +44,10 @@
 #   scripts/yarn/cluster.sh nn-start nn1|nn2 [--dir DIR]
 #       (--hdfs-ha) Starts that NameNode again after it was killed; its ZKFC
 #       makes it standby (or active when the other is down).
+#       --s3a ENDPOINT: s3a:// on an S3-compatible server at ENDPOINT
+#       (http://host:port, e.g. moto_server's): Hadoop's S3A connector on
+#       every daemon, aggregated logs in s3a://$TONY_YARN_S3A_BUCKET/logs
+#       and a `hadoop fs` client in DIR/bin; see scripts/yarn/s3a.sh.
 #   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
 #       (--ha) Starts that ResourceManager again after it was stopped or
 #       killed; it joins as standby (or active when the other is down).
@@ -169,6 +173,7 @@ all=0
 dir_arg=""
 node_count=1
 hadoop_version=${TONY_HADOOP_VERSION:-$yarn_default_hadoop_version}
+s3a_endpoint=""
 while (($#)); do
   case "$1" in
     --hdfs) with_hdfs=1 ;;
@@ -199,6 +204,11 @@ while (($#)); do
       ;;
     --rpc-protection=*) rpc_protection=${1#--rpc-protection=} ;;
     --all) all=1 ;;
+    --s3a)
+      [[ $# -ge 2 ]] || yarn_die "cluster.sh: --s3a needs the S3 server's endpoint, e.g. http://127.0.24.1:5000"
+      s3a_endpoint=$2
+      shift
+      ;;
     --dir)
       [[ $# -ge 2 ]] || yarn_die "cluster.sh: --dir needs a directory"
       dir_arg=$2
@@ -246,6 +256,8 @@ source "$here/secure.sh"
 source "$here/ha.sh"
 # shellcheck source=scripts/yarn/hdfsha.sh
 source "$here/hdfsha.sh"
+# shellcheck source=scripts/yarn/s3a.sh
+source "$here/s3a.sh"
 
 # True when the cluster in $state was started with --secure.
 state_is_secure() {
@@ -1122,6 +1134,7 @@ start_cluster() {
     ((with_hdfs)) && make_tls
   fi
   write_node_confs "$classpath_file"
+  if [[ -n "$s3a_endpoint" ]]; then s3a_configure "$s3a_endpoint" "$hadoop_version"; fi
 
   if ((with_ha || hdfs_ha)); then
     ha_start_zookeeper || fail_start "ZooKeeper did not start (log: $state/logs/zookeeper.log)"
@@ -1392,6 +1405,7 @@ case "$cmd" in
         TONY_ZOOKEEPER "$addr:$zk_port"
     fi
     if state_is_secure; then secure_env_lines "$addr"; fi
+    if state_has_s3a; then s3a_env_lines; fi
     ;;
   *)
     usage >&2
