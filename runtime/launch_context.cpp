@@ -134,6 +134,26 @@ std::map<std::string, std::string> executor_contract::to_env() const {
   return env;
 }
 
+namespace {
+
+// The task's image, when it runs in one: [docker]'s part of the contract.
+void read_docker(contract_reader& r, docker_contract& d) {
+  auto image = r.get(v_docker_image, false);
+  if (!image)
+    return;
+  d.image = *image;
+  if (auto network = r.get(v_docker_network, false))
+    d.network = *network;
+  if (auto mounts = r.get(v_docker_mounts, false))
+    d.mounts = split(*mounts, ',');
+  if (auto options = r.get(v_docker_options, false))
+    d.run_options = split(*options, '\n');
+  if (auto gpus = r.get(v_docker_gpus, false))
+    d.gpus = *gpus == "1";
+}
+
+} // namespace
+
 caf::expected<executor_contract>
 executor_contract::from_env(const std::map<std::string, std::string>& env) {
   contract_reader r{env, {}};
@@ -192,17 +212,7 @@ executor_contract::from_env(const std::map<std::string, std::string>& env) {
     c.horovod_rendezvous = *hvd;
   if (auto tb = r.get(v_tensorboard, false))
     c.tensorboard = *tb == "reserve";
-  if (auto image = r.get(v_docker_image, false)) {
-    c.docker.image = *image;
-    if (auto network = r.get(v_docker_network, false))
-      c.docker.network = *network;
-    if (auto mounts = r.get(v_docker_mounts, false))
-      c.docker.mounts = split(*mounts, ',');
-    if (auto options = r.get(v_docker_options, false))
-      c.docker.run_options = split(*options, '\n');
-    if (auto gpus = r.get(v_docker_gpus, false))
-      c.docker.gpus = *gpus == "1";
-  }
+  read_docker(r, c.docker);
   if (auto reconnect = r.get(v_reconnect, false)) {
     auto space = reconnect->find(' ');
     auto ms = space == std::string::npos
