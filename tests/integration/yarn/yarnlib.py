@@ -272,14 +272,42 @@ def saved_state(uri):
 
 def wait_saved_running(output, timeout=60):
     """Waits until the AM of the job tony-submit printed `output` for has
-    saved the job as RUNNING in its staging dir. The AM saves at most every
-    250 ms, and on HDFS a write can take seconds on a loaded machine; an AM
-    killed before it saved RUNNING leaves a next AM that starts the job over
-    (rightly: it cannot know every task had the spec), so tests that want
-    adoption kill it only after this."""
+    saved the job as RUNNING in its staging dir, and the ResourceManager
+    counts every container of the job (its tasks and the AM) RUNNING. The
+    AM saves at most every 250 ms, and on HDFS a write can take seconds on a
+    loaded machine; an AM killed before it saved RUNNING leaves a next AM
+    that starts the job over (rightly: it cannot know every task had the
+    spec). And a failed attempt keeps only the containers its RM already
+    knows as RUNNING (a NodeManager reports a launch at its next heartbeat):
+    the others are killed with the attempt. So tests that want adoption
+    kill the AM only after this."""
     uri = staged_uri(output)
     assert wait_until(lambda: saved_state(uri) == "RUNNING", timeout), \
         f"{uri}/am-state.json: not RUNNING within {timeout} s (last: {saved_state(uri)})"
+    app = app_id_of(output)
+    tasks = re.search(r"submitted application_\d+_\d+ \([^\n]*?, (\d+) tasks?\)", output)
+    assert tasks, "no task count in tony-submit's first line:\n" + output
+    want = int(tasks.group(1)) + 1
+    seen = []
+
+    def all_running():
+        seen[:] = [running_containers(app)]
+        return seen[0] >= want
+    assert wait_until(all_running, timeout, step=1), \
+        f"{app}: {seen} of {want} containers RUNNING at the RM within {timeout} s"
+
+
+def running_containers(app):
+    """How many containers of the application's current attempt the
+    ResourceManager reports RUNNING (`yarn applicationattempt -list`,
+    `yarn container -list`)."""
+    attempts = re.findall(r"(appattempt_\d+_\d+_\d+)\s+RUNNING",
+                          yarn_cli("applicationattempt", "-list", app))
+    if not attempts:
+        return 0
+    rows = yarn_cli("container", "-list", attempts[-1]).splitlines()
+    return sum(1 for row in rows
+               if row.strip().startswith("container_") and "RUNNING" in row.split())
 
 
 def am_pid(app):
