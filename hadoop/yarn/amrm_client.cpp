@@ -111,18 +111,29 @@ amrm_client::register_application_master(const am_registration& reg,
   return result;
 }
 
-expected<void> amrm_client::reregister(const hadoop::error* cause,
-                                       hadoop::deadline until) {
-  std::string why = cause ? cause->remote_class() : std::string{"the AM_RESYNC command"};
+expected<void> amrm_client::reregister(const std::string& why, hadoop::deadline until) {
   if (!registration_)
     return error{error_code::protocol,
                  "the ResourceManager asked the AM to register again (" + why +
                      ") before it had registered"};
   auto again = register_locked(*registration_, until, false);
-  if (!again)
+  // A registration whose answer was lost (a timeout, a connection dropped
+  // in a failover) may have reached the RM: its next answer to the same
+  // request is that the AM is registered, which is what was asked.
+  bool done =
+      again ||
+      (again.error().is_remote("InvalidApplicationMasterRequestException") &&
+       again.error().remote_message().find("already registered") != std::string::npos);
+  if (!done) {
+    // Not a refusal: the RM did not answer. Until a registration is
+    // answered, the next allocate registers first (it would be refused or,
+    // when this one did land, go on without the resync the AM must make).
+    reregister_pending_ = again.error().code() != error_code::remote;
     return again.error().with_context(
         "the ResourceManager lost the AM's registration (" + why +
         ": it restarted or failed over) and registering again failed");
+  }
+  reregister_pending_ = false;
   std::lock_guard<std::mutex> guard{mtx_};
   ++resyncs_;
   return {};
@@ -131,6 +142,13 @@ expected<void> amrm_client::reregister(const hadoop::error* cause,
 expected<allocate_response> amrm_client::allocate(const allocate_request& req,
                                                   hadoop::deadline until) {
   std::lock_guard<std::mutex> call_guard{call_mtx_};
+  if (reregister_pending_) {
+    if (auto ok = reregister("a registration the RM did not answer", until); !ok)
+      return ok.error();
+    allocate_response result;
+    result.resync = true;
+    return result;
+  }
   proto::AllocateRequestProto msg;
   for (auto& ask : req.asks)
     convert::add_asks(ask, &msg);
@@ -146,7 +164,7 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   msg.set_response_id(req.response_id);
   auto rsp = call<proto::AllocateResponseProto>("allocate", msg, until);
   if (!rsp && rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
-    if (auto ok = reregister(&rsp.error(), until); !ok)
+    if (auto ok = reregister(rsp.error().remote_class(), until); !ok)
       return ok.error();
     allocate_response result;
     result.resync = true;
@@ -155,7 +173,7 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   if (!rsp)
     return rsp.error();
   if (rsp->has_a_m_command() && rsp->a_m_command() == 1) { // AM_RESYNC
-    if (auto ok = reregister(nullptr, until); !ok)
+    if (auto ok = reregister("the AM_RESYNC command", until); !ok)
       return ok.error();
     allocate_response result;
     result.resync = true;
@@ -210,7 +228,7 @@ expected<void> amrm_client::finish_application_master(const final_report& report
         rsp.error().is_remote("ApplicationMasterNotRegisteredException")) {
       // Hadoop's AMRMClientImpl does the same: register, then unregister.
       registered_again = true;
-      if (auto ok = reregister(&rsp.error(), until); !ok)
+      if (auto ok = reregister(rsp.error().remote_class(), until); !ok)
         return ok.error();
       continue;
     }

@@ -107,13 +107,16 @@ private:
   expected<rm_registration> register_locked(const am_registration& reg,
                                             hadoop::deadline until, bool first);
 
-  /// Registers again after the RM lost the registration.
-  expected<void> reregister(const hadoop::error* cause, hadoop::deadline until);
+  /// Registers again after the RM lost the registration. A registration
+  /// the RM did not answer is made again by the next allocate; an answer
+  /// that the AM is already registered counts as registered.
+  expected<void> reregister(const std::string& why, hadoop::deadline until);
 
   std::shared_ptr<hadoop::ipc_client> ipc_;
   rm_failover failover_;
   std::shared_ptr<nm_token_cache> nm_tokens_;
   std::optional<am_registration> registration_; // under call_mtx_
+  bool reregister_pending_ = false;             // under call_mtx_
   int resyncs_ = 0;                             // under mtx_
 
   std::mutex call_mtx_; // one call at a time: allocate is a sequence

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <iostream>
 #include <mutex>
+#include <thread>
 
 #include "hadoop/configuration.hpp"
 #include "hadoop/yarn/amrm_client.hpp"
@@ -211,6 +212,9 @@ hadoop::token amrm(const std::string& id) {
 struct scripted_scheduler {
   enum class loss { exception, am_resync };
   loss how = loss::exception;
+  /// The registration made again lands but its answer comes after the
+  /// client gave up; every later one is refused as already registered.
+  bool late_answer = false;
   std::mutex mtx;
   int registrations = 0;
   bool lost = false;
@@ -224,6 +228,16 @@ struct scripted_scheduler {
       auto& method = call->request_header.methodname();
       if (method == "registerApplicationMaster") {
         ++registrations;
+        if (late_answer && registrations > 2) {
+          peer.write(response_frame(call->call_id, status::ERROR, nullptr,
+                                    "org.apache.hadoop.yarn.exceptions."
+                                    "InvalidApplicationMasterRequestException",
+                                    "Application Master is already registered : "
+                                    "application_1700000000000_0001"));
+          continue;
+        }
+        if (late_answer && registrations == 2)
+          std::this_thread::sleep_for(700ms);
         proto::RegisterApplicationMasterResponseProto rsp;
         rsp.mutable_maximumcapability()->set_memory(4096);
         rsp.mutable_maximumcapability()->set_virtual_cores(4);
@@ -281,6 +295,38 @@ TEST(amrm_client, registers_again_when_the_rm_lost_the_registration) {
 
 TEST(amrm_client, registers_again_on_the_am_resync_command) {
   resync_scenario(scripted_scheduler::loss::am_resync);
+}
+
+// The answer to the registration made again is lost (a failover under load):
+// the RM did register the AM, so the next allocate would succeed without the
+// resync the AM owes it (the RM that took over forgot every ask). The client
+// registers first, takes "already registered" for done, and reports resync.
+TEST(amrm_client, a_lost_answer_to_registering_again_still_resyncs) {
+  scripted_scheduler script;
+  script.late_answer = true;
+  fake_server rm{[&](fake_peer& peer) { script.serve(peer); }};
+  amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  allocate_request req;
+  req.asks.push_back(container_ask{1, "worker", {256, 1, 0}, "", 2});
+  auto first = client.allocate(req, deadline_after(5s));
+  ASSERT_TRUE(first) << first.error().message();
+  allocate_request next;
+  next.response_id = first->response_id;
+  auto lost = client.allocate(next, deadline_after(300ms));
+  ASSERT_FALSE(lost);
+  EXPECT_NE(lost.error().message().find("registering again failed"), std::string::npos)
+      << lost.error().message();
+  std::this_thread::sleep_for(700ms); // the late answer is out
+  auto again = client.allocate(next, deadline_after(5s));
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_TRUE(again->resync);
+  EXPECT_EQ(client.resyncs(), 1);
+  auto after = client.allocate(next, deadline_after(5s));
+  ASSERT_TRUE(after) << after.error().message();
+  EXPECT_FALSE(after->resync);
+  std::lock_guard<std::mutex> guard{script.mtx};
+  EXPECT_EQ(script.registrations, 3);
 }
 
 TEST(amrm_client, follows_the_scheduler_that_took_over) {
