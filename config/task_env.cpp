@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.hpp"
+
 namespace tony {
 
 namespace {
@@ -91,16 +93,6 @@ std::string env_name_of(const std::string& type) {
 
 std::string dump(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::string join(const std::vector<std::string>& xs, char sep) {
-  std::string out;
-  for (auto& x : xs) {
-    if (!out.empty())
-      out += sep;
-    out += x;
-  }
-  return out;
 }
 
 // Horovod's slot assignment (horovod.runner.common.util.hosts
@@ -222,7 +214,7 @@ void dtf_vars(env_vars& v, const task_env_input& in) {
   v["DTF_TASK_JOB_NAME"] = self.type;
   v["DTF_TASK_INDEX"] = std::to_string(self.index);
   for (auto& [type, addrs] : cluster)
-    v["DTF_" + env_name_of(type) + "_HOSTS"] = join(addrs, ',');
+    v["DTF_" + env_name_of(type) + "_HOSTS"] = base::join(addrs, ",");
   if (!in.input_path.empty())
     v["DTF_INPUT_PATH"] = in.input_path;
   if (!in.output_path.empty())

@@ -207,7 +207,8 @@ void job_reader::check_keys(const toml::table& t, const std::string& where,
     else if (where.empty() && v.is_table() && is_valid_task_type_name(name))
       msg += "; task types go in [tasks." + std::string{name} + "]";
     else
-      msg += "; known keys: " + join(known, ", ");
+      msg += "; known keys: " +
+             join(std::vector<std::string>(known.begin(), known.end()), ", ");
     error(k.source(), std::move(msg));
   }
 }

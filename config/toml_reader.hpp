@@ -36,6 +36,7 @@
 
 #include <toml++/toml.h>
 
+#include "base/text.hpp"
 #include "config/config_error.hpp"
 #include "config/file_probe.hpp"
 #include "config/job_config.hpp"
@@ -56,9 +57,7 @@ std::string quote_text(std::string_view s);
 // Same, inside single quotes, for names (keys, task types).
 std::string quote_name(std::string_view s);
 
-std::string join(const std::vector<std::string>& xs, std::string_view sep);
-
-std::string join(std::initializer_list<std::string_view> xs, std::string_view sep);
+using base::join;
 
 bool has_control_chars(std::string_view s);
 
@@ -66,7 +65,7 @@ bool is_valid_env_name(std::string_view s);
 
 bool is_valid_node_label(std::string_view s);
 
-std::string_view trim(std::string_view s);
+using base::trim;
 
 bool is_blank(std::string_view s);
 
@@ -75,8 +74,6 @@ std::pair<int, int> position_of(std::string_view text, size_t offset);
 
 // Offset of the first byte that breaks UTF-8, or npos.
 size_t first_invalid_utf8(std::string_view s);
-
-std::string expand_user(const std::string& path);
 
 // `path` made absolute against `base`, with "~/" expanded; no symlinks are
 // resolved, so the user recognizes the path in messages.
@@ -93,7 +90,7 @@ std::string file_system_problem(std::string_view uri);
 
 bool ends_with(std::string_view s, std::string_view suffix);
 
-std::string lower(std::string_view s);
+using base::lower;
 
 // "zip" or "tar" for the archives YARN unpacks (FSDownload), else empty.
 std::string archive_kind(std::string_view path);
@@ -276,8 +273,6 @@ private:
   void resolve_policy(task_entry& e, const std::string& where);
 
   void check_lifecycle();
-
-  static std::string shell_quote(const std::string& s);
 
   static int order_rank(const std::string& name);
 

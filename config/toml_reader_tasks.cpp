@@ -208,7 +208,7 @@ void job_reader::resolve_tensorboard() {
   e.spec.name = "tensorboard";
   e.spec.instances = 1;
   e.spec.capability = resource{2048, 1, 0};
-  e.spec.command = "tensorboard --logdir " + shell_quote(log_dir) +
+  e.spec.command = "tensorboard --logdir " + base::shell_quote(log_dir) +
                    " --host 0.0.0.0 --port \"$TONY_TASK_PORT\"";
   e.has_command = true;
   entries_.push_back(std::move(e));
@@ -339,18 +339,6 @@ void job_reader::check_lifecycle() {
                           elastic->spec.name +
                           "], not in it (torchrun's rendezvous is the world); train in "
                           "one type, or make this one a ps or evaluator");
-}
-
-std::string job_reader::shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  out += "'";
-  return out;
 }
 
 int job_reader::order_rank(const std::string& name) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "base/files.hpp"
+
 namespace tony::config_detail {
 
 namespace fs = std::filesystem;
@@ -72,26 +74,6 @@ std::string quote_name(std::string_view s) {
   return q;
 }
 
-std::string join(const std::vector<std::string>& xs, std::string_view sep) {
-  std::string out;
-  for (auto& x : xs) {
-    if (!out.empty())
-      out += sep;
-    out += x;
-  }
-  return out;
-}
-
-std::string join(std::initializer_list<std::string_view> xs, std::string_view sep) {
-  std::string out;
-  for (auto x : xs) {
-    if (!out.empty())
-      out += sep;
-    out += x;
-  }
-  return out;
-}
-
 bool has_control_chars(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
     auto u = static_cast<unsigned char>(c);
@@ -116,14 +98,6 @@ bool is_valid_node_label(std::string_view s) {
     return false;
   return std::all_of(s.begin(), s.end(),
                      [&](char c) { return alnum(c) || c == '-' || c == '_'; });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
 }
 
 bool is_blank(std::string_view s) {
@@ -184,16 +158,8 @@ size_t first_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
-std::string expand_user(const std::string& path) {
-  if (path == "~" || path.rfind("~/", 0) == 0) {
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-      return std::string{home} + path.substr(1);
-  }
-  return path;
-}
-
 std::string absolute_path(const std::string& path, const std::string& base) {
-  fs::path p{expand_user(path)};
+  fs::path p{base::expand_home(path)};
   if (p.is_relative())
     p = fs::path{base} / p;
   auto out = p.lexically_normal().string();
@@ -251,14 +217,6 @@ std::string file_system_problem(std::string_view uri) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string lower(std::string_view s) {
-  std::string out{s};
-  for (auto& c : out)
-    if (c >= 'A' && c <= 'Z')
-      c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 std::string archive_kind(std::string_view path) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <vector>
 
+#include "base/text.hpp"
+
 namespace tony {
 
 namespace {
@@ -17,14 +19,6 @@ char lower(char c) {
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
 }
 
 // Reads digits at `pos`, saturating at `cap` so absurd inputs cannot wrap.
@@ -49,7 +43,7 @@ result<int64_t, std::string> parse_memory_mb(std::string_view text) {
   static const std::string not_a_size =
       "is not a size; write MiB as an integer or a number with a k, m, g or t "
       "suffix, e.g. \"2g\"";
-  auto s = trim(text);
+  auto s = base::trim(text);
   size_t pos = 0;
   bool negative = false;
   if (pos < s.size() && (s[pos] == '-' || s[pos] == '+')) {
@@ -120,7 +114,7 @@ result<int64_t, std::string> parse_duration_ms(std::string_view text) {
   static const std::string not_a_duration =
       "is not a duration; write e.g. \"90s\", \"30m\", \"2h\", \"1h30m\", "
       "\"500ms\" or an integer of seconds";
-  auto s = trim(text);
+  auto s = base::trim(text);
   size_t pos = 0;
   bool negative = false;
   if (pos < s.size() && (s[pos] == '-' || s[pos] == '+')) {
