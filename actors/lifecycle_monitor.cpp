@@ -282,6 +282,25 @@ std::string describe_container_exit(int32_t status) {
   return core::lifecycle::describe_container_exit(status);
 }
 
+// Heartbeats change nothing of the status: no event sink call; their
+// samples go to the metrics.
+void on_heartbeat(monitor_pointer self, const task_id& task, int32_t attempt,
+                  const task_sample& sample) {
+  run(self, self->state.core->handle(core::heartbeat{task, attempt}, now_ms(self)));
+  // Stamped with the AM's clock when it arrives, not the node's: a node
+  // whose clock is off would put its task's points in the future or the
+  // past of every other task's (doc/operations.md, "Node clocks"). A
+  // heartbeat comes every second.
+  if (sample.time_ms > 0 && self->state.cfg.on_sample) {
+    auto received = sample;
+    received.time_ms = now_ms(self);
+    self->state.cfg.on_sample(task, attempt, received);
+  }
+  if (sample.progress >= 0)
+    self->state.progress[task] = {attempt, sample.progress};
+  report_progress(self);
+}
+
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
                                                 monitor_config cfg) {
   auto impl = [](monitor_pointer self,
@@ -311,6 +330,9 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         [=](completed_atom, const std::vector<container_completion>& done) {
           feed(self, core::completed{done});
         },
+        [=](cluster_atom, const resource& headroom, int32_t nodes) {
+          feed(self, core::cluster_seen{headroom, nodes});
+        },
         [=](launched_atom, const task_id&, int32_t, const container& c) {
           feed(self, core::launched{c.id});
         },
@@ -326,24 +348,7 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
           feed(self, core::barrier_released{attempt});
         },
         [=](heartbeat_atom, const task_id& task, int32_t attempt,
-            const task_sample& sample) {
-          // Heartbeats change nothing of the status: no event sink call;
-          // their samples go to the metrics.
-          run(self,
-              self->state.core->handle(core::heartbeat{task, attempt}, now_ms(self)));
-          // Stamped with the AM's clock when it arrives, not the node's: a
-          // node whose clock is off would put its task's points in the
-          // future or the past of every other task's (doc/operations.md,
-          // "Node clocks"). A heartbeat comes every second.
-          if (sample.time_ms > 0 && self->state.cfg.on_sample) {
-            auto received = sample;
-            received.time_ms = now_ms(self);
-            self->state.cfg.on_sample(task, attempt, received);
-          }
-          if (sample.progress >= 0)
-            self->state.progress[task] = {attempt, sample.progress};
-          report_progress(self);
-        },
+            const task_sample& sample) { on_heartbeat(self, task, attempt, sample); },
         [=](exit_atom, const task_exit& x) {
           feed(self, core::exited{x});
           return true;

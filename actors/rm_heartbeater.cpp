@@ -28,6 +28,8 @@ struct heartbeater_state {
   int64_t failures = 0; // consecutive failed calls
   int64_t tick_gen = 0; // only the newest scheduled tick counts
   float progress = 0;   // the job's, sent with every allocate
+  resource headroom;    // the last sent to the listener
+  int32_t nodes = -1;   // likewise; -1: nothing sent yet
 
   static inline const char* name = "rm_heartbeater";
 };
@@ -95,6 +97,11 @@ void on_allocated(hb_pointer self, const allocate_request& req, allocate_respons
     self->send(st.listener, allocated_atom_v, std::move(resp.allocated));
   if (!resp.completed.empty())
     self->send(st.listener, completed_atom_v, std::move(resp.completed));
+  if (resp.num_cluster_nodes != st.nodes || !(resp.headroom == st.headroom)) {
+    st.nodes = resp.num_cluster_nodes;
+    st.headroom = resp.headroom;
+    self->send(st.listener, cluster_atom_v, st.headroom, st.nodes);
+  }
   if (resp.shutdown) {
     attempt_gone(self, "the resource manager ordered the AM to shut down (AM_SHUTDOWN): "
                        "it no longer knows this AM attempt");

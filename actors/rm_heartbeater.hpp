@@ -44,7 +44,10 @@ using allocation_listener_actor =
                      // what failed; true: the RM no longer knows this AM attempt
                      caf::reacts_to<rm_error_atom, std::string, bool>,
                      caf::reacts_to<allocated_atom, std::vector<container>>,
-                     caf::reacts_to<completed_atom, std::vector<container_completion>>>;
+                     caf::reacts_to<completed_atom, std::vector<container_completion>>,
+                     // the queue's headroom and the cluster's node count,
+                     // when either changed
+                     caf::reacts_to<cluster_atom, resource, int32_t>>;
 
 using rm_heartbeater_actor = caf::typed_actor<
     caf::reacts_to<start_atom>, caf::reacts_to<ask_atom, std::vector<container_ask>>,

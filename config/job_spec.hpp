@@ -134,7 +134,7 @@ struct am_spec {
 /// [policy]: lifecycle knobs (doc/lifecycle.md).
 struct policy_spec {
   int32_t max_attempts = 1;
-  int64_t allocation_timeout_ms = 120000;
+  int64_t allocation_timeout_ms = 0; // 0: wait for the gang as long as it takes
   int64_t registration_timeout_ms = 120000;
   int64_t heartbeat_interval_ms = 1000;
   int64_t heartbeat_timeout_ms = 10000;

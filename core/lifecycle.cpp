@@ -268,7 +268,11 @@ job_status lifecycle::status() const {
   result.finished_ms = finished_ms_;
   result.tracking_url = cfg_.tracking_url;
   result.recovery = recovery_;
+  std::vector<pending_containers> pending;
   for (auto& t : tasks_) {
+    if (state_ == job_state::allocating && t.state == task_state::requested)
+      add_pending(pending, t.type->name, t.type->capability_of(t.id.index),
+                  t.type->node_label);
     task_status ts;
     ts.task = t.id;
     ts.attempt = attempt_;
@@ -286,6 +290,8 @@ job_status lifecycle::status() const {
       ts.log_dir = cfg_.log_dir_of(t.c);
     result.tasks.push_back(std::move(ts));
   }
+  if (result.diagnostics.empty())
+    result.diagnostics = waiting_reason(pending, tasks_.size(), cluster_);
   describe_tensorboard(result);
   return result;
 }

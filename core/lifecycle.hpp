@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "config/job_spec.hpp"
+#include "core/waiting.hpp"
 #include "messages/types.hpp"
 
 namespace tony::core {
@@ -146,10 +147,17 @@ struct kill_job {
 struct containers_stopped {};
 struct unregistered {};
 
+/// What the resource manager last said of the queue's headroom and the
+/// cluster's size (core/waiting.hpp says why a gang waits from it).
+struct cluster_seen {
+  resource headroom;
+  int32_t nodes = 0;
+};
+
 using event =
     std::variant<rm_registered, rm_failed, granted, completed, launched, launch_failed,
                  registered, barrier_released, heartbeat, exited, executor_lost,
-                 timer_fired, kill_job, containers_stopped, unregistered>;
+                 timer_fired, kill_job, containers_stopped, unregistered, cluster_seen>;
 
 // -- commands -----------------------------------------------------------------------
 
@@ -407,6 +415,7 @@ private:
   void on(const executor_lost& e);
   void on(const timer_fired& e);
   void on(const kill_job& e);
+  void on(const cluster_seen& e) { cluster_ = cluster_view{e.headroom, e.nodes}; }
   void on(const containers_stopped& e);
   void on(const unregistered& e);
 
@@ -469,6 +478,7 @@ private:
   job_state state_ = job_state::fresh;
   end_phase end_ = end_phase::none;
   std::string diagnostics_;
+  std::optional<cluster_view> cluster_; // the RM's last word on room
   int32_t attempt_ = 1;
   int32_t registration_armed_for_ = 0; // the attempt whose deadline is armed
   std::vector<task_record> tasks_;

@@ -171,6 +171,9 @@ struct allocate_response {
   std::vector<container> allocated;
   std::vector<container_completion> completed;
   int32_t num_cluster_nodes = 0;
+  /// What the AM's queue can still give it (AllocateResponse.limit): when
+  /// it is less than a pending container, that is why the gang waits.
+  resource headroom = {};
   /// The RM ordered the AM to resync or shut down (AMCommand).
   bool shutdown = false;
   /// The RM had lost the AM's registration (an RM restart or failover) and
@@ -182,7 +185,7 @@ struct allocate_response {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, allocate_response& x) {
   return f(caf::meta::type_name("allocate_response"), x.response_id, x.allocated,
-           x.completed, x.num_cluster_nodes, x.shutdown, x.resync);
+           x.completed, x.num_cluster_nodes, x.headroom, x.shutdown, x.resync);
 }
 
 /// The job's end as reported to the resource manager.

@@ -98,6 +98,26 @@ void status_printer::task_lines(const job_status& st, bool per_task,
   }
 }
 
+// A gang that waits says why (the AM's diagnostics while ALLOCATING,
+// core/waiting.hpp): once it has waited 5 s, then when the reason changes,
+// at most every 10 s. A job that gets its containers at once says nothing.
+void status_printer::waiting_line(const job_status& st, bool changed, int64_t now_ms,
+                                  std::vector<std::string>& lines) {
+  if (st.state != "ALLOCATING") {
+    last_waiting_.clear();
+    return;
+  }
+  if (changed)
+    allocating_since_ms_ = now_ms;
+  if (now_ms == 0 || st.diagnostics.rfind("waiting for ", 0) != 0 ||
+      st.diagnostics == last_waiting_ || now_ms - allocating_since_ms_ < 5000 ||
+      (!last_waiting_.empty() && now_ms - last_waiting_ms_ < 10000))
+    return;
+  lines.push_back(st.diagnostics);
+  last_waiting_ = st.diagnostics;
+  last_waiting_ms_ = now_ms;
+}
+
 std::vector<std::string> status_printer::update(const job_status& st, int64_t now_ms,
                                                 size_t max_task_lines) {
   std::vector<std::string> lines;
@@ -126,6 +146,7 @@ std::vector<std::string> status_printer::update(const job_status& st, int64_t no
       last_progress_ms_ = now_ms;
     }
   }
+  waiting_line(st, changed, now_ms, lines);
   if (changed && final)
     lines.push_back("job " + st.app_id + " " + st.state);
   job_state_ = st.state;

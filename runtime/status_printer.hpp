@@ -49,6 +49,11 @@ private:
   std::map<std::string, std::string> task_states_; // "worker:0" -> state
   std::string last_progress_;
   int64_t last_progress_ms_ = 0;
+  void waiting_line(const job_status& st, bool changed, int64_t now_ms,
+                    std::vector<std::string>& lines);
+  int64_t allocating_since_ms_ = 0;
+  std::string last_waiting_;
+  int64_t last_waiting_ms_ = 0;
 };
 
 class status_view {

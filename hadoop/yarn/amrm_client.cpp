@@ -186,6 +186,8 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   for (auto& s : rsp->completed_container_statuses())
     result.completed.push_back(convert::completion_from_proto(s));
   result.num_cluster_nodes = rsp->num_cluster_nodes();
+  if (rsp->has_limit())
+    result.headroom = convert::from_proto(rsp->limit());
   auto command = am_command::none;
   if (rsp->has_a_m_command())
     command = rsp->a_m_command() == 1 ? am_command::resync : am_command::shutdown;

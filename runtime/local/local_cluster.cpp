@@ -161,6 +161,7 @@ allocate_response local_cluster::allocate(const allocate_request& req) {
     }
     result.completed.swap(completed_);
     result.num_cluster_nodes = 1;
+    result.headroom = free_;
     result.response_id = req.response_id + 1;
   }
   // Stopping blocks for the grace period: never on the caller's thread.

@@ -335,12 +335,19 @@ CAF_TEST(an executor dying before it registered fails the job instead of hanging
 }
 
 CAF_TEST(the allocation timeout fails the job with what was missing and releases) {
+  job = job_with([](job_spec& j) { j.policy.allocation_timeout_ms = 120000; });
   rm_state().auto_grant = false;
   start();
   // Only one worker container arrives.
   rm_state().to_grant.push_back(rm_state().make_container(1, {1024, 1, 0}));
   advance(seconds(1));
   CAF_CHECK_EQUAL(nm_state().started.size(), 1u);
+  // While it waits, the status says why, from the RM's headroom and node
+  // count as the heartbeater passed them on.
+  auto waiting = status();
+  CAF_CHECK(contains(waiting.diagnostics, "waiting for 2 of 3 containers"));
+  CAF_CHECK(contains(waiting.diagnostics, "the queue's headroom is 0 MiB"));
+  CAF_CHECK(contains(waiting.diagnostics, "3 nodes"));
   advance(seconds(120));
   auto st = status();
   CAF_CHECK_EQUAL(st.state, "FAILED");

@@ -122,7 +122,7 @@ TEST_F(job_config, minimal_job_gets_every_default) {
   EXPECT_EQ(spec.am.capability, (resource{512, 1, 0}));
   EXPECT_EQ(spec.am.max_app_attempts, 1);
   EXPECT_EQ(spec.policy.max_attempts, 1);
-  EXPECT_EQ(spec.policy.allocation_timeout_ms, 120000);
+  EXPECT_EQ(spec.policy.allocation_timeout_ms, 0); // waits, as TonY does
   EXPECT_EQ(spec.policy.registration_timeout_ms, 120000);
   EXPECT_EQ(spec.policy.heartbeat_interval_ms, 1000);
   EXPECT_EQ(spec.policy.heartbeat_timeout_ms, 10000);

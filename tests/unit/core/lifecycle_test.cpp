@@ -370,7 +370,8 @@ const rule old_rules[] = {
                             "1\nline 2\ntony-executor: TONY_AM_ADDRESS"));
        EXPECT_FALSE(contains(e.diagnostics(), "Error files:"));
      }},
-    {"the_allocation_timeout_fails_naming_what_is_missing_and_cancels", nullptr,
+    {"the_allocation_timeout_fails_naming_what_is_missing_and_cancels",
+     [](job_spec& j) { j.policy.allocation_timeout_ms = 120000; },
      [](driver& d) {
        d.start();
        d.grant(1, 1);
@@ -492,6 +493,28 @@ const rule old_rules[] = {
        auto expect = d.ever<core::expect_tasks>();
        ASSERT_EQ(expect.size(), 1u);
        EXPECT_EQ(expect[0].tasks, (std::vector<task_id>{w0, w1, ps0}));
+     }},
+    {"a_gang_waits_without_a_deadline_by_default_and_says_why", nullptr,
+     [](driver& d) {
+       d.start();
+       EXPECT_TRUE(contains(d.diagnostics(), "waiting for 3 of 3 containers"))
+           << d.diagnostics();
+       EXPECT_TRUE(contains(d.diagnostics(), "has not answered the asks yet"));
+       d.send(core::cluster_seen{{512, 4, 0}, 3});
+       d.grant(1, 1);
+       d.advance(3600000);
+       EXPECT_EQ(d.job_state(), "ALLOCATING");
+       EXPECT_TRUE(contains(d.diagnostics(), "waiting for 2 of 3 containers (1 worker of "
+                                             "1024 MiB, 1 vcores; 1 ps of"))
+           << d.diagnostics();
+       EXPECT_TRUE(contains(d.diagnostics(), "the queue's headroom is 512 MiB, 4 vcores, "
+                                             "less than one worker container"))
+           << d.diagnostics();
+       d.send(core::cluster_seen{{8192, 8, 0}, 0});
+       EXPECT_TRUE(contains(d.diagnostics(), "no running NodeManager"))
+           << d.diagnostics();
+       d.grant_all();
+       EXPECT_FALSE(contains(d.diagnostics(), "waiting for")) << d.diagnostics();
      }},
     {"zero_timeouts_arm_no_deadline",
      [](job_spec& j) {
@@ -638,7 +661,10 @@ const rule new_rules[] = {
        EXPECT_EQ(d.job_state(), "RUNNING");
      }},
     {"a_restarted_task_that_gets_no_container_fails_for_good",
-     [](job_spec& j) { restart_workers(j); },
+     [](job_spec& j) {
+       restart_workers(j);
+       j.policy.allocation_timeout_ms = 120000;
+     },
      [](driver& d) {
        d.run_job();
        d.exit(w1, 3);

@@ -127,3 +127,39 @@ TEST(status_view, a_new_attempt_is_announced_with_the_reason_and_tasks_listed_ag
   // worker:0 was RUNNING before and is RUNNING again: still printed, it is a new task.
   EXPECT_EQ(count(text, "tony: worker:0 RUNNING"), 2u) << text;
 }
+
+// A gang that waits says why once it has waited 5 s, again when the reason
+// changes (at most every 10 s), and a job that gets its containers at once
+// prints nothing of it.
+TEST(status_printer, a_waiting_gang_says_why_after_5_s_and_when_it_changes) {
+  auto st = two_workers();
+  st.state = "ALLOCATING";
+  for (auto& t : st.tasks)
+    t.state = "REQUESTED";
+  st.diagnostics =
+      "waiting for 2 of 2 containers (2 worker of 1024 MiB, 1 vcores): "
+      "the queue's headroom is 0 MiB, 0 vcores, less than one worker container";
+  status_printer p;
+  auto text = [](const std::vector<std::string>& lines) {
+    std::string all;
+    for (auto& l : lines)
+      all += l + "\n";
+    return all;
+  };
+  EXPECT_EQ(count(text(p.update(st, 1'000)), "waiting for"), 0u);
+  EXPECT_EQ(count(text(p.update(st, 4'000)), "waiting for"), 0u);
+  EXPECT_EQ(count(text(p.update(st, 6'100)), "headroom is 0 MiB"), 1u);
+  EXPECT_EQ(count(text(p.update(st, 7'000)), "waiting for"), 0u); // said once
+  auto changed = st;
+  changed.diagnostics = "waiting for 1 of 2 containers (1 worker of 1024 MiB, 1 vcores): "
+                        "the queue's headroom is 0 MiB, 0 vcores, less than one worker "
+                        "container";
+  EXPECT_EQ(count(text(p.update(changed, 9'000)), "waiting for"), 0u); // within 10 s
+  EXPECT_EQ(count(text(p.update(changed, 16'200)), "waiting for 1 of 2"), 1u);
+  auto running = two_workers();
+  EXPECT_EQ(count(text(p.update(running, 17'000)), "waiting for"), 0u);
+
+  status_printer quick;
+  EXPECT_EQ(count(text(quick.update(st, 1'000)), "waiting for"), 0u);
+  EXPECT_EQ(count(text(quick.update(running, 2'000)), "waiting for"), 0u);
+}
