@@ -134,13 +134,23 @@ std::string op_url_at(const std::string& base, const http_auth& auth,
   return url + "&user.name=" + auth.user;
 }
 
-// The NameNode of each HA list that last answered as active, for every
-// namenode_http of this process that names the list.
-std::mutex active_mutex;
-std::map<std::string, std::size_t>& active_of() {
-  static std::map<std::string, std::size_t> known;
+// What this process knows of each HA list (for every namenode_http that
+// names it): the NameNode that last answered as active, and when a call
+// last found none answering in all its rounds.
+struct list_state {
+  std::size_t active = 0;
+  std::chrono::steady_clock::time_point all_down{};
+  bool was_down = false;
+};
+std::mutex lists_mutex;
+std::map<std::string, list_state>& lists() {
+  static std::map<std::string, list_state> known;
   return known;
 }
+
+// After a call found no NameNode in all its rounds, the calls of the next
+// minute try each once: a job's many calls fail in the time of one.
+constexpr auto down_memory = std::chrono::seconds{60};
 
 } // namespace
 
@@ -190,15 +200,23 @@ caf::expected<response> call_op(const namenode_http& nn, const std::string& meth
   if (bases.size() == 1)
     return call(method, url_of(bases.front()), nn.auth, upload, follow);
   std::size_t active = 0;
+  int rounds = failover_rounds;
   {
-    std::lock_guard<std::mutex> guard{active_mutex};
-    active = active_of()[nn.base];
+    std::lock_guard<std::mutex> guard{lists_mutex};
+    auto& known = lists()[nn.base];
+    active = known.active;
+    if (known.was_down && std::chrono::steady_clock::now() - known.all_down < down_memory)
+      rounds = 1;
   }
-  auto r = call_active(bases, &active, url_of, method, nn.auth, upload, follow,
-                       failover_rounds);
+  auto r = call_active(bases, &active, url_of, method, nn.auth, upload, follow, rounds);
+  std::lock_guard<std::mutex> guard{lists_mutex};
+  auto& known = lists()[nn.base];
   if (r) {
-    std::lock_guard<std::mutex> guard{active_mutex};
-    active_of()[nn.base] = active;
+    known.active = active;
+    known.was_down = false;
+  } else if (!known.was_down || rounds > 1) {
+    known.was_down = true;
+    known.all_down = std::chrono::steady_clock::now();
   }
   return r;
 }
@@ -317,8 +335,8 @@ call_active(const std::vector<std::string>& bases, std::size_t* active,
       return r;
     }
   }
-  std::string text =
-      "no NameNode answered as active (" + std::to_string(rounds) + " rounds): ";
+  std::string text = "no NameNode answered as active (" + std::to_string(rounds) +
+                     (rounds == 1 ? " round" : " rounds") + "): ";
   for (std::size_t i = 0; i < n; ++i)
     text += (i ? "; " : "") + base_url(bases[i]) + ": " + said[i];
   return make_error(errc::infrastructure, text);

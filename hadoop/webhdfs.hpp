@@ -128,7 +128,9 @@ constexpr int failover_rounds = 10;
 /// One WebHDFS call of `op` (with its parameters: "DELETE&recursive=true")
 /// on `path` at `nn`: to its NameNode, or for an HA list to whichever
 /// answers as active (call_active, failover_rounds), starting with the one
-/// that last did in this process.
+/// that last did in this process. Within a minute of a call that found
+/// none answering, a call gives each NameNode one try: a process's many
+/// calls then fail in about the time of one.
 caf::expected<response> call_op(const namenode_http& nn, const std::string& method,
                                 const std::string& path, const std::string& op,
                                 const std::string& upload = {}, bool follow = false);

@@ -76,6 +76,12 @@ void complain(const std::string& line) {
   std::cerr << "tony-submit: " << line << std::endl;
 }
 
+// Bad job.toml or client configuration: said, and exit 2.
+int usage_error(const caf::error& err) {
+  complain(describe(err));
+  return exit_usage;
+}
+
 // The Hadoop configuration directory and its contents.
 struct hadoop_setup {
   std::string dir;
@@ -665,19 +671,14 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto auth = http_auth_of(client, job.security);
 
   // Stage what the job ships.
-  auto located = locate_job(job, conf, app, user);
-  if (!located) {
-    complain(describe(located.error()));
-    return exit_usage;
-  }
-  auto& where = *located;
-  auto& staging_uri = where.staging_uri;
-  webhdfs::namenode_http webhdfs{where.staging_webhdfs, auth};
+  auto where = locate_job(job, conf, app, user);
+  if (!where)
+    return usage_error(where.error());
+  auto& staging_uri = where->staging_uri;
+  webhdfs::namenode_http webhdfs{where->staging_webhdfs, auth};
   auto stager = staging::make_stager(staging_uri, webhdfs);
-  if (!stager) {
-    complain(describe(stager.error()));
-    return exit_usage;
-  }
+  if (!stager)
+    return usage_error(stager.error());
   fs::path scratch = private_scratch(app, to_json(job));
   if (scratch.empty())
     return exit_infra;
@@ -797,10 +798,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_launch.tokens = hadoop::serialize_credentials(am_tokens);
   ctx.cancel_tokens_when_complete = true;
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
-  auto history_uri = where.history_uri;
+  auto history_uri = where->history_uri;
   ctx.am_launch.env[yarn_env::history_uri] = history_uri;
-  if (!where.history_webhdfs.empty())
-    ctx.am_launch.env[yarn_env::history_webhdfs] = where.history_webhdfs;
+  if (!where->history_webhdfs.empty())
+    ctx.am_launch.env[yarn_env::history_webhdfs] = where->history_webhdfs;
   ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
                             "--job",      "job.json", "--app-id",           app,
                             "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};
