@@ -6,6 +6,8 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -120,14 +122,103 @@ caf::expected<response> call(const std::string& method, const std::string& url,
   return result;
 }
 
+namespace {
+
+std::string op_url_at(const std::string& base, const http_auth& auth,
+                      const std::string& path, const std::string& op) {
+  auto url = base_url(base) + "/webhdfs/v1" + path + "?op=" + op;
+  if (!auth.delegation.empty())
+    return url + "&delegation=" + auth.delegation;
+  if (auth.kerberos)
+    return url;
+  return url + "&user.name=" + auth.user;
+}
+
+// What this process knows of each HA list (for every namenode_http that
+// names it): the NameNode that last answered as active, and when a call
+// last found none answering in all its rounds.
+struct list_state {
+  std::size_t active = 0;
+  std::chrono::steady_clock::time_point all_down{};
+  bool was_down = false;
+};
+std::mutex lists_mutex;
+std::map<std::string, list_state>& lists() {
+  static std::map<std::string, list_state> known;
+  return known;
+}
+
+// After a call found no NameNode in all its rounds, the calls of the next
+// minute try each once: a job's many calls fail in the time of one.
+constexpr auto down_memory = std::chrono::seconds{60};
+
+} // namespace
+
 std::string op_url(const namenode_http& nn, const std::string& path,
                    const std::string& op) {
-  auto url = base_url(nn.base) + "/webhdfs/v1" + path + "?op=" + op;
-  if (!nn.auth.delegation.empty())
-    return url + "&delegation=" + nn.auth.delegation;
-  if (nn.auth.kerberos)
-    return url;
-  return url + "&user.name=" + nn.auth.user;
+  return op_url_at(bases_of(nn.base).front(), nn.auth, path, op);
+}
+
+std::vector<std::string> bases_of(const std::string& base) {
+  std::vector<std::string> result;
+  std::size_t start = 0;
+  while (start <= base.size()) {
+    auto comma = base.find(',', start);
+    auto one = base.substr(start, comma == std::string::npos ? std::string::npos
+                                                             : comma - start);
+    start = comma == std::string::npos ? base.size() + 1 : comma + 1;
+    if (!one.empty())
+      result.push_back(std::move(one));
+  }
+  if (result.empty())
+    result.emplace_back();
+  return result;
+}
+
+caf::expected<std::string> webhdfs_address(const hadoop::configuration& conf,
+                                           const std::string& authority) {
+  auto all = namenode_addresses(conf, authority);
+  if (!all)
+    return all.error();
+  std::string result;
+  for (auto& one : *all)
+    result += (result.empty() ? "" : ",") + one;
+  return result;
+}
+
+caf::expected<response> call_op(const namenode_http& nn, const std::string& method,
+                                const std::string& path, const std::string& op,
+                                const std::string& upload, bool follow) {
+  // "?op=<name>", the authentication, then the op's own parameters.
+  auto amp = op.find('&');
+  auto name = op.substr(0, amp);
+  auto params = amp == std::string::npos ? std::string{} : op.substr(amp);
+  auto url_of = [&](const std::string& base) {
+    return op_url_at(base, nn.auth, path, name) + params;
+  };
+  auto bases = bases_of(nn.base);
+  if (bases.size() == 1)
+    return call(method, url_of(bases.front()), nn.auth, upload, follow);
+  std::size_t active = 0;
+  int rounds = failover_rounds;
+  {
+    std::lock_guard<std::mutex> guard{lists_mutex};
+    auto& known = lists()[nn.base];
+    active = known.active;
+    if (known.was_down && std::chrono::steady_clock::now() - known.all_down < down_memory)
+      rounds = 1;
+  }
+  auto r = call_active(bases, &active, url_of, method, nn.auth, upload, follow, rounds);
+  std::lock_guard<std::mutex> guard{lists_mutex};
+  auto& known = lists()[nn.base];
+  if (r) {
+    known.active = active;
+    known.was_down = false;
+  } else if (!known.was_down || rounds > 1) {
+    known.was_down = true;
+    known.all_down = std::chrono::steady_clock::now();
+  }
+  return r;
 }
 
 std::string base_url(const std::string& address) {
@@ -244,8 +335,8 @@ call_active(const std::vector<std::string>& bases, std::size_t* active,
       return r;
     }
   }
-  std::string text =
-      "no NameNode answered as active (" + std::to_string(rounds) + " rounds): ";
+  std::string text = "no NameNode answered as active (" + std::to_string(rounds) +
+                     (rounds == 1 ? " round" : " rounds") + "): ";
   for (std::size_t i = 0; i < n; ++i)
     text += (i ? "; " : "") + base_url(bases[i]) + ": " + said[i];
   return make_error(errc::infrastructure, text);

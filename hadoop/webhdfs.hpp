@@ -47,7 +47,9 @@ struct http_auth {
 /// A NameNode's WebHDFS endpoint and how to talk to it.
 struct namenode_http {
   /// "http://host:port" or "https://host:port" (a bare "host:port" is
-  /// http, as older configurations and TONY_WEBHDFS values write it).
+  /// http, as older configurations and TONY_WEBHDFS values write it). The
+  /// NameNodes of an HA nameservice are a comma-separated list of these
+  /// (webhdfs_address), tried in order by call_op.
   std::string base;
   http_auth auth;
 };
@@ -108,6 +110,30 @@ call_active(const std::vector<std::string>& bases, std::size_t* active,
             const std::function<std::string(const std::string& base)>& url_of,
             const std::string& method, const http_auth& auth,
             const std::string& upload = {}, bool follow = false, int rounds = 6);
+
+/// The WebHDFS address of the file system whose hdfs:// URI has
+/// `authority`: namenode_addresses joined by commas, the form
+/// namenode_http::base, TONY_WEBHDFS and the AM's state file carry.
+caf::expected<std::string> webhdfs_address(const hadoop::configuration& conf,
+                                           const std::string& authority);
+
+/// The NameNodes of a namenode_http::base, in order.
+std::vector<std::string> bases_of(const std::string& base);
+
+/// How many rounds call_op gives an HA nameservice's NameNodes: the pauses
+/// between them (200 ms doubling to 2 s, about 13 s in all) outlast an
+/// automatic failover after the active NameNode dies.
+constexpr int failover_rounds = 10;
+
+/// One WebHDFS call of `op` (with its parameters: "DELETE&recursive=true")
+/// on `path` at `nn`: to its NameNode, or for an HA list to whichever
+/// answers as active (call_active, failover_rounds), starting with the one
+/// that last did in this process. Within a minute of a call that found
+/// none answering, a call gives each NameNode one try: a process's many
+/// calls then fail in about the time of one.
+caf::expected<response> call_op(const namenode_http& nn, const std::string& method,
+                                const std::string& path, const std::string& op,
+                                const std::string& upload = {}, bool follow = false);
 
 /// The message of a WebHDFS RemoteException body, or the body's start.
 std::string remote_message(const std::string& body);

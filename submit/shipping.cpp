@@ -1,5 +1,6 @@
 #include "submit/shipping.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
@@ -79,11 +80,16 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
   return best_target + rest;
 }
 
-std::string webhdfs_address_of(const std::string& authority,
-                               const hadoop::configuration& conf) {
+caf::expected<std::string> webhdfs_address_of(const std::string& authority,
+                                              const hadoop::configuration& conf) {
   auto host = authority.substr(0, authority.find(':'));
-  if (authority.empty() || authority == default_hdfs_authority(conf))
-    return webhdfs::namenode_address(conf, host);
+  auto nameservices = "," + conf.get_or("dfs.nameservices", "") + ",";
+  nameservices.erase(std::remove(nameservices.begin(), nameservices.end(), ' '),
+                     nameservices.end());
+  bool nameservice = authority.find(':') == std::string::npos &&
+                     nameservices.find("," + host + ",") != std::string::npos;
+  if (authority.empty() || nameservice || authority == default_hdfs_authority(conf))
+    return webhdfs::webhdfs_address(conf, authority);
   // Another cluster's NameNode: its default port, under this cluster's
   // HTTP policy.
   hadoop::configuration defaults;
@@ -129,10 +135,12 @@ caf::expected<local_resource> remote_resource(const std::string& uri,
     return make_error(errc::invalid_config,
                       uri + " names no NameNode and fs.defaultFS is not HDFS; write "
                             "hdfs://<namenode>/path");
+  auto address = webhdfs_address_of(authority, conf);
+  if (!address)
+    return address.error();
   auto path = fs::path{parts->path};
-  auto stager =
-      staging::make_webhdfs_stager({webhdfs_address_of(authority, conf), auth},
-                                   "hdfs://" + authority, path.parent_path().string());
+  auto stager = staging::make_webhdfs_stager({*address, auth}, "hdfs://" + authority,
+                                             path.parent_path().string());
   auto res = stager->stat(path.filename().string(), archive);
   if (!res)
     return res.error();

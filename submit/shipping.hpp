@@ -29,11 +29,13 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
                                           const hadoop::configuration& conf);
 
 /// The WebHDFS address of the NameNode at `authority` ("host:port" of an
-/// hdfs:// URI): webhdfs::namenode_address for the default filesystem's
-/// NameNode, else the default port of its host ("host:9870", or
-/// "https://host:9871" under dfs.http.policy HTTPS_ONLY).
-std::string webhdfs_address_of(const std::string& authority,
-                               const hadoop::configuration& conf);
+/// hdfs:// URI): webhdfs::webhdfs_address for the default filesystem's
+/// NameNode and for a nameservice of dfs.nameservices (all its NameNodes,
+/// comma-separated; fails naming a key the configuration lacks), else the
+/// default port of its host ("host:9870", or "https://host:9871" under
+/// dfs.http.policy HTTPS_ONLY).
+caf::expected<std::string> webhdfs_address_of(const std::string& authority,
+                                              const hadoop::configuration& conf);
 
 /// The local resource of a file already on HDFS (hdfs:// or viewfs://),
 /// linked as `name`, looked up through WebHDFS as `auth` says; on another

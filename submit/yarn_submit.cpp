@@ -42,6 +42,7 @@
 #include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
 #include "submit/job_control.hpp"
+#include "submit/job_locations.hpp"
 #include "submit/job_tokens.hpp"
 #include "submit/shipping.hpp"
 #include "submit/staging_sweep.hpp"
@@ -73,6 +74,12 @@ void say(const std::string& line) {
 
 void complain(const std::string& line) {
   std::cerr << "tony-submit: " << line << std::endl;
+}
+
+// Bad job.toml or client configuration: said, and exit 2.
+int usage_error(const caf::error& err) {
+  complain(describe(err));
+  return exit_usage;
 }
 
 // The Hadoop configuration directory and its contents.
@@ -211,52 +218,6 @@ const char* application_type(const std::string& framework) {
   if (framework == "horovod")
     return "HOROVOD";
   return "TONY";
-}
-
-// The NameNode's WebHDFS address for a directory on HDFS; empty elsewhere.
-std::string webhdfs_for(const std::string& uri, const hadoop::configuration& conf) {
-  if (uri.rfind("hdfs://", 0) != 0)
-    return {};
-  auto authority = uri.substr(7, uri.find('/', 7) - 7);
-  return webhdfs::namenode_address(conf, authority.substr(0, authority.find(':')));
-}
-
-// Where a job's files go, derived here once: the AM gets them in its
-// environment (runtime/yarn/am_env.hpp) and derives nothing itself.
-struct job_locations {
-  std::string staging_uri;
-  std::string staging_webhdfs;
-  std::string history_uri;
-  std::string history_webhdfs;
-};
-
-job_locations locate_job(const job_spec& job, const hadoop::configuration& conf,
-                         const std::string& app_id, const std::string& user) {
-  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
-  std::string root = job.cluster.staging_dir;
-  if (root.empty()) {
-    if (default_fs.rfind("hdfs://", 0) == 0) {
-      auto authority = default_fs.substr(7);
-      while (!authority.empty() && authority.back() == '/')
-        authority.pop_back();
-      root = "hdfs://" + authority + "/user/" + user + "/.tony";
-    } else {
-      auto home = std::getenv("HOME");
-      root = "file://" + std::string(home ? home : "/tmp") + "/.tony/staging";
-    }
-  } else if (root[0] == '/') {
-    root = (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
-           root;
-  }
-  while (!root.empty() && root.back() == '/')
-    root.pop_back();
-  job_locations result;
-  result.staging_uri = root + "/" + app_id;
-  result.staging_webhdfs = webhdfs_for(root, conf);
-  result.history_uri =
-      history::history_location(job.cluster.history_dir, default_fs, user);
-  result.history_webhdfs = webhdfs_for(result.history_uri, conf);
-  return result;
 }
 
 // The job's end as the RM reports it, with the tasks the AM last showed:
@@ -711,13 +672,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
 
   // Stage what the job ships.
   auto where = locate_job(job, conf, app, user);
-  auto& staging_uri = where.staging_uri;
-  webhdfs::namenode_http webhdfs{where.staging_webhdfs, auth};
+  if (!where)
+    return usage_error(where.error());
+  auto& staging_uri = where->staging_uri;
+  webhdfs::namenode_http webhdfs{where->staging_webhdfs, auth};
   auto stager = staging::make_stager(staging_uri, webhdfs);
-  if (!stager) {
-    complain(describe(stager.error()));
-    return exit_usage;
-  }
+  if (!stager)
+    return usage_error(stager.error());
   fs::path scratch = private_scratch(app, to_json(job));
   if (scratch.empty())
     return exit_infra;
@@ -837,10 +798,10 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_launch.tokens = hadoop::serialize_credentials(am_tokens);
   ctx.cancel_tokens_when_complete = true;
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
-  auto history_uri = where.history_uri;
+  auto history_uri = where->history_uri;
   ctx.am_launch.env[yarn_env::history_uri] = history_uri;
-  if (!where.history_webhdfs.empty())
-    ctx.am_launch.env[yarn_env::history_webhdfs] = where.history_webhdfs;
+  if (!where->history_webhdfs.empty())
+    ctx.am_launch.env[yarn_env::history_webhdfs] = where->history_webhdfs;
   ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
                             "--job",      "job.json", "--app-id",           app,
                             "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};
@@ -954,7 +915,13 @@ std::optional<job_status> tasks_of(const yarn::application_report& report,
   auto default_fs = conf.get_or("fs.defaultFS", "file:///");
   auto user = report.user.empty() ? hadoop::current_user() : report.user;
   auto uri = history::history_location({}, default_fs, user);
-  webhdfs::namenode_http nn{webhdfs_for(uri, conf), auth};
+  auto address = webhdfs_for(uri, conf);
+  if (!address) {
+    if (why_not)
+      *why_not = describe(address.error());
+    return std::nullopt;
+  }
+  webhdfs::namenode_http nn{*address, auth};
   if (!nn.auth.kerberos)
     nn.auth.user = user; // SIMPLE: read as the application's user
   auto dir = history::open_history(uri, std::move(nn));
@@ -1150,7 +1117,12 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
     return print_task_logs(*st, req, from_node_manager);
   // Ended: the NodeManagers upload the containers' logs (log aggregation).
   auto user = report.user.empty() ? hadoop::current_user() : report.user;
-  webhdfs::namenode_http nn{webhdfs_for(aggregation.root, t.conf), t.auth};
+  auto address = webhdfs_for(aggregation.root, t.conf);
+  if (!address) {
+    complain(describe(address.error()));
+    return exit_usage;
+  }
+  webhdfs::namenode_http nn{*address, t.auth};
   if (!nn.auth.kerberos)
     nn.auth.user = user; // SIMPLE: read as the application's user
   aggregated_logs logs{aggregation, user, app_id, nn};

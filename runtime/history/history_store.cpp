@@ -138,7 +138,7 @@ public:
   }
 
   caf::expected<std::vector<stored_log>> list() override {
-    auto res = webhdfs::call("GET", op_url(dir_, "LISTSTATUS"), nn_.auth, {}, true);
+    auto res = webhdfs::call_op(nn_, "GET", dir_, "LISTSTATUS", {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -166,7 +166,7 @@ public:
   }
 
   caf::expected<std::string> read(const stored_log& log) override {
-    auto res = webhdfs::call("GET", op_url(log.location, "OPEN"), nn_.auth, {}, true);
+    auto res = webhdfs::call_op(nn_, "GET", log.location, "OPEN", {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -182,8 +182,7 @@ public:
     if (path.size() > suffix.size() &&
         path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
       path.resize(path.size() - std::string{"/events.jsonl"}.size());
-    auto res = webhdfs::call("DELETE", op_url(path, "DELETE") + "&recursive=true",
-                             nn_.auth, {}, true);
+    auto res = webhdfs::call_op(nn_, "DELETE", path, "DELETE&recursive=true", {}, true);
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -196,10 +195,6 @@ public:
   std::string uri() const override { return fs_uri_ + dir_; }
 
 private:
-  std::string op_url(const std::string& path, const char* op) const {
-    return webhdfs::op_url(nn_, path, op);
-  }
-
   webhdfs::namenode_http nn_;
   std::string fs_uri_;
   std::string dir_;
@@ -308,8 +303,16 @@ caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
     if (slash == std::string::npos)
       return make_error(errc::invalid_config, "history dir " + uri + " has no path");
     auto authority = rest.substr(0, slash);
-    if (nn.base.empty())
-      nn.base = authority.substr(0, authority.find(':')) + ":9870";
+    if (nn.base.empty()) {
+      // The client configuration's NameNode, or every NameNode of a
+      // nameservice; without one, the host's default port.
+      auto conf = hadoop::configuration::from_environment();
+      auto address =
+          webhdfs::webhdfs_address(conf ? *conf : hadoop::configuration{}, authority);
+      if (!address)
+        return address.error();
+      nn.base = *address;
+    }
     return make_webhdfs_history(std::move(nn), "hdfs://" + authority, rest.substr(slash));
   }
   if (!uri.empty() && uri[0] == '~')

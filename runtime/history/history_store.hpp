@@ -63,7 +63,9 @@ std::unique_ptr<history_dir> make_webhdfs_history(webhdfs::namenode_http nn,
                                                   std::string fs_uri, std::string dir);
 
 /// A path, file:///dir or hdfs://host:port/dir (then `nn`; when its base is
-/// empty, the NameNode host on port 9870), or any other scheme (s3a://,
+/// empty, webhdfs::webhdfs_address of the client configuration
+/// ($HADOOP_CONF_DIR): every NameNode of a nameservice, the NameNode's
+/// address, or the host on port 9870), or any other scheme (s3a://,
 /// gs://, ...) through the cluster's `hadoop fs`.
 caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
                                                          webhdfs::namenode_http nn);

@@ -101,8 +101,7 @@ caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
       result.push_back({e.name, e.directory, e.size, e.modified_ms});
     return result;
   }
-  auto res = webhdfs::call("GET", webhdfs::op_url(nn, at->path, "LISTSTATUS"), nn.auth,
-                           {}, true);
+  auto res = webhdfs::call_op(nn, "GET", at->path, "LISTSTATUS", {}, true);
   if (!res)
     return res.error();
   if (res->status == 404)
@@ -135,8 +134,7 @@ caf::expected<std::string> read_whole(const std::string& uri,
   }
   if (at->cli)
     return hadoop_fs(uri, {"-cat", uri});
-  auto res =
-      webhdfs::call("GET", webhdfs::op_url(nn, at->path, "OPEN"), nn.auth, {}, true);
+  auto res = webhdfs::call_op(nn, "GET", at->path, "OPEN", {}, true);
   if (!res)
     return res.error();
   if (res->status == 404)
@@ -164,8 +162,7 @@ caf::expected<void> remove_tree(const std::string& uri,
       return ok.error();
     return caf::unit;
   }
-  auto res = webhdfs::call(
-      "DELETE", webhdfs::op_url(nn, at->path, "DELETE") + "&recursive=true", nn.auth);
+  auto res = webhdfs::call_op(nn, "DELETE", at->path, "DELETE&recursive=true");
   if (!res)
     return res.error();
   if (res->status != 200 && res->status != 404)

@@ -205,7 +205,7 @@ public:
 
   caf::expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
-    auto status = webhdfs::call("GET", op_url(target, "GETFILESTATUS"), nn_.auth);
+    auto status = webhdfs::call_op(nn_, "GET", target, "GETFILESTATUS");
     if (!status)
       return status.error();
     if (status->status == 404)
@@ -229,7 +229,7 @@ public:
   // OPEN answers 307 with the DataNode that serves the bytes.
   caf::expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
-    auto first = webhdfs::call("GET", op_url(target, "OPEN"), nn_.auth);
+    auto first = webhdfs::call_op(nn_, "GET", target, "OPEN");
     if (!first)
       return first.error();
     if (first->status == 404)
@@ -251,8 +251,7 @@ public:
   }
 
   caf::expected<void> remove_all() override {
-    auto res =
-        webhdfs::call("DELETE", op_url(dir_, "DELETE") + "&recursive=true", nn_.auth);
+    auto res = webhdfs::call_op(nn_, "DELETE", dir_, "DELETE&recursive=true");
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -278,8 +277,7 @@ private:
     auto partial = target + ".partial." + std::to_string(::getpid());
     if (extra.empty())
       extra = "&permission=" + octal(modes_.file);
-    auto first = webhdfs::call(
-        "PUT", op_url(partial, "CREATE") + "&overwrite=true" + extra, nn_.auth);
+    auto first = webhdfs::call_op(nn_, "PUT", partial, "CREATE&overwrite=true" + extra);
     if (!first)
       return first.error();
     if (first->status != 307 || first->location.empty())
@@ -294,17 +292,16 @@ private:
                   std::to_string(second->status) +
                   "): " + webhdfs::remote_message(second->body));
     for (int round = 0; round < 2; ++round) {
-      auto moved = webhdfs::call(
-          "PUT", op_url(partial, "RENAME") + "&destination=" + target, nn_.auth);
+      auto moved = webhdfs::call_op(nn_, "PUT", partial, "RENAME&destination=" + target);
       if (!moved)
         return moved.error();
       auto j = nlohmann::json::parse(moved->body, nullptr, false);
       if (moved->status == 200 && j.is_object() && j.value("boolean", false))
         break;
       if (!replace && moved->status == 200) {
-        if (auto there = webhdfs::call("GET", op_url(target, "GETFILESTATUS"), nn_.auth);
+        if (auto there = webhdfs::call_op(nn_, "GET", target, "GETFILESTATUS");
             there && there->status == 200) {
-          webhdfs::call("DELETE", op_url(partial, "DELETE"), nn_.auth);
+          webhdfs::call_op(nn_, "DELETE", partial, "DELETE");
           break;
         }
       }
@@ -313,7 +310,7 @@ private:
                     std::to_string(moved->status) +
                     "): " + webhdfs::remote_message(moved->body));
       // The target exists (an older copy): replace it.
-      webhdfs::call("DELETE", op_url(target, "DELETE"), nn_.auth);
+      webhdfs::call_op(nn_, "DELETE", target, "DELETE");
     }
     return caf::unit;
   }
@@ -323,8 +320,8 @@ private:
   caf::expected<void> make_dir() {
     if (dir_made_)
       return caf::unit;
-    auto res = webhdfs::call(
-        "PUT", op_url(dir_, "MKDIRS") + "&permission=" + octal(modes_.dir), nn_.auth);
+    auto res =
+        webhdfs::call_op(nn_, "PUT", dir_, "MKDIRS&permission=" + octal(modes_.dir));
     if (!res)
       return res.error();
     if (res->status != 200)
@@ -342,10 +339,6 @@ private:
     webhdfs::http_auth auth;
     auth.ca_file = nn_.auth.ca_file;
     return auth;
-  }
-
-  std::string op_url(const std::string& path, const char* op) const {
-    return webhdfs::op_url(nn_, path, op);
   }
 
   webhdfs::namenode_http nn_;

@@ -48,8 +48,8 @@ TEST(shipping, viewfs_resolves_by_the_longest_link) {
 
 TEST(shipping, webhdfs_address_of_the_default_namenode_comes_from_the_configuration) {
   auto conf = mount_table();
-  EXPECT_EQ(webhdfs_address_of("nn1:8020", conf), "nn1:9871");
-  EXPECT_EQ(webhdfs_address_of("nn2:8020", conf), "nn2:9870");
+  EXPECT_EQ(*webhdfs_address_of("nn1:8020", conf), "nn1:9871");
+  EXPECT_EQ(*webhdfs_address_of("nn2:8020", conf), "nn2:9870");
 }
 
 TEST(shipping, local_sources_are_staged_under_their_own_file_names) {

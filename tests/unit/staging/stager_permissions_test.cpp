@@ -1,11 +1,19 @@
 // Staging permissions as MapReduce's (runtime/staging/stager.hpp): the job's
 // directory 0700 and its files 0600, the history dir 0750 and its event logs
 // 0640; on file:// by mode, on HDFS by the `permission=` WebHDFS sends with
-// MKDIRS and CREATE (against a loopback stand-in NameNode).
+// MKDIRS and CREATE (against a loopback stand-in NameNode). And the
+// NameNodes of an HA nameservice: the active one found past a dead one and
+// a standby.
 
 #include "runtime/staging/stager.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +24,9 @@
 #include <gtest/gtest.h>
 
 #include "base/files.hpp"
+#include "messages/error.hpp"
+#include "runtime/history/history_store.hpp"
+#include "runtime/staging/remote_dir.hpp"
 #include "web/http_server.hpp"
 
 namespace tony::staging {
@@ -103,6 +114,10 @@ struct fake_namenode {
                                        req.path.substr(11));
       } else if (op == "MKDIRS" || op == "RENAME") {
         res.set_content(R"({"boolean":true})", "application/json");
+      } else if (op == "LISTSTATUS") {
+        res.set_content(R"({"FileStatuses":{"FileStatus":[{"pathSuffix":"app_1.jsonl",)"
+                        R"("type":"FILE","length":28,"modificationTime":1}]}})",
+                        "application/json");
       } else if (op == "GETFILESTATUS") {
         res.set_content(R"({"FileStatus":{"length":28,"modificationTime":1}})",
                         "application/json");
@@ -157,6 +172,84 @@ TEST_F(file_staging, webhdfs_sends_the_permissions_with_mkdirs_and_create) {
       EXPECT_NE(r.find("permission="), std::string::npos) << r;
     }
   }
+}
+
+// A NameNode in standby: every WebHDFS call is a StandbyException.
+struct standby_namenode {
+  http::http_server server;
+  int port = 0;
+  std::atomic<int> hits{0};
+
+  standby_namenode() {
+    port = *server.bind("127.0.0.1", 0);
+    server.start([this](const httplib::Request&, const std::string&,
+                        httplib::Response& res) {
+      ++hits;
+      res.status = 403;
+      res.set_content(R"({"RemoteException":{"exception":"StandbyException",)"
+                      R"("message":"Operation category READ is not supported in state )"
+                      R"(standby"}})",
+                      "application/json");
+    });
+  }
+};
+
+// A port nothing listens on: bound, never listened, closed.
+std::string refused_address() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+}
+
+// An HA nameservice's NameNodes (webhdfs::webhdfs_address: comma-separated)
+// as the stager, the history dir and remote_dir get them: a dead one and a
+// standby are passed over for the active one.
+TEST_F(file_staging, every_webhdfs_user_goes_to_the_active_namenode_of_a_list) {
+  fake_namenode active;
+  standby_namenode standby;
+  webhdfs::namenode_http nn{refused_address() +
+                                ",http://127.0.0.1:" + std::to_string(standby.port) +
+                                ",127.0.0.1:" + std::to_string(active.port),
+                            {}};
+  nn.auth.user = "alice";
+  auto job = make_webhdfs_stager(nn, "hdfs://prod", "/user/alice/.tony/app_1");
+  auto put = job->put(source, "job.json", false);
+  ASSERT_TRUE(put) << describe(put.error());
+  EXPECT_EQ(put->url, "hdfs://prod/user/alice/.tony/app_1/job.json");
+  EXPECT_TRUE(has(active.seen(), "/user/alice/.tony/app_1?op=MKDIRS&user.name=alice"));
+  EXPECT_GE(standby.hits.load(), 1);
+
+  auto listed = list_dir("hdfs://prod/user/alice/.tony/history", nn);
+  ASSERT_TRUE(listed) << describe(listed.error());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().name, "app_1.jsonl");
+
+  auto history = history::open_history("hdfs://prod/user/alice/.tony/history", nn);
+  ASSERT_TRUE(history) << describe(history.error());
+  auto logs = (*history)->list();
+  ASSERT_TRUE(logs) << describe(logs.error());
+  EXPECT_TRUE(has(active.seen(), "/user/alice/.tony/history?op=LISTSTATUS"));
+}
+
+// Without the list (one address) a standby's answer is the answer: the
+// stager reports the NameNode's message.
+TEST_F(file_staging, a_single_standby_namenode_is_an_error_with_its_message) {
+  standby_namenode standby;
+  webhdfs::namenode_http nn{"127.0.0.1:" + std::to_string(standby.port), {}};
+  nn.auth.user = "alice";
+  auto job = make_webhdfs_stager(nn, "hdfs://nn:8020", "/user/alice/.tony/app_1");
+  auto put = job->put(source, "job.json", false);
+  ASSERT_FALSE(put);
+  EXPECT_NE(describe(put.error()).find("not supported in state standby"),
+            std::string::npos)
+      << describe(put.error());
+  EXPECT_EQ(standby.hits.load(), 1);
 }
 
 } // namespace

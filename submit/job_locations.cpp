@@ -1,0 +1,78 @@
+#include "submit/job_locations.hpp"
+
+#include <cstdlib>
+
+#include "hadoop/webhdfs.hpp"
+#include "messages/error.hpp"
+#include "runtime/history/history_store.hpp"
+#include "submit/shipping.hpp"
+
+namespace tony {
+
+caf::expected<std::string> webhdfs_for(const std::string& uri,
+                                       const hadoop::configuration& conf) {
+  if (uri.rfind("hdfs://", 0) != 0)
+    return std::string{};
+  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  return webhdfs::webhdfs_address(conf, authority);
+}
+
+caf::expected<std::string> through_viewfs(const std::string& uri,
+                                          const hadoop::configuration& conf,
+                                          const std::string& key) {
+  if (uri.rfind("viewfs://", 0) != 0)
+    return uri;
+  auto target = resolve_viewfs(uri, conf);
+  if (!target)
+    return make_error(errc::invalid_config,
+                      key + " " + uri + ": " + describe(target.error()) +
+                          "; add the mount link to the client configuration or name "
+                          "the hdfs:// directory itself");
+  return target;
+}
+
+caf::expected<job_locations> locate_job(const job_spec& job,
+                                        const hadoop::configuration& conf,
+                                        const std::string& app_id,
+                                        const std::string& user) {
+  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
+  std::string root = job.cluster.staging_dir;
+  if (root.empty()) {
+    if (default_fs.rfind("hdfs://", 0) == 0) {
+      auto authority = default_fs.substr(7);
+      while (!authority.empty() && authority.back() == '/')
+        authority.pop_back();
+      root = "hdfs://" + authority + "/user/" + user + "/.tony";
+    } else {
+      auto home = std::getenv("HOME");
+      root = "file://" + std::string(home ? home : "/tmp") + "/.tony/staging";
+    }
+  } else if (root[0] == '/') {
+    root = (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
+           root;
+  }
+  while (!root.empty() && root.back() == '/')
+    root.pop_back();
+  auto staging_root = through_viewfs(root, conf, "[cluster] staging_dir");
+  if (!staging_root)
+    return staging_root.error();
+  auto history_uri =
+      through_viewfs(history::history_location(job.cluster.history_dir, default_fs, user),
+                     conf, "[cluster] history_dir");
+  if (!history_uri)
+    return history_uri.error();
+  job_locations result;
+  result.staging_uri = *staging_root + "/" + app_id;
+  result.history_uri = *history_uri;
+  auto staging_webhdfs = webhdfs_for(*staging_root, conf);
+  if (!staging_webhdfs)
+    return staging_webhdfs.error();
+  result.staging_webhdfs = *staging_webhdfs;
+  auto history_webhdfs = webhdfs_for(result.history_uri, conf);
+  if (!history_webhdfs)
+    return history_webhdfs.error();
+  result.history_webhdfs = *history_webhdfs;
+  return result;
+}
+
+} // namespace tony

@@ -1,0 +1,191 @@
+"""tony on an HA HDFS (fixture `hdfs_ha`: cluster.sh start --hdfs-ha,
+fs.defaultFS = hdfs://tonyns of NameNodes nn1 and nn2, SIMPLE). A job staged
+on hdfs://tonyns with `files` (one of them on hdfs://tonyns) succeeds with
+the active NameNode killed (SIGKILL) as it stages and again as it runs;
+--status and --logs of the ended job work; with no NameNode answering,
+tony-submit fails in bounded time naming both. HADOOP_CONF_DIR,
+TONY_YARN_DIR and TONY_BIN come from ctest."""
+
+import getpass
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "yarn"))
+import yarnlib as y  # noqa: E402
+
+STATE = os.environ.get("TONY_YARN_DIR", "")
+CLUSTER_SH = os.path.join(y.ROOT, "scripts", "yarn", "cluster.sh")
+USER = getpass.getuser()
+
+
+def cluster(*args):
+    proc = subprocess.run([CLUSTER_SH, *args, "--dir", STATE], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=180)
+    assert proc.returncode == 0, f"cluster.sh {' '.join(args)}: {proc.stdout}"
+    return proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+
+
+def web_of(nn):
+    return "http://" + y.conf_value("hdfs-site.xml", f"dfs.namenode.http-address.tonyns.{nn}")
+
+
+def nn_state(nn):
+    """active, standby, or down (the NameNode's JMX)."""
+    url = web_of(nn) + "/jmx?qry=Hadoop:service=NameNode,name=NameNodeStatus"
+    try:
+        with urllib.request.urlopen(url, timeout=3) as r:
+            return json.load(r)["beans"][0]["State"]
+    except (OSError, ValueError, KeyError, IndexError):
+        return "down"
+
+
+def restart_as_standby(nn):
+    cluster("nn-start", nn)
+    assert y.wait_until(lambda: nn_state(nn) == "standby", 120, step=0.5), \
+        f"{nn} did not come back as standby"
+
+
+def kill_active():
+    killed = cluster("nn-kill-active")
+    assert killed in ("nn1", "nn2"), killed
+    return killed
+
+
+def exists_on_hdfs(path):
+    """GETFILESTATUS of `path` at whichever NameNode is active."""
+    for nn in ("nn1", "nn2"):
+        if nn_state(nn) != "active":
+            continue
+        url = f"{web_of(nn)}/webhdfs/v1{path}?op=GETFILESTATUS&user.name={USER}"
+        try:
+            with urllib.request.urlopen(url, timeout=10):
+                return True
+        except urllib.error.HTTPError as e:
+            assert e.code == 404, f"GETFILESTATUS {path}: HTTP {e.code}"
+            return False
+    raise AssertionError("no active NameNode")
+
+
+def ha_job(tmp, ctl):
+    src = os.path.join(tmp, "src")
+    os.makedirs(src)
+    with open(os.path.join(src, "task.py"), "w") as f:
+        f.write(f'''import os, time
+print("FILES", open("local.txt").read().strip(), open("shared.txt").read().strip(), flush=True)
+end = time.time() + 240
+while not os.path.exists({os.path.join(ctl, "go")!r}) and time.time() < end:
+    time.sleep(0.2)
+print("TASK_DONE", flush=True)
+''')
+    with open(os.path.join(tmp, "local.txt"), "w") as f:
+        f.write("local-marker\n")
+    with open(os.path.join(tmp, "shared.txt"), "w") as f:
+        f.write("shared-marker\n")
+    shared = f"hdfs://tonyns/user/{USER}/hdfsha-files/shared.txt"
+    out = y.yarn_cli("dfs", "-mkdir", "-p", f"hdfs://tonyns/user/{USER}/hdfsha-files")
+    out += y.yarn_cli("dfs", "-put", "-f", os.path.join(tmp, "shared.txt"), shared)
+    assert "rror" not in out, out
+    path = os.path.join(tmp, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "hdfs-ha"
+framework = "tensorflow"
+
+[code]
+src_dir = "{src}"
+command = "exec python3 task.py"
+files = ["{os.path.join(tmp, "local.txt")}", "{shared}"]
+
+[tasks.worker]
+instances = 1
+memory = "256m"
+''')
+    return path
+
+
+def test_a_job_on_the_nameservice_succeeds_across_two_namenode_kills():
+    tmp = tempfile.mkdtemp(prefix="tony-hdfsha-")
+    ctl = os.path.join(tmp, "ctl")
+    os.makedirs(ctl)
+    job = ha_job(tmp, ctl)
+    killed = []
+    try:
+        # Killed as tony-submit starts: staging meets a dead NameNode and
+        # then a standby until the ZKFCs made the other one active.
+        killed.append(kill_active())
+        proc = y.start_submit([job])
+        lines = y.read_until(proc, r"worker:0 RUNNING", 240)
+        out = "".join(lines)
+        app = y.app_id_of(out)
+        staged = y.staged_uri(out)
+        assert staged.startswith("hdfs://tonyns/"), staged
+        restart_as_standby(killed[0])
+        # Killed as it runs: the AM's state file, its event log's copy to
+        # the history dir and the staging dir's removal go to the other.
+        killed.append(kill_active())
+        assert killed[1] != killed[0]
+        with open(os.path.join(ctl, "go"), "w"):
+            pass
+        rest, _ = proc.communicate(timeout=240)
+        out += rest
+        assert proc.returncode == 0, out
+        assert y.app_status(app)["Final-State"] == "SUCCEEDED", out
+        path = staged.split("hdfs://tonyns", 1)[1]
+        assert y.wait_until(lambda: not exists_on_hdfs(path), 30), \
+            f"{staged} is left behind"
+        # The AM copied its event log to the history dir after the kill.
+        assert exists_on_hdfs(f"/user/{USER}/.tony/history/{app}.jsonl"), \
+            f"no event log of {app} in hdfs://tonyns/user/{USER}/.tony/history"
+
+        status = subprocess.run([y.SUBMIT, "--status", app], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=120)
+        assert status.returncode == 0, status.stdout
+        assert "SUCCEEDED" in status.stdout and "worker:0" in status.stdout, status.stdout
+        logs = subprocess.run([y.SUBMIT, "--logs", app], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=180)
+        assert logs.returncode == 0, logs.stdout
+        assert "FILES local-marker shared-marker" in logs.stdout, logs.stdout
+    finally:
+        with open(os.path.join(ctl, "go"), "w"):
+            pass
+        for nn in killed:
+            if nn_state(nn) == "down":
+                restart_as_standby(nn)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_no_namenode_answering_is_a_clear_error_in_bounded_time():
+    """The client configuration's nameservice with both NameNodes' WebHDFS
+    ports dead (nothing listens there): tony-submit tries each in turn,
+    gives up after its bounded rounds and names both."""
+    conf = tempfile.mkdtemp(prefix="tony-hdfsha-conf-")
+    try:
+        shutil.copytree(os.environ["HADOOP_CONF_DIR"], conf, dirs_exist_ok=True)
+        site = os.path.join(conf, "hdfs-site.xml")
+        with open(site) as f:
+            text = f.read()
+        dead = {}
+        for nn, port in (("nn1", 1), ("nn2", 2)):
+            key = f"dfs.namenode.http-address.tonyns.{nn}"
+            text, n = re.subn(r"(<name>" + re.escape(key) + r"</name>\s*<value>)[^<]*",
+                              r"\g<1>127.0.0.1:" + str(port), text)
+            assert n == 1, key
+            dead[nn] = f"127.0.0.1:{port}"
+        with open(site, "w") as f:
+            f.write(text)
+        code, out, secs = y.submit(["--hadoop-conf", conf, y.env_check_job()], timeout=180)
+    finally:
+        shutil.rmtree(conf, ignore_errors=True)
+    assert code == 3, out
+    # One call waits out its rounds (about 13 s); the calls after it try
+    # each NameNode once.
+    assert secs < 40, f"{secs:.1f} s"
+    assert "no NameNode answered as active" in out, out
+    for address in dead.values():
+        assert f"http://{address}" in out, out
