@@ -10,7 +10,8 @@
 # output: bin/, lib/tony/, lib/tony-cli-<version>-all.jar) as /opt/tony/TonY
 # and writes /etc/profile.d/tony.sh (TONY_HOME, PATH). On the master
 # (dataproc-role "Master") it also links tony-submit, ytf-submit and
-# tony-history into /usr/local/bin and lays out /opt/tony/TonY-samples as
+# tony-history into /usr/local/bin (and /opt/tony/bin to TonY/bin, where
+# the samples' jar finds tony-submit) and lays out /opt/tony/TonY-samples as
 # TonY's action does: tony-cli-<version>-all.jar, jobs/TFJob and
 # jobs/PTJob (tony.xml, src/mnist_distributed.py) and deps/tf.zip,
 # deps/pytorch.zip.
@@ -162,6 +163,8 @@ link_commands() {
   for b in tony-submit ytf-submit tony-history; do
     [[ -e "$INSTALL/bin/$b" ]] && ln -sfn "$INSTALL/bin/$b" "$BIN_LINKS/$b"
   done
+  # The samples' jar looks for tony-submit in its directory's ../bin.
+  ln -sfn TonY/bin "$PREFIX/bin"
 }
 
 # -- the samples (master) ------------------------------------------------------------

@@ -107,6 +107,8 @@ def test_the_action_makes_a_master_and_two_workers_and_the_samples_run(cluster):
 
     # The master: commands on PATH, the jar and the samples in TonY's layout.
     r = m.sh("command -v tony-submit ytf-submit tony-history && "
+             # The jar's ../bin: where TonySubmitLauncher looks first.
+             f"test -x {SAMPLES}/../bin/tony-submit && "
              f"cd {SAMPLES} && ls tony-cli-*-all.jar jobs/TFJob/tony.xml "
              "jobs/TFJob/src/mnist_distributed.py jobs/PTJob/tony.xml "
              "jobs/PTJob/src/mnist_distributed.py deps/tf.zip deps/pytorch.zip && "
