@@ -98,12 +98,14 @@ fetch_bundle() {
   esac
 }
 
+# tar, or Python's tarfile where tar is missing or cannot run the
+# decompressor (a node without gzip or xz).
 untar() {
-  if command -v tar > /dev/null; then
-    tar -xf "$1" -C "$2"
-  else
-    python3 -m tarfile -e "$1" "$2"
+  if command -v tar > /dev/null && tar -xf "$1" -C "$2"; then
+    return 0
   fi
+  rm -rf "${2:?}" && mkdir "$2"
+  python3 -m tarfile -e "$1" "$2"
 }
 
 glibc_ok() {

@@ -174,3 +174,71 @@ def test_bad_metadata_is_a_clear_error_with_its_exit_code(cluster):
     assert r.returncode == 2 and "metadata worker_memory='lots' is malformed" in r.stderr
     r = w.sh("test -e /opt/tony/TonY || echo nothing installed")
     assert r.stdout.strip() == "nothing installed", r.stdout + r.stderr
+
+
+@pytest.fixture
+def yarn(tmp_path):
+    """A one-node YARN with HDFS of the test's own on TONY_YARN_HOST; its
+    configuration directory."""
+    if not os.environ.get("TONY_YARN_HOST"):
+        pytest.skip("TONY_YARN_HOST is not set: ctest gives the address of this test's YARN")
+    state = tmp_path / "yarn"
+    start = subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "start", "--hdfs",
+                            "--dir", state], capture_output=True, text=True, timeout=300)
+    try:
+        assert start.returncode == 0, start.stderr[-3000:]
+        yield state / "conf"
+    finally:
+        subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "stop", "--dir", state],
+                       capture_output=True, timeout=120)
+
+
+def test_the_samples_run_from_the_master_container_on_yarn(tmp_path, bundle, yarn):
+    """The master container on the host's network with the cluster's client
+    configuration, as on Dataproc's master: the guide's submission goes to
+    YARN, tony-submit stages its bundle to HDFS, and the NodeManager (on the
+    host, not in a container) runs the sample's workers."""
+    env = daemon()
+    (tmp_path / "google").mkdir()
+    (tmp_path / "google" / "get_metadata_value").write_text(FAKE_METADATA)
+    (tmp_path / "google" / "get_metadata_value").chmod(0o755)
+    meta = tmp_path / "meta" / "attributes"
+    meta.mkdir(parents=True)
+    (meta / "dataproc-role").write_text("Master")
+    (meta / "tony-bundle").write_text("/mnt/bundle/tony.tar")
+    out = tmp_path / "out"
+    out.mkdir()
+    name = f"tony-dataproc-yarn-m-{os.getpid()}"
+    r = docker(env, "run", "-d", "--init", "--network=host", "--name", name,
+               "-e", "HADOOP_CONF_DIR=/etc/hadoop/conf",
+               "-v", f"{bundle}:/mnt/bundle/tony.tar:ro",
+               "-v", f"{ACTION}:/mnt/action/tony.sh:ro",
+               "-v", f"{tmp_path / 'google'}:/usr/share/google:ro",
+               "-v", f"{tmp_path / 'meta'}:/mnt/metadata:ro",
+               "-v", f"{yarn}:/etc/hadoop/conf:ro",
+               "-v", "/bin/bash:/usr/bin/bash:ro",
+               "-v", "/usr/bin/gzip:/usr/bin/gzip:ro",
+               env["TONY_DOCKER_TEST_IMAGE"], "sleep", "600")
+    assert r.returncode == 0, r.stderr
+    m = Node(env, name)
+    try:
+        r = init(m)
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = m.sh(f"cd /tmp && tony-submit --src_dir={SAMPLES}/jobs/TFJob/src "
+                 f"--task_params='--data_dir /tmp/ --working_dir {out} --standin' "
+                 f"--conf_file={SAMPLES}/jobs/TFJob/tony.xml --executes mnist_distributed.py "
+                 f"--python_venv={SAMPLES}/deps/tf.zip --python_binary_path=tf/bin/python3",
+                 timeout=240)
+        text = r.stdout + r.stderr
+        assert r.returncode == 0, text
+        assert "to YARN queue default; staged in hdfs://" in text, text
+        assert "(TFJob) FINISHED/SUCCEEDED" in text, text
+        app = text.split("tony: submitted ")[1].split()[0]
+        # The workers ran on the NodeManager: their results are on the host.
+        assert sorted(p.name for p in out.iterdir()) == ["worker-0.json", "worker-1.json"]
+        r = m.sh(f"tony-submit --logs {app}", timeout=90)
+        assert r.returncode == 0, r.stdout + r.stderr
+        for i in (0, 1):
+            assert f"mnist_distributed: worker:{i} trained with stand-in" in r.stdout, r.stdout
+    finally:
+        docker(env, "rm", "-f", name)
