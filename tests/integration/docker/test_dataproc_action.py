@@ -168,6 +168,15 @@ def test_bad_metadata_is_a_clear_error_with_its_exit_code(cluster):
     (w.meta / "tony-bundle").write_text("/mnt/action/tony.sh")
     r = init(w)
     assert r.returncode == 3 and "is not a tarball" in r.stderr, r.stderr
+    # A gzip'd tarball on a node without gzip (the image has none): Python
+    # unpacks it, and it is not tony's.
+    small = w.meta.parent / "small.tar.gz"
+    with tarfile.open(small, "w:gz") as t:
+        info = tarfile.TarInfo("bin/readme")
+        t.addfile(info)
+    (w.meta / "tony-bundle").write_text("/mnt/metadata/small.tar.gz")
+    r = init(w)
+    assert r.returncode == 3 and "has no bin/tony-submit" in r.stderr, r.stderr
     (w.meta / "tony-bundle").write_text("/mnt/bundle/tony.tar")
     (w.meta / "worker_memory").write_text("lots")
     r = init(w)
