@@ -51,6 +51,11 @@
 #   scripts/yarn/cluster.sh rm-start rm1|rm2 [--dir DIR]
 #       (--ha) Starts that ResourceManager again after it was stopped or
 #       killed; it joins as standby (or active when the other is down).
+#   scripts/yarn/cluster.sh nm-start ADDRESS [--dir DIR]
+#       Starts the NodeManager of that node of the cluster again after it
+#       was stopped or killed (a node joining a running cluster, as an
+#       autoscaler's does); it registers with the ResourceManager as it
+#       starts.
 #   scripts/yarn/cluster.sh zk-start [--dir DIR]
 #       (--ha) Starts the cluster's ZooKeeper again after it was stopped or
 #       killed (its data directory is kept); waits until it serves.
@@ -227,7 +232,11 @@ while (($#)); do
       [[ "$cmd" == nn-start ]] || yarn_die "cluster.sh: '$1' goes with nn-start only"
       nn_id=$1
       ;;
-    *) yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)" ;;
+    *)
+      [[ "$cmd" == nm-start && -z "${nm_addr:-}" ]] ||
+        yarn_die "cluster.sh: unknown argument '$1' (see cluster.sh --help)"
+      nm_addr=$1
+      ;;
   esac
   shift
 done
@@ -925,15 +934,19 @@ launch() {
 # Starts the NodeManager of every node, each with its config directory.
 # The nodes of TONY_YARN_NM_CLOCK start under libfaketime.
 launch_nodemanagers() {
-  local node wrapper offset nm_wrapper=${TONY_YARN_NM_WRAPPER:-}
+  local node
   for node in "${nodes[@]}"; do
-    wrapper=$nm_wrapper
-    offset=$(clock_offset_of "$node")
-    [[ -n "$offset" ]] && wrapper=$(write_clock_wrapper "$node" "$offset")
-    DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
-      DAEMON_WRAPPER="$wrapper" \
-      launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
+    launch_nodemanager "$node"
   done
+}
+
+launch_nodemanager() {
+  local node=$1 wrapper=${TONY_YARN_NM_WRAPPER:-} offset
+  offset=$(clock_offset_of "$node")
+  [[ -n "$offset" ]] && wrapper=$(write_clock_wrapper "$node" "$offset")
+  DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
+    DAEMON_WRAPPER="$wrapper" \
+    launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
 }
 
 # Formats the storage of a NameNode (name: namenode or namenode2) whose
@@ -1341,6 +1354,15 @@ case "$cmd" in
     daemon_pid "$rm_name" >/dev/null && yarn_die "cluster.sh: $rm_id already runs"
     ha_launch_rm "$rm_id"
     yarn_log "cluster.sh: $rm_id started (log: $state/logs/$rm_name.log)"
+    ;;
+  nm-start)
+    [[ -n "${nm_addr:-}" ]] || yarn_die "cluster.sh: nm-start needs a node's address (one of: ${nodes[*]})"
+    printf '%s\n' "${nodes[@]}" | grep -qxF -- "$nm_addr" ||
+      yarn_die "cluster.sh: $nm_addr is no node of the cluster in $state (its nodes: ${nodes[*]})"
+    nm=$(nm_name "$nm_addr")
+    daemon_pid "$nm" >/dev/null && yarn_die "cluster.sh: the NodeManager of $nm_addr already runs"
+    launch_nodemanager "$nm_addr"
+    yarn_log "cluster.sh: the NodeManager of $nm_addr started (log: $state/logs/$nm.log)"
     ;;
   zk-start)
     state_is_ha || yarn_die "cluster.sh: zk-start needs an --ha cluster in $state"

@@ -6,13 +6,16 @@ the AM's own (the next AM attempt takes the job over), then one that runs a
 worker and not the AM: the job notices through the dropped executor
 connection, names the node, and with an attempt left runs the next attempt
 on the surviving nodes. Each test kills one node; they run in file order.
+The last one starts a killed node's NodeManager again while a gang waits.
 HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
 
 import os
 import re
 import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "yarn"))
@@ -20,6 +23,7 @@ import yarnlib as y  # noqa: E402
 
 STATE = os.environ.get("TONY_YARN_DIR", "")
 STEPS_DIR = os.path.join(y.ROOT, "tests", "integration", "ha")  # steps.py
+CLUSTER_SH = os.path.join(y.ROOT, "scripts", "yarn", "cluster.sh")
 RUNNING = re.compile(r"(worker:\d) RUNNING at ([0-9.]+):\d+")
 
 
@@ -215,3 +219,88 @@ def test_a_lost_node_without_an_attempt_left_fails_the_job_naming_it():
     assert not re.search(r"worker:\d\s+SUCCEEDED", after), after
     # The process table, not YARN's word: nothing of the job is left.
     assert y.wait_until(lambda: not app_pids(app), 60), y.commands_of(app_pids(app))
+
+
+def live_nodes():
+    """The nodes whose NodeManager runs (the tests above killed some)."""
+    with open(os.path.join(STATE, "node-addresses")) as f:
+        nodes = f.read().split()
+    live = []
+    for node in nodes:
+        try:
+            with open(os.path.join(STATE, "pids", f"nodemanager-{node}.pid")) as f:
+                os.kill(int(f.read().strip()), 0)
+            live.append(node)
+        except (OSError, ValueError):
+            pass
+    return nodes, live
+
+
+def test_a_gang_larger_than_the_cluster_waits_saying_why_and_runs_when_a_node_joins():
+    """No allocation timeout by default (TonY waits; an autoscaler adds
+    nodes because YARN shows the pending asks): one worker more than the
+    live NodeManagers hold (one 896 MB worker per 1536 MB node, the AM
+    beside one) waits, tony-submit says what is pending and why, and when a
+    NodeManager joins (cluster.sh nm-start) the last worker gets it and the
+    job succeeds."""
+    nodes, live = live_nodes()
+    if len(live) == len(nodes):  # run alone: make room for a node to join
+        kill_node(live[-1])
+        nodes, live = live_nodes()
+    joining = next(n for n in nodes if n not in live)
+    workers = len(live) + 1
+    d = tempfile.mkdtemp(prefix="tony-nodeloss-wait-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "waits"
+framework = "tensorflow"
+
+[code]
+src_dir = "{STEPS_DIR}"
+command = "exec python3 steps.py 2"
+
+[tasks.worker]
+instances = {workers}
+memory = "896m"
+''')
+    proc = y.start_submit([path])
+    try:
+        lines = y.read_until(proc, r"waiting for 1 of \d+ containers", 120)
+        waited = "".join(lines)
+        assert re.search(r"waiting for 1 of \d+ containers \(1 worker of 896 MiB",
+                         lines[-1]), waited
+        assert "headroom" in lines[-1] or "not placed them yet" in lines[-1], waited
+        subprocess.run([CLUSTER_SH, "nm-start", joining, "--dir", STATE], check=True,
+                       stdout=subprocess.DEVNULL, timeout=60)
+    finally:
+        after = finish(proc)
+    text = waited + after
+    assert proc.returncode == 0, text
+    assert "FINISHED/SUCCEEDED" in text, text
+    hosts = set(h for _, h in RUNNING.findall(text))
+    assert joining in hosts, (joining, hosts, text)
+
+
+def test_the_ams_node_lost_with_no_attempt_left_ends_the_job_and_every_process():
+    """The AM's own NodeManager killed with -9 (with its containers) and no
+    AM attempt left: the RM fails the application after the node's expiry;
+    tony-submit ends with a diagnostic naming what happened, and 5 s after
+    it no process of the job is left on any node (the workers on the other
+    node are stopped: their executors lose the AM)."""
+    proc = y.start_submit([job(120, 1)])
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
+        before = "".join(lines)
+        app = y.app_id_of(before)
+        am = am_host(app)
+        assert am, y.commands_of(app_pids(app))
+        kill_node(am)
+    finally:
+        after = finish(proc)
+    text = before + after
+    assert proc.returncode != 0, text
+    assert re.search(r"FAILED", after), text
+    assert re.search(r"diagnostics: .*(AM|ApplicationMaster|attempt)", after), text
+    time.sleep(5)
+    assert not app_pids(app), y.commands_of(app_pids(app))
