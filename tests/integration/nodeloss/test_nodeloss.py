@@ -9,6 +9,7 @@ on the surviving nodes. Each test kills one node; they run in file order.
 The last one starts a killed node's NodeManager again while a gang waits.
 HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
 
+import json
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "yarn"))
@@ -270,6 +272,11 @@ memory = "896m"
         assert re.search(r"waiting for 1 of \d+ containers \(1 worker of 896 MiB",
                          lines[-1]), waited
         assert "headroom" in lines[-1] or "not placed them yet" in lines[-1], waited
+        # What an autoscaler reads: YARN's own metrics count the pending ask.
+        with urllib.request.urlopen(f"http://{y.rm_web()}/ws/v1/cluster/metrics",
+                                    timeout=10) as r:
+            metrics = json.load(r)["clusterMetrics"]
+        assert metrics["pendingMB"] >= 896, metrics
         subprocess.run([CLUSTER_SH, "nm-start", joining, "--dir", STATE], check=True,
                        stdout=subprocess.DEVNULL, timeout=60)
     finally:
