@@ -130,6 +130,7 @@ td.num{text-align:right}
 tr.diag td{border-bottom:1px solid #d1d9e0;padding-top:0}
 pre{background:#f6f8fa;padding:8px 12px;border-radius:6px;white-space:pre-wrap;font-size:12px;margin:0;max-width:1200px}
 #diagnostics pre{background:#ffebe9}
+#waiting pre{background:#fff8c5}
 footer{margin-top:24px;color:#59636e;font-size:12px}
 a{color:#0969da}
 nav.crumbs{margin:0 0 8px 0;font-size:14px}
@@ -315,11 +316,14 @@ std::string summary_section(const job_status& st, int64_t now_ms,
   return h + "</dl>\n";
 }
 
-std::string diagnostics_section(const std::string& diagnostics) {
-  if (diagnostics.empty())
+// A gang that waits says why (core/waiting.hpp): not an error, so not red.
+std::string diagnostics_section(const job_status& st) {
+  if (st.diagnostics.empty())
     return {};
-  return "<section id=\"diagnostics\"><h2>Diagnostics</h2><pre>" +
-         html_escape(diagnostics) + "</pre></section>\n";
+  bool waiting = st.state == "ALLOCATING" && st.diagnostics.rfind("waiting for ", 0) == 0;
+  return std::string{waiting ? "<section id=\"waiting\"><h2>Waiting"
+                             : "<section id=\"diagnostics\"><h2>Diagnostics"} +
+         "</h2><pre>" + html_escape(st.diagnostics) + "</pre></section>\n";
 }
 
 std::string state_tally(const std::vector<const task_status*>& tasks) {
@@ -644,7 +648,7 @@ std::string job_view(const job_status& st, int64_t now, const page_options& opts
                      const history::job_record* rec) {
   auto h = page_head(st, opts, "");
   h += summary_section(st, now, opts, rec);
-  h += diagnostics_section(st.diagnostics);
+  h += diagnostics_section(st);
   auto tasks = all_tasks(st);
   auto s = span_of(st, rec, now);
   bool grouped = tasks.size() > opts.group_above;

@@ -93,6 +93,20 @@ TEST(job_page, diagnostics_are_shown_escaped) {
   EXPECT_TRUE(has(html, "ValueError: a &lt; b"));
 }
 
+TEST(job_page, a_waiting_gang_says_why_apart_from_errors) {
+  auto st = running_job();
+  st.state = "ALLOCATING";
+  st.diagnostics = "waiting for 1 of 2 containers (1 worker of 1024 MiB, 1 vcores): the "
+                   "queue's headroom is 0 MiB, 0 vcores, less than one worker container";
+  auto html = render_job_page(st, 0);
+  EXPECT_TRUE(has(html, "<section id=\"waiting\"><h2>Waiting</h2>"));
+  EXPECT_TRUE(has(html, "the queue&#39;s headroom is 0 MiB") ||
+              has(html, "the queue's headroom is 0 MiB"));
+  EXPECT_FALSE(has(html, "<section id=\"diagnostics\">"));
+  st.state = "FAILED";
+  EXPECT_TRUE(has(render_job_page(st, 0), "<section id=\"diagnostics\">"));
+}
+
 TEST(job_page, tensorboard_is_linked_while_it_runs) {
   auto st = running_job();
   EXPECT_FALSE(has(render_job_page(st, 0), "tensorboard/"));
