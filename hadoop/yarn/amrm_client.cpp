@@ -1,5 +1,6 @@
 #include "hadoop/yarn/amrm_client.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "hadoop/yarn/convert.hpp"
@@ -150,8 +151,7 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
     return result;
   }
   proto::AllocateRequestProto msg;
-  for (auto& ask : req.asks)
-    convert::add_asks(ask, &msg);
+  add_spread_asks(req, msg);
   for (auto& id : req.releases) {
     auto cid = parse_container_id(id);
     if (!cid)
@@ -181,8 +181,11 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   }
   allocate_response result;
   result.response_id = rsp->response_id();
-  for (auto& c : rsp->allocated_containers())
+  for (auto& c : rsp->allocated_containers()) {
     result.allocated.push_back(convert::container_from_proto(c));
+    if (auto s = spreading_.find(result.allocated.back().priority); s != spreading_.end())
+      --s->second.ask.count;
+  }
   for (auto& s : rsp->completed_container_statuses())
     result.completed.push_back(convert::completion_from_proto(s));
   result.num_cluster_nodes = rsp->num_cluster_nodes();
@@ -207,6 +210,42 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
     token_ = std::move(fresh);
   }
   return result;
+}
+
+// A new ask naming nodes goes strict; spread_window_ after it was first
+// sent, what is still outstanding goes again relaxed (any node), so that a
+// node without room for its share does not hold the gang.
+void amrm_client::add_spread_asks(const allocate_request& req,
+                                  proto::AllocateRequestProto& msg) {
+  auto now = std::chrono::steady_clock::now();
+  std::vector<int32_t> sent;
+  for (auto& ask : req.asks) {
+    sent.push_back(ask.priority);
+    bool spread = !ask.nodes.empty() && ask.node_label.empty() && ask.count > 0;
+    if (!spread) {
+      spreading_.erase(ask.priority);
+      convert::add_asks(ask, &msg);
+      continue;
+    }
+    auto it = spreading_.try_emplace(ask.priority, spreading{now, ask}).first;
+    it->second.ask = ask;
+    bool strict = now - it->second.since < spread_window_;
+    convert::add_asks(ask, &msg,
+                      strict ? convert::locality::strict : convert::locality::relaxed);
+    if (!strict)
+      spreading_.erase(it);
+  }
+  for (auto it = spreading_.begin(); it != spreading_.end();) {
+    bool due = now - it->second.since >= spread_window_ &&
+               std::find(sent.begin(), sent.end(), it->first) == sent.end();
+    if (!due) {
+      ++it;
+      continue;
+    }
+    if (it->second.ask.count > 0)
+      convert::add_asks(it->second.ask, &msg);
+    it = spreading_.erase(it);
+  }
 }
 
 expected<void> amrm_client::finish_application_master(const final_report& report,

@@ -23,6 +23,8 @@
 // sequence over with every outstanding ask (allocation_ledger::resync). The
 // running containers stay: the RM recovers them from the NodeManagers.
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,6 +40,10 @@
 #include "hadoop/yarn/records.hpp"
 #include "hadoop/yarn/rm_failover.hpp"
 #include "messages/types.hpp"
+
+namespace tony::yarn::proto {
+class AllocateRequestProto;
+}
 
 namespace tony::yarn {
 
@@ -94,6 +100,10 @@ public:
 
   const rm_failover& failover() const noexcept { return failover_; }
 
+  /// How long a new ask naming nodes stays strict (node-local, each node
+  /// up to its share) before what is outstanding goes to any node; 3 s.
+  void set_spread_window(std::chrono::milliseconds window) { spread_window_ = window; }
+
 private:
   hadoop::connection_params target_locked() const;
 
@@ -117,7 +127,17 @@ private:
   std::shared_ptr<nm_token_cache> nm_tokens_;
   std::optional<am_registration> registration_; // under call_mtx_
   bool reregister_pending_ = false;             // under call_mtx_
-  int resyncs_ = 0;                             // under mtx_
+  /// Spread placement (convert::add_asks): an ask naming nodes is strict
+  /// (node-local, each node up to its share) for spread_window after it was
+  /// first sent, then sent again relaxed for what is still outstanding.
+  struct spreading {
+    std::chrono::steady_clock::time_point since;
+    container_ask ask; // as last sent, less what was granted since
+  };
+  std::map<int32_t, spreading> spreading_; // by priority; under call_mtx_
+  std::chrono::milliseconds spread_window_{3000};
+  void add_spread_asks(const allocate_request& req, proto::AllocateRequestProto& msg);
+  int resyncs_ = 0; // under mtx_
 
   std::mutex call_mtx_; // one call at a time: allocate is a sequence
   mutable std::mutex mtx_;

@@ -175,19 +175,32 @@ void to_proto(const container_ask& x, proto::ResourceRequestProto* out) {
     out->set_node_label_expression(x.node_label);
 }
 
-void add_asks(const container_ask& x, proto::AllocateRequestProto* out) {
+void add_asks(const container_ask& x, proto::AllocateRequestProto* out, locality how) {
   to_proto(x, out->add_ask());
   if (!x.node_label.empty())
     return;
+  // Strict: only node-local grants, each node up to its share (YARN reads
+  // relaxLocality=false on the rack and "*" asks so).
+  bool strict = how == locality::strict && !x.nodes.empty();
+  if (strict)
+    out->mutable_ask(out->ask_size() - 1)->set_relax_locality(false);
+  // Spread: each node is asked for its share, rounded up, not for the
+  // whole gang (the first node to heartbeat would take it all); the "*" ask
+  // keeps the total, so the scheduler relaxes to any node for the rest.
+  auto k = static_cast<int32_t>(x.nodes.size());
+  auto share = k > 0 && x.count > 0 ? (x.count + k - 1) / k : x.count;
   for (auto& name : x.nodes) {
     auto* node = out->add_ask();
     to_proto(x, node);
     node->set_resource_name(name);
+    node->set_num_containers(share);
   }
   for (auto& rack : x.racks) {
     auto* req = out->add_ask();
     to_proto(x, req);
     req->set_resource_name(rack);
+    if (strict)
+      req->set_relax_locality(false);
   }
 }
 

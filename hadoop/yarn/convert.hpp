@@ -45,12 +45,17 @@ expected<void> to_proto(const container_launch& x,
 void to_proto(const container_ask& x, proto::ResourceRequestProto* out);
 
 /// Appends the ResourceRequests of one ask to `out`: the ANY ("*") request,
-/// and a request per node (`x.nodes`) and per rack (`x.racks`) too, each
-/// for the ask's whole count (as YARN's own AMRMClient does). Named nodes
-/// let the CapacityScheduler place several containers per node heartbeat
-/// (node-local) instead of one off-switch container per heartbeat. Asks with
-/// a node label stay ANY-only (YARN ignores labels below ANY).
-void add_asks(const container_ask& x, proto::AllocateRequestProto* out);
+/// and a request per node (`x.nodes`) and per rack (`x.racks`) too. A node
+/// is asked for its share of the count, rounded up (spread placement: the
+/// first node to heartbeat no longer takes the gang); racks and "*" for the
+/// whole count. Named nodes let the CapacityScheduler place several
+/// containers per node heartbeat (node-local) instead of one off-switch
+/// container per heartbeat. `strict`: relaxLocality=false on the racks and
+/// "*", so only node-local grants count. Asks with a node label stay
+/// ANY-only (YARN ignores labels below ANY).
+enum class locality { relaxed, strict };
+void add_asks(const container_ask& x, proto::AllocateRequestProto* out,
+              locality how = locality::relaxed);
 
 /// The same with the ask placed on `places` (their hosts, then their racks).
 void add_asks(container_ask x, const std::vector<node_place>& places,

@@ -79,6 +79,31 @@ def test_horovod_slots_are_right_across_hosts(tmp_path):
     check_across_hosts(out, code)
 
 
+def test_a_default_sized_job_spreads_over_the_nodes(tmp_path):
+    """Four small workers (256 MB, 1 vcore: a node could hold them all)
+    land on at least two hosts, as TonY's and Spark's do: each node is asked
+    for its share, strictly at first (the first node to heartbeat took the
+    whole gang before). Read from the tasks' own NM_HOST."""
+    nodes = y.running_nodes()
+    assert len(nodes) >= 2, f"the cluster has {len(nodes)} node(s); this test needs several"
+    job = tmp_path / "job.toml"
+    job.write_text(f"""
+name = "spread"
+framework = "tensorflow"
+[code]
+src_dir = "{os.path.dirname(y.env_check_job())}"
+command = "python3 check_env.py --expect-framework tensorflow --expect-types worker:4"
+[tasks.worker]
+instances = 4
+memory = "256m"
+""")
+    code, out, _ = y.submit([str(job)])
+    assert code == 0, out
+    summaries = y.env_summaries(y.app_id_of(out), 4)
+    hosts = {s["node"] for s in summaries}
+    assert len(hosts) >= 2, summaries
+
+
 def test_a_task_over_its_memory_is_killed_and_said_so():
     # worker:1 holds 700 MiB in its 256 MiB container; the others wait.
     code, out, _ = y.submit([

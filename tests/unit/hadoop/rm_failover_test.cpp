@@ -329,6 +329,43 @@ TEST(amrm_client, a_lost_answer_to_registering_again_still_resyncs) {
   EXPECT_EQ(script.registrations, 3);
 }
 
+// Spread placement: an ask naming nodes is strict at first (no rack or "*"
+// grant, so no node takes more than its share); after the window what is
+// still outstanding goes again, relaxed, so a node without room does not
+// hold the gang.
+TEST(amrm_client, a_spread_ask_is_strict_then_relaxed_for_what_is_left) {
+  scripted_scheduler script;
+  fake_server rm{[&](fake_peer& peer) { script.serve(peer); }};
+  amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  client.set_spread_window(200ms);
+  ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  allocate_request req;
+  container_ask ask{1, "worker", {256, 1, 0}, "", 4};
+  ask.nodes = {"n1", "n2", "n3"};
+  req.asks.push_back(ask);
+  ASSERT_TRUE(client.allocate(req, deadline_after(5s)));
+  allocate_request idle;
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // within the window
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s)));
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // said once
+  std::lock_guard<std::mutex> guard{script.mtx};
+  ASSERT_EQ(script.allocations.size(), 4u);
+  auto& first = script.allocations[0];
+  ASSERT_EQ(first.ask_size(), 4);
+  EXPECT_EQ(first.ask(0).resource_name(), "*");
+  EXPECT_FALSE(first.ask(0).relax_locality());
+  EXPECT_EQ(first.ask(0).num_containers(), 4);
+  EXPECT_EQ(first.ask(1).num_containers(), 2); // a node's share
+  EXPECT_TRUE(first.ask(1).relax_locality());
+  EXPECT_EQ(script.allocations[1].ask_size(), 0);
+  auto& relaxed = script.allocations[2];
+  ASSERT_EQ(relaxed.ask_size(), 4);
+  EXPECT_TRUE(relaxed.ask(0).relax_locality());
+  EXPECT_EQ(relaxed.ask(0).num_containers(), 4);
+  EXPECT_EQ(script.allocations[3].ask_size(), 0);
+}
+
 TEST(amrm_client, follows_the_scheduler_that_took_over) {
   scripted_scheduler script;
   fake_server rm2{[&](fake_peer& peer) { script.serve(peer); }};

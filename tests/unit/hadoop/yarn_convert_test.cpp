@@ -55,7 +55,9 @@ TEST(yarn_convert, an_ask_becomes_an_any_host_resource_request) {
   EXPECT_EQ(p.capability().resource_value_map(0).key(), "yarn.io/gpu");
 }
 
-TEST(yarn_convert, an_ask_with_places_names_every_node_and_rack_for_its_count) {
+// Spread: a node is asked for its share of the count (4 over 3 nodes: 2
+// each, rounded up), racks and "*" for the whole count.
+TEST(yarn_convert, an_ask_with_places_names_every_node_for_its_share_and_rack) {
   proto::AllocateRequestProto req;
   container_ask ask{3, "worker", {1024, 1, 0}, "", 4};
   convert::add_asks(ask, {{"n1", "/r1"}, {"n2", "/r1"}, {"n3", "/r2"}}, &req);
@@ -63,7 +65,8 @@ TEST(yarn_convert, an_ask_with_places_names_every_node_and_rack_for_its_count) {
   std::vector<std::string> names;
   for (auto& r : req.ask()) {
     names.push_back(r.resource_name());
-    EXPECT_EQ(r.num_containers(), 4);
+    bool node = r.resource_name()[0] == 'n';
+    EXPECT_EQ(r.num_containers(), node ? 2 : 4) << r.resource_name();
     EXPECT_EQ(r.priority().priority(), 3);
     EXPECT_TRUE(r.relax_locality());
     EXPECT_EQ(r.capability().memory(), 1024);
@@ -93,9 +96,28 @@ TEST(yarn_convert, an_ask_carries_its_own_placement) {
   std::vector<std::string> names;
   for (auto& r : req.ask()) {
     names.push_back(r.resource_name());
-    EXPECT_EQ(r.num_containers(), 3);
+    EXPECT_EQ(r.num_containers(), r.resource_name()[0] == 'n' ? 2 : 3);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"*", "n1", "n2", "/r1"}));
+}
+
+// Strict: only node-local grants (relaxLocality=false above the nodes), so
+// no node takes more than its share; without nodes there is nothing to be
+// strict about.
+TEST(yarn_convert, a_strict_ask_relaxes_no_locality_above_its_nodes) {
+  proto::AllocateRequestProto req;
+  container_ask ask{2, "worker", {1024, 1, 0}, "", 3};
+  ask.nodes = {"n1", "n2"};
+  ask.racks = {"/r1"};
+  convert::add_asks(ask, &req, convert::locality::strict);
+  ASSERT_EQ(req.ask_size(), 4);
+  for (auto& r : req.ask())
+    EXPECT_EQ(r.relax_locality(), r.resource_name()[0] == 'n') << r.resource_name();
+  proto::AllocateRequestProto plain;
+  convert::add_asks(container_ask{1, "worker", {1024, 1, 0}, "", 2}, &plain,
+                    convert::locality::strict);
+  ASSERT_EQ(plain.ask_size(), 1);
+  EXPECT_TRUE(plain.ask(0).relax_locality());
 }
 
 TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
