@@ -305,8 +305,13 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
             status, _, body = get(base + "tensorboard/data/runs", timeout=20)
             return json.loads(body) if status == 200 and "train" in body else None
         assert "train" in wait_for(runs, 180, "the run 'train' in data/runs", job, step=1)
-        status, _, tags = get(base + "tensorboard/data/plugin/scalars/tags")
-        assert status == 200 and "loss" in tags, tags
+
+        # TensorBoard lists a run when it finds its directory and loads its
+        # events on a later pass (every few seconds), so the tags come after.
+        def tags():
+            status, _, body = get(base + "tensorboard/data/plugin/scalars/tags", timeout=20)
+            return body if status == 200 and "loss" in body else None
+        wait_for(tags, 180, "the tag 'loss' in the run's scalars", job, step=1)
         # The Time Series dashboard (TensorBoard 2.x's default) posts
         # FormData; it reaches TensorBoard as sent.
         status, series = post_form(base + "tensorboard/data/plugin/timeseries/timeSeries",
