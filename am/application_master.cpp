@@ -18,6 +18,10 @@ struct am_system_config : caf::actor_system_config {
     load<caf::io::middleman>();
     tony::add_all_types(*this);
     set("logger.verbosity", caf::atom("quiet"));
+    // Workers that sleep until there is work, as in tony-executor: the
+    // work-stealing workers' polling cost the AM 1.1-1.35 s of CPU during
+    // a 64-task launch on two cores, sharing 0.6-0.8 s (bench/notes.md).
+    set("scheduler.policy", caf::atom("sharing"));
   }
 };
 
