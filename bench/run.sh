@@ -9,6 +9,10 @@
 #   launch     3 tasks, tony / TonY / tf-yarn, N runs each    ~6 min (N=5)
 #   scale      8, 32, 64 tasks: the YARN floor (a no-op AM), tony, TonY
 #              (2 runs at 64), tf-yarn up to 32 tasks; 3 runs     ~25 min
+#              instrumented (bench/timeline.py: out/timeline-scale.txt)
+#   scale128   128 tasks on one NodeManager more (its own cluster): the
+#              floor and tony, 3 runs, instrumented
+#              (out/timeline-scale128.txt)                         ~4 min
 #   footprint  one 8 s job per framework, memory sampled        ~2 min
 #   failure    kill -9 of a worker's command / executor, tony and TonY,
 #              3 runs                                           ~4 min
@@ -81,7 +85,7 @@ if ((smoke)); then
   out="$bench/out-smoke"
   only=${only:-local,launch,scale,footprint,failure,pyenv,offswitch}
 fi
-only=${only:-registry,local,launch,scale,footprint,failure,pyenv,offswitch}
+only=${only:-registry,local,launch,scale,scale128,footprint,failure,pyenv,offswitch}
 wants() { [[ ",$only," == *",$1,"* ]]; }
 say() { echo "[run.sh] $*" >&2; }
 yarn_parts="launch scale footprint failure pyenv offswitch"
@@ -91,7 +95,7 @@ wants_yarn() {
   return 1
 }
 for p in ${only//,/ }; do
-  [[ " $yarn_parts registry local " == *" $p "* ]] ||
+  [[ " $yarn_parts scale128 registry local " == *" $p "* ]] ||
     { echo "run.sh: unknown part '$p' (see --help)" >&2; exit 2; }
 done
 [[ $nodes =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: --nodes must be a whole number, not '$nodes'" >&2; exit 2; }
@@ -241,7 +245,10 @@ if wants_yarn; then
     pyenv_args=(--tasks 16 --runs 2)
   fi
   wants launch && python3 "$bench/bench.py" launch --runs "$runs"
-  wants scale && python3 "$bench/bench.py" scale "${scale_args[@]}"
+  # Instrumented: each run's containers and every process' CPU
+  # (bench/timeline.py), the analysis' evidence in bench/notes.md.
+  wants scale && python3 "$bench/timeline.py" run --yarn-dir "$yarn_dir" -- \
+    python3 "$bench/bench.py" scale "${scale_args[@]}" >"$out/timeline-scale.txt"
   wants footprint && python3 "$bench/bench.py" footprint
   wants failure && python3 "$bench/bench.py" failure --runs "$failure_runs"
   if wants pyenv; then
@@ -260,6 +267,41 @@ if wants_yarn; then
   wants offswitch && python3 "$bench/bench.py" launch --max-offswitch 100 --frameworks tony,tonyj \
     --runs $((smoke ? 1 : 3))
   stop_cluster
+  trap - EXIT
+fi
+
+# -- 128 tasks on one NodeManager more -------------------------------------------
+if wants scale128; then
+  big=$((nodes + 1))
+  big_dir="$yarn_dir-$big"
+  prefix=${host%.*} last=${host##*.}
+  big_addrs=()
+  for ((i = 1; i <= big; i++)); do big_addrs+=("$prefix.$((last + i))"); done
+  big_busy() {
+    local a
+    ss -tan | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
+    for a in "${big_addrs[@]}"; do
+      ss -tan | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
+    done
+    return 1
+  }
+  while big_busy; do
+    say "another YARN holds the ports of $host (and its nodes); waiting 30 s"
+    sleep 30
+  done
+  stop_big() { "$root/scripts/yarn/cluster.sh" stop --dir "$big_dir" >&2 || true; }
+  trap stop_big EXIT
+  # 128 tasks of 512 MiB and the AM within one user's share of the queue
+  # (70 % of the cluster, vcores counted: 4 x 64 x 0.7 = 179).
+  say "starting YARN on $host ($big NodeManagers of 32768 MB, 64 vcores) in $big_dir"
+  TONY_YARN_HOST=$host TONY_YARN_NM_MEMORY_MB=32768 TONY_YARN_NM_VCORES=64 \
+    PATH="$root/.venv/bin:$PATH" "$root/scripts/yarn/cluster.sh" start --hdfs --nodes "$big" \
+    --dir "$big_dir" >/dev/null
+  TONY_BENCH_NODES=$big TONY_BENCH_YARN_DIR="$big_dir" TONY_BENCH_OUT="$out" \
+    python3 "$bench/timeline.py" run --yarn-dir "$big_dir" -- python3 "$bench/bench.py" scale \
+    --sizes "$((smoke ? 4 : 128))" --frameworks floor,tony --runs "$((smoke ? 1 : 3))" \
+    >"$out/timeline-scale128.txt"
+  stop_big
   trap - EXIT
 fi
 
