@@ -188,9 +188,9 @@ if wants_yarn; then
   fi
   busy() {
     local a
-    ss -tan | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
+    ss -tln | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
     for a in "${node_addrs[@]}"; do
-      ss -tan | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
+      ss -tln | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
     done
     return 1
   }
@@ -279,9 +279,9 @@ if wants scale128; then
   for ((i = 1; i <= big; i++)); do big_addrs+=("$prefix.$((last + i))"); done
   big_busy() {
     local a
-    ss -tan | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
+    ss -tln | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
     for a in "${big_addrs[@]}"; do
-      ss -tan | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
+      ss -tln | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
     done
     return 1
   }
