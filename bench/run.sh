@@ -178,26 +178,30 @@ if wants_yarn; then
 fi
 
 # -- YARN ----------------------------------------------------------------------------
-if wants_yarn; then
-  # The cluster's addresses: the RM and HDFS on $host, the NodeManagers on
-  # the K addresses after it (on $host itself with one node).
-  prefix=${host%.*} last=${host##*.}
-  node_addrs=()
-  if ((nodes == 1)); then node_addrs=("$host"); else
-    for ((i = 1; i <= nodes; i++)); do node_addrs+=("$prefix.$((last + i))"); done
-  fi
-  busy() {
-    local a
-    ss -tln | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
-    for a in "${node_addrs[@]}"; do
-      ss -tln | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
+# A cluster's addresses: the RM and HDFS on $host, its K NodeManagers on
+# the K addresses after it (on $host itself with one node).
+node_addresses() {
+  local prefix=${host%.*} last=${host##*.} i
+  if (($1 == 1)); then echo "$host"; return; fi
+  for ((i = 1; i <= $1; i++)); do echo "$prefix.$((last + i))"; done
+}
+# Waits while another cluster listens on the RM's and HDFS' ports of $host
+# or on a NodeManager's port of one of the addresses given.
+wait_for_ports() {
+  local a held
+  while :; do
+    held=0
+    ss -tln | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && held=1
+    for a in "$@"; do
+      ss -tln | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && held=1
     done
-    return 1
-  }
-  while busy; do
+    ((held)) || return 0
     say "another YARN holds the ports of $host (and its nodes); waiting 30 s"
     sleep 30
   done
+}
+if wants_yarn; then
+  wait_for_ports $(node_addresses "$nodes")
   stop_cluster() { "$root/scripts/yarn/cluster.sh" stop --dir "$yarn_dir" >&2 || true; }
   trap stop_cluster EXIT
   # NodeManagers for 64 tasks and two AMs: one user may take 70 % of the
@@ -274,21 +278,7 @@ fi
 if wants scale128; then
   big=$((nodes + 1))
   big_dir="$yarn_dir-$big"
-  prefix=${host%.*} last=${host##*.}
-  big_addrs=()
-  for ((i = 1; i <= big; i++)); do big_addrs+=("$prefix.$((last + i))"); done
-  big_busy() {
-    local a
-    ss -tln | grep -qE "${host//./\\.}:(8030|8031|8032|8033|8088|9000|9870)\b" && return 0
-    for a in "${big_addrs[@]}"; do
-      ss -tln | grep -qE "${a//./\\.}:(45454|8040|8042)\b" && return 0
-    done
-    return 1
-  }
-  while big_busy; do
-    say "another YARN holds the ports of $host (and its nodes); waiting 30 s"
-    sleep 30
-  done
+  wait_for_ports $(node_addresses "$big")
   stop_big() { "$root/scripts/yarn/cluster.sh" stop --dir "$big_dir" >&2 || true; }
   trap stop_big EXIT
   # 128 tasks of 512 MiB and the AM within one user's share of the queue
