@@ -91,11 +91,11 @@ class Sampler:
             for pid, (kind, ticks) in snap.items():
                 # A process first seen now counts from zero: it started since
                 # the last sample (or before the run: then its base is kept).
-                first.setdefault(pid, (kind, ticks if not self.series else 0))
+                first.setdefault(pid, ticks if not self.series else 0)
                 last[pid] = (kind, ticks)
             totals = {}
             for pid, (kind, ticks) in last.items():
-                totals[kind] = totals.get(kind, 0) + (ticks - first[pid][1]) / TICK
+                totals[kind] = totals.get(kind, 0) + (ticks - first[pid]) / TICK
             self.series.append((now, totals))
             self.stop.wait(self.period)
 
@@ -137,29 +137,38 @@ EXECUTOR_EVENTS = [
 ]
 
 
-def timeline(yarn_dir, app):
-    """{container: {event: wall time}} of the app's task containers."""
-    ident = app[len("application_"):]
-    events = {}
+def app_of(container):
+    """application_<cluster>_<n> of container_<cluster>_<n>_<attempt>_<id>."""
+    return "application_" + "_".join(container.split("_")[1:3])
+
+
+def timelines(yarn_dir, apps):
+    """{app: {container: {event: wall time}}} of the apps' task containers,
+    the NodeManagers' logs read once for all of them."""
+    events = {app: {} for app in apps}
+
+    def note(container, name, line):
+        when = wall(line)
+        # The AM's own container (…_000001) is not a task's.
+        if app_of(container) in events and when is not None and not re.search(r"_0*1$", container):
+            events[app_of(container)].setdefault(container, {}).setdefault(name, when)
     for path in glob.glob(os.path.join(yarn_dir, "logs", "nodemanager-*.log")):
         with open(path, errors="replace") as f:
             for line in f:
-                if ident not in line:
-                    continue
                 for name, pattern in NM_EVENTS:
                     m = pattern.search(line)
-                    if m and wall(line) is not None:
-                        events.setdefault(m.group(1), {}).setdefault(name, wall(line))
-    for path in glob.glob(os.path.join(yarn_dir, "nm-logs", "*", app, "container_*",
-                                       "executor.log")):
-        container = os.path.basename(os.path.dirname(path))
-        with open(path, errors="replace") as f:
-            for line in f:
-                for name, pattern in EXECUTOR_EVENTS:
-                    if pattern.search(line) and wall(line) is not None:
-                        events.setdefault(container, {}).setdefault(name, wall(line))
-    # The AM's own container (…_000001) is not a task's.
-    return {c: e for c, e in events.items() if not re.search(r"_0*1$", c)}
+                    if m:
+                        note(m.group(1), name, line)
+    for app in apps:
+        for path in glob.glob(os.path.join(yarn_dir, "nm-logs", "*", app, "container_*",
+                                           "executor.log")):
+            container = os.path.basename(os.path.dirname(path))
+            with open(path, errors="replace") as f:
+                for line in f:
+                    for name, pattern in EXECUTOR_EVENTS:
+                        if pattern.search(line):
+                            note(container, name, line)
+    return events
 
 
 def describe(values):
@@ -168,8 +177,9 @@ def describe(values):
     return (f"{min(values):6.2f} {statistics.median(values):6.2f} {max(values):6.2f}")
 
 
-def report(yarn_dir, app, t0, until=None, cpu=None, out=sys.stdout):
-    events = timeline(yarn_dir, app)
+def report(app, events, t0, until=None, cpu=None, out=sys.stdout):
+    """Prints the app's timeline; with cpu, what each kind used in `until`
+    seconds from t0."""
     order = [name for name, _ in NM_EVENTS] + [name for name, _ in EXECUTOR_EVENTS]
     print(f"{app}: {len(events)} task containers; seconds from submit "
           f"(first, median, last)", file=out)
@@ -185,14 +195,13 @@ def report(yarn_dir, app, t0, until=None, cpu=None, out=sys.stdout):
             print(f"    {a} -> {b}: {statistics.median(values):.2f} "
                   f"(max {max(values):.2f})", file=out)
     if cpu is not None:
-        window = f"submit to every task running ({until:.2f} s)" if until else "the run"
-        total = sum(cpu.values())
-        print(f"  CPU seconds by process kind, {window}: {total:.1f} in all "
-              f"(2 cores give {2 * until:.1f})" if until else "", file=out)
+        cores = os.cpu_count() or 1
+        print(f"  CPU seconds by process kind, submit to every task running ({until:.2f} s): "
+              f"{sum(cpu.values()):.1f} in all ({cores} cores give {cores * until:.1f})",
+              file=out)
         for kind, used in sorted(cpu.items(), key=lambda kv: -kv[1]):
             if used >= 0.05:
                 print(f"    {kind:16s} {used:6.2f}", file=out)
-    return events
 
 
 def read_records(path):
@@ -218,11 +227,11 @@ def main():
     args = p.parse_args()
 
     if args.cmd == "report":
-        events = timeline(args.yarn_dir, args.app)
+        events = timelines(args.yarn_dir, [args.app])[args.app]
         if not events:
             sys.exit(f"timeline.py: no container of {args.app} in {args.yarn_dir}'s logs")
         t0 = args.t0 or min(min(e.values()) for e in events.values())
-        report(args.yarn_dir, args.app, t0)
+        report(args.app, events, t0)
         return
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -239,14 +248,17 @@ def main():
         sampler.stop.set()
         sampler.thread.join()
     missing = []
-    for rec in read_records(records)[before:]:
+    new = read_records(records)[before:]
+    found_by_app = timelines(args.yarn_dir, [r["app"] for r in new if r.get("app")])
+    for rec in new:
         if not rec.get("app") or not rec.get("tasks_running"):
             missing.append(f"{rec.get('run')}: no application or no time to every task running")
             continue
         print(f"\n{rec.get('framework')} {rec.get('tasks')} tasks, run {rec.get('run')}:")
         t0 = rec["t0_abs"]
         until = rec["tasks_running"]
-        events = report(args.yarn_dir, rec["app"], t0, until, sampler.used(t0, t0 + until))
+        events = found_by_app[rec["app"]]
+        report(rec["app"], events, t0, until, sampler.used(t0, t0 + until))
         last = "command started" if rec.get("framework") == "tony" else "launch script"
         found = sum(1 for e in events.values() if "start request" in e and last in e)
         if found != rec.get("tasks"):
@@ -255,7 +267,7 @@ def main():
     if args.check:
         if code != 0:
             sys.exit(f"timeline.py: the command exited {code}")
-        if missing or len(read_records(records)) == before:
+        if missing or not new:
             sys.exit("timeline.py: " + ("; ".join(missing) or "the command wrote no record"))
     sys.exit(code)
 

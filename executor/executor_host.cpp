@@ -205,8 +205,9 @@ struct executor_system_config : caf::actor_system_config {
     set("scheduler.max-threads", size_t{2});
     // Workers that sleep until there is work: CAF's default work-stealing
     // workers poll, which cost each executor about 60 ms of CPU to start
-    // and 0.75% of a core while it waits; sharing, 23 ms and 0.2%
-    // (bench/notes.md, "Quiet executors"), when a node runs dozens of them.
+    // and 0.75% of a core while it waits; sharing, 23 ms and 0.2%, when a
+    // node runs dozens of them (bench/notes.md, "Launch at scale after
+    // spread placement").
     set("scheduler.policy", caf::atom("sharing"));
   }
 };
