@@ -210,34 +210,45 @@ void read_task_policy(json_reader& r, const json& t, const std::string& path,
   r.read_int(t, path, "elastic_min", ts.elastic_min, 0, INT32_MAX);
   r.read_int(t, path, "elastic_max", ts.elastic_max, 0, INT32_MAX);
   r.read_int(t, path, "spec_signal", ts.spec_signal, 0, 64);
+  std::string placement = "spread";
+  r.read(t, path, "placement", placement);
+  if (placement == "pack")
+    ts.pack = true;
+  else if (placement != "spread")
+    r.fail(path + ".placement", "must be \"spread\" or \"pack\"");
+  r.read_int(t, path, "max_per_node", ts.max_per_node, 0, INT32_MAX);
+}
+
+json task_json(const task_type_spec& t) {
+  return {{"name", t.name},
+          {"instances", t.instances},
+          {"capability", resource_json(t.capability)},
+          {"command", t.command},
+          {"tracked", t.tracked},
+          {"sidecar", t.sidecar},
+          {"node_label", t.node_label},
+          {"placement", t.pack ? "pack" : "spread"},
+          {"max_per_node", t.max_per_node},
+          {"env", t.env},
+          {"priority", t.priority},
+          {"files", files_json(t.files)},
+          {"docker_image", t.docker_image},
+          {"indexes", indexes_json(t)},
+          {"restart", t.restart == restart_policy::on_failure ? "on-failure" : "never"},
+          {"max_restarts", t.max_restarts},
+          {"restart_backoff_ms", t.restart_backoff_ms},
+          {"tolerated_failures", t.tolerated_failures},
+          {"elastic_min", t.elastic_min},
+          {"elastic_max", t.elastic_max},
+          {"spec_signal", t.spec_signal}};
 }
 
 } // namespace
 
 std::string to_json(const job_spec& spec, int indent) {
   json tasks = json::array();
-  for (auto& t : spec.tasks) {
-    tasks.push_back(
-        {{"name", t.name},
-         {"instances", t.instances},
-         {"capability", resource_json(t.capability)},
-         {"command", t.command},
-         {"tracked", t.tracked},
-         {"sidecar", t.sidecar},
-         {"node_label", t.node_label},
-         {"env", t.env},
-         {"priority", t.priority},
-         {"files", files_json(t.files)},
-         {"docker_image", t.docker_image},
-         {"indexes", indexes_json(t)},
-         {"restart", t.restart == restart_policy::on_failure ? "on-failure" : "never"},
-         {"max_restarts", t.max_restarts},
-         {"restart_backoff_ms", t.restart_backoff_ms},
-         {"tolerated_failures", t.tolerated_failures},
-         {"elastic_min", t.elastic_min},
-         {"elastic_max", t.elastic_max},
-         {"spec_signal", t.spec_signal}});
-  }
+  for (auto& t : spec.tasks)
+    tasks.push_back(task_json(t));
   json doc = {
       {"version", job_json_version},
       {"name", spec.name},

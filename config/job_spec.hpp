@@ -42,6 +42,11 @@ struct task_type_spec {
   bool tracked = true;  // default false for ps and tensorboard
   bool sidecar = false; // default true for tensorboard: failure ignored
   std::string node_label;
+  /// placement = "pack": the scheduler fills nodes as it likes (each node
+  /// is asked for the whole count). Default "spread": each node is asked
+  /// for its share (doc/architecture.md "Spread placement").
+  bool pack = false;
+  int32_t max_per_node = 0; // at most this many of the type on one node; 0: no limit
   std::map<std::string, std::string> env;
   int32_t priority = 0;            // assigned by resolve order: one per type
   std::vector<shipped_file> files; // this type's own, besides the job's

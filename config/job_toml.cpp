@@ -132,6 +132,10 @@ void write_task(toml_writer& w, const job_spec& job, const task_type_spec& t) {
     w.boolean("sidecar", t.sidecar);
   }
   w.string_if("node_label", t.node_label);
+  if (t.pack)
+    w.string("placement", "pack");
+  if (t.max_per_node > 0)
+    w.integer("max_per_node", t.max_per_node);
   if (t.docker_image != job.docker_image)
     w.string("docker_image", t.docker_image);
   w.files(t.files);

@@ -225,6 +225,8 @@ private:
                                 const std::string& image);
 
   std::string read_node_label(const toml::node& n, const std::string& label);
+  void read_task_placement(const toml::table& t, const std::string& where,
+                           task_type_spec& s);
 
   void read_data(const toml::table& t);
 

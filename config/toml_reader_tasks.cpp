@@ -44,10 +44,12 @@ job_reader::task_entry job_reader::read_task(const std::string& name,
                                              const toml::table& t,
                                              const std::string& where) {
   check_keys(t, where,
+             // clang-format off
              {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
-              "node_label", "env", "files", "archives", "docker_image", "index",
-              "restart", "max_restarts", "restart_backoff", "tolerated_failures",
-              "elastic", "spec_signal"});
+              "node_label", "placement", "max_per_node", "env", "files", "archives",
+              "docker_image", "index", "restart", "max_restarts", "restart_backoff",
+              "tolerated_failures", "elastic", "spec_signal"});
+  // clang-format on
   task_entry e;
   e.table = &t;
   auto& s = e.spec;
@@ -73,6 +75,7 @@ job_reader::task_entry job_reader::read_task(const std::string& name,
   e.sidecar = read_bool(t, "sidecar");
   if (auto label = read_string(t, "node_label"))
     s.node_label = read_node_label(*t.get("node_label"), *label);
+  read_task_placement(t, where, s);
   if (auto* env = read_table(t, "env", "'env' in " + where))
     s.env = read_env(*env, "[tasks." + name + ".env]");
   s.files = read_shipped(t, where);
@@ -83,6 +86,27 @@ job_reader::task_entry job_reader::read_task(const std::string& name,
     read_task_indexes(*index, s, where);
   read_task_policy(t, where, e);
   return e;
+}
+
+// placement ("spread" or "pack") and max_per_node.
+void job_reader::read_task_placement(const toml::table& t, const std::string& where,
+                                     task_type_spec& s) {
+  if (auto p = read_string(t, "placement")) {
+    if (*p == "pack" || *p == "spread") {
+      s.pack = *p == "pack";
+    } else {
+      static const std::vector<std::string> names{"spread", "pack"};
+      auto hint = closest(*p, names);
+      error(*t.get("placement"),
+            "'placement' in " + where +
+                " must be \"spread\" (each node its share, the "
+                "default) or \"pack\", got " +
+                quote_text(*p) +
+                (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
+    }
+  }
+  if (auto n = read_int(t, "max_per_node", instances_bounds))
+    s.max_per_node = static_cast<int32_t>(*n);
 }
 
 // [tasks.<type>.index.<i>]: the capability of single tasks, each key

@@ -8,6 +8,7 @@
 #include "base/text.hpp"
 #include "config/task_env.hpp"
 #include "config/validate.hpp"
+#include "core/placement.hpp"
 
 namespace tony::core {
 
@@ -359,6 +360,10 @@ void lifecycle::on(const rm_registered& e) {
                                   " in all, but the cluster has only " +
                                   capability_text(cap, gpus) +
                                   "; it can never be scheduled" + gpu_hint(total, cap));
+    return;
+  }
+  if (auto why = placement_refusal(cfg_.job, cfg_.nodes.size()); !why.empty()) {
+    finish(job_state::failed, why);
     return;
   }
   if (cfg_.resume || !e.reg.previous_containers.empty()) {
@@ -745,6 +750,10 @@ void lifecycle::start_attempt() {
   say(note::info, "attempt " + std::to_string(attempt_) + ": asking for " +
                       std::to_string(ids.size()) + " containers");
   state_ = job_state::allocating;
+  for (auto& type : cfg_.job.tasks)
+    if (auto line = placement_line(type, cfg_.nodes.size());
+        attempt_ == 1 && !line.empty())
+      say(note::info, line);
   emit(expect_tasks{std::move(ids), attempt_});
   // One ask per priority: the type's own, and one per group of its tasks
   // with a capability of their own (they share a priority).
@@ -766,8 +775,10 @@ container_ask lifecycle::ask_for(const task_type_spec& type, int32_t index,
                                  int32_t count) const {
   container_ask ask{type.priority_of(index), type.name, type.capability_of(index),
                     type.node_label, count};
-  ask.nodes = cfg_.nodes;
+  ask.nodes = usable_nodes(cfg_.nodes, avoided_nodes_);
   ask.racks = cfg_.racks;
+  ask.pack = type.pack;
+  ask.max_per_node = type.max_per_node;
   return ask;
 }
 

@@ -70,7 +70,9 @@ typename Inspector::result_type inspect(Inspector& f, resource& x) {
 /// A request for `count` containers of one task type. Each task type has its
 /// own priority, so grants map back to task types by priority. `nodes` and
 /// `racks` name where the containers may go besides anywhere (YARN asks them
-/// node-local; a labelled ask names none).
+/// node-local; a labelled ask names none). `pack`: each node is asked for
+/// the whole count instead of its share; `max_per_node` > 0: no node gets
+/// more than that many, and the ask never relaxes to any node.
 struct container_ask {
   int32_t priority = 0;
   std::string task_type;
@@ -79,12 +81,14 @@ struct container_ask {
   int32_t count = 0;
   std::vector<std::string> nodes = {};
   std::vector<std::string> racks = {};
+  bool pack = false;
+  int32_t max_per_node = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, container_ask& x) {
   return f(caf::meta::type_name("container_ask"), x.priority, x.task_type, x.capability,
-           x.node_label, x.count, x.nodes, x.racks);
+           x.node_label, x.count, x.nodes, x.racks, x.pack, x.max_per_node);
 }
 
 /// A container granted by the resource manager.

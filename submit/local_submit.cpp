@@ -152,6 +152,19 @@ caf::expected<void> snapshot_code(const std::string& from, const std::string& to
   return caf::unit;
 }
 
+// The local backend runs every task on this machine: placement settings
+// are accepted (the same job.toml runs on YARN) and said to be ignored.
+std::string placement_note(const job_spec& job) {
+  std::vector<std::string> types;
+  for (auto& t : job.tasks)
+    if (t.pack || t.max_per_node > 0)
+      types.push_back("tasks." + t.name);
+  if (types.empty())
+    return {};
+  return " (" + base::join(types, ", ") +
+         ": placement and max_per_node apply on YARN only; every task runs here)";
+}
+
 } // namespace
 
 int submit_local(const job_spec& job, const submit_options& opts) {
@@ -232,7 +245,7 @@ int submit_local(const job_spec& job, const submit_options& opts) {
   if (!opts.quiet)
     say("submitted " + app_id + " (" + job.name + ", " +
         base::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
-        job_dir);
+        job_dir + placement_note(job));
   if (opts.events)
     opts.events->submitted(app_id, "local", job.name, job.total_tasks(),
                            {{"job_dir", job_dir}, {"am_pid", std::to_string(am_pid)}});

@@ -212,16 +212,18 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   return result;
 }
 
-// A new ask naming nodes goes strict; spread_window_ after it was first
-// sent, what is still outstanding goes again relaxed (any node), so that a
-// node without room for its share does not hold the gang.
+// A new spread ask naming nodes goes strict; spread_window_ after it was
+// first sent, what is still outstanding goes again relaxed (any node; up to
+// the cap on each node for a capped ask), so that a node without room for
+// its share does not hold the gang. A packed ask is relaxed from the start.
 void amrm_client::add_spread_asks(const allocate_request& req,
                                   proto::AllocateRequestProto& msg) {
   auto now = std::chrono::steady_clock::now();
   std::vector<int32_t> sent;
   for (auto& ask : req.asks) {
     sent.push_back(ask.priority);
-    bool spread = !ask.nodes.empty() && ask.node_label.empty() && ask.count > 0;
+    bool spread =
+        !ask.nodes.empty() && ask.node_label.empty() && ask.count > 0 && !ask.pack;
     if (!spread) {
       spreading_.erase(ask.priority);
       convert::add_asks(ask, &msg);

@@ -180,15 +180,21 @@ void add_asks(const container_ask& x, proto::AllocateRequestProto* out, locality
   if (!x.node_label.empty())
     return;
   // Strict: only node-local grants, each node up to its share (YARN reads
-  // relaxLocality=false on the rack and "*" asks so).
-  bool strict = how == locality::strict && !x.nodes.empty();
+  // relaxLocality=false on the rack and "*" asks so). A capped ask is
+  // always strict: a relaxed one would let a node take more than its cap.
+  bool capped = x.max_per_node > 0;
+  bool strict = (how == locality::strict || capped) && !x.nodes.empty();
   if (strict)
     out->mutable_ask(out->ask_size() - 1)->set_relax_locality(false);
   // Spread: each node is asked for its share, rounded up, not for the
   // whole gang (the first node to heartbeat would take it all); the "*" ask
   // keeps the total, so the scheduler relaxes to any node for the rest.
+  // Pack: each node the whole count. Capped: at most the cap per node,
+  // the share while strict spreading, the cap itself once relaxed.
   auto k = static_cast<int32_t>(x.nodes.size());
-  auto share = k > 0 && x.count > 0 ? (x.count + k - 1) / k : x.count;
+  auto share = k > 0 && x.count > 0 && !x.pack ? (x.count + k - 1) / k : x.count;
+  if (capped)
+    share = std::min(how == locality::strict ? share : x.count, x.max_per_node);
   for (auto& name : x.nodes) {
     auto* node = out->add_ask();
     to_proto(x, node);

@@ -51,8 +51,11 @@ void to_proto(const container_ask& x, proto::ResourceRequestProto* out);
 /// whole count. Named nodes let the CapacityScheduler place several
 /// containers per node heartbeat (node-local) instead of one off-switch
 /// container per heartbeat. `strict`: relaxLocality=false on the racks and
-/// "*", so only node-local grants count. Asks with a node label stay
-/// ANY-only (YARN ignores labels below ANY).
+/// "*", so only node-local grants count. `x.pack`: each node is asked for
+/// the whole count. `x.max_per_node`: no node is asked for more, and the
+/// ask is strict whatever `how` says (relaxed then means each node up to
+/// the cap). Asks with a node label stay ANY-only (YARN ignores labels
+/// below ANY).
 enum class locality { relaxed, strict };
 void add_asks(const container_ask& x, proto::AllocateRequestProto* out,
               locality how = locality::relaxed);

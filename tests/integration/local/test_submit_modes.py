@@ -79,3 +79,30 @@ max_attempts = 2
     assert failed[0] not in {out.task(f"worker:{i}")["container_id"] for i in range(2)}
     left = tonyjob.wait_job_gone(out.job_dir, 10)
     assert not left, left
+
+
+def test_placement_keys_run_here_and_are_said_to_apply_on_yarn_only(sandbox):
+    """The same job.toml runs on both backends: the local backend takes
+    placement and max_per_node, runs every task here, and says so once."""
+    job = sandbox.job('''name = "placed"
+framework = "standalone"
+
+[code]
+src_dir = "src"
+command = "echo ran $TONY_TASK_ID"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+placement = "pack"
+
+[tasks.ps]
+memory = "256m"
+max_per_node = 1
+''')
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 0, out.describe()
+    said = [line for line in out.stdout.splitlines() if "apply on YARN only" in line]
+    assert len(said) == 1, out.describe()
+    assert "tasks.worker, tasks.ps: placement and max_per_node apply on YARN only" in said[0]
+    assert out.task_stdout("worker:1").strip() == "ran worker:1"

@@ -104,6 +104,54 @@ memory = "256m"
     assert len(hosts) >= 2, summaries
 
 
+def placement_job(tmp_path, name, workers, extra):
+    job = tmp_path / f"{name}.toml"
+    job.write_text(f"""
+name = "{name}"
+framework = "tensorflow"
+[code]
+src_dir = "{os.path.dirname(y.env_check_job())}"
+command = "python3 check_env.py --expect-framework tensorflow --expect-types worker:{workers}"
+[tasks.worker]
+instances = {workers}
+memory = "256m"
+{extra}
+""")
+    return str(job)
+
+
+def test_placement_pack_keeps_a_small_gang_on_one_node(tmp_path):
+    """placement = "pack": each node is asked for the whole gang, so the
+    first node to heartbeat with room takes all four small workers (what
+    every job did before spread placement), e.g. for NCCL on one host."""
+    assert len(y.running_nodes()) >= 2
+    code, out, _ = y.submit([placement_job(tmp_path, "pack", 4, 'placement = "pack"')])
+    assert code == 0, out
+    summaries = y.env_summaries(y.app_id_of(out), 4)
+    hosts = {s["node"] for s in summaries}
+    assert len(hosts) == 1, summaries
+
+
+def test_max_per_node_puts_each_task_on_its_own_node_or_refuses(tmp_path):
+    """max_per_node = 1: one worker per node, however small, even packed; a gang the
+    listed nodes cannot hold ends at once with the numbers instead of
+    waiting for ever."""
+    k = len(y.running_nodes())
+    assert k >= 2, f"the cluster has {k} node(s); this test needs several"
+    code, out, _ = y.submit([placement_job(tmp_path, "too-many", k + 1, "max_per_node = 1")],
+                            timeout=120)
+    assert code == 1, out
+    assert (f"tasks.worker has {k + 1} tasks, at most 1 per node (max_per_node), which "
+            f"needs {k + 1} nodes, but the ResourceManager listed {k} running") in out, out
+    # Packed, as it would be on one node, but capped: one on each node.
+    code, out, _ = y.submit([placement_job(tmp_path, "one-each", k,
+                                           'placement = "pack"\nmax_per_node = 1')])
+    assert code == 0, out
+    summaries = y.env_summaries(y.app_id_of(out), k)
+    hosts = [s["node"] for s in summaries]
+    assert len(set(hosts)) == k, summaries
+
+
 def test_a_task_over_its_memory_is_killed_and_said_so():
     # worker:1 holds 700 MiB in its 256 MiB container; the others wait.
     code, out, _ = y.submit([

@@ -1125,6 +1125,26 @@ TEST_F(job_config, restart_values_are_checked) {
             "USR2, got \"KILL\"");
 }
 
+TEST_F(job_config, placement_and_max_per_node_are_read_and_checked) {
+  auto spec = ok(R"([code]
+command = "x"
+[tasks.worker]
+instances = 4
+placement = "pack"
+max_per_node = 2
+[tasks.ps]
+)");
+  EXPECT_TRUE(task(spec, "worker").pack);
+  EXPECT_EQ(task(spec, "worker").max_per_node, 2);
+  EXPECT_FALSE(task(spec, "ps").pack); // spread by default
+  EXPECT_EQ(task(spec, "ps").max_per_node, 0);
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nplacement = \"packed\"\n"),
+            "job.toml:4:13: 'placement' in [tasks.worker] must be \"spread\" (each node "
+            "its share, the default) or \"pack\", got \"packed\"; did you mean \"pack\"?");
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nmax_per_node = 0\n"),
+            "job.toml:4:16: 'max_per_node' must be between 1 and 10000, got 0");
+}
+
 TEST_F(job_config, a_fixed_pytorch_world_cannot_restart_one_rank) {
   auto e = error(R"(framework = "pytorch"
 [code]

@@ -300,6 +300,8 @@ W = "w"
 memory = "6g"
 [tasks.ps]
 tracked = true
+placement = "pack"
+max_per_node = 2
 [tensorboard]
 enabled = true
 [am]

@@ -204,6 +204,8 @@ TEST(job_json, lifecycle_policy_round_trips) {
   w.elastic_min = 2;
   w.elastic_max = 4;
   w.spec_signal = 10;
+  w.pack = true;
+  w.max_per_node = 3;
   spec.policy.tolerated_failures = 3;
   auto back = job_from_json(to_json(spec));
   ASSERT_TRUE(back) << describe(back.error());
@@ -215,6 +217,9 @@ TEST(job_json, lifecycle_policy_round_trips) {
   EXPECT_EQ(b.elastic_min, 2);
   EXPECT_EQ(b.elastic_max, 4);
   EXPECT_EQ(b.spec_signal, 10);
+  EXPECT_TRUE(b.pack);
+  EXPECT_EQ(b.max_per_node, 3);
+  EXPECT_FALSE(back->tasks[1].pack);
   EXPECT_EQ(back->policy.tolerated_failures, 3);
   EXPECT_EQ(back->tasks[1].restart, restart_policy::never);
 }

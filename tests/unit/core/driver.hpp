@@ -60,6 +60,13 @@ public:
     // nop
   }
 
+  /// A YARN AM's lifecycle with the nodes the RM listed at submission.
+  driver(job_spec spec, std::vector<std::string> nodes)
+      : job(std::move(spec))
+      , lc(config_of(job, 1, {}, std::move(nodes))) {
+    // nop
+  }
+
   job_spec job;
   core::lifecycle lc;
   int64_t now = 1000000;
@@ -215,8 +222,10 @@ public:
 
 private:
   static core::lifecycle_config config_of(const job_spec& job, int32_t am_attempt = 1,
-                                          std::optional<job_status> resume = {}) {
+                                          std::optional<job_status> resume = {},
+                                          std::vector<std::string> nodes = {}) {
     core::lifecycle_config cfg;
+    cfg.nodes = std::move(nodes);
     cfg.job = job;
     cfg.app_id = "application_1_0001";
     cfg.tracking_url = "http://am:8080/";

@@ -366,6 +366,39 @@ TEST(amrm_client, a_spread_ask_is_strict_then_relaxed_for_what_is_left) {
   EXPECT_EQ(script.allocations[3].ask_size(), 0);
 }
 
+TEST(amrm_client, a_packed_ask_is_relaxed_and_a_capped_one_stays_strict) {
+  scripted_scheduler script;
+  fake_server rm{[&](fake_peer& peer) { script.serve(peer); }};
+  amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  client.set_spread_window(200ms);
+  ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  allocate_request req;
+  container_ask packed{1, "worker", {256, 1, 0}, "", 4};
+  packed.nodes = {"n1", "n2", "n3"};
+  packed.pack = true;
+  container_ask capped{2, "ps", {256, 1, 0}, "", 2};
+  capped.nodes = {"n1", "n2", "n3"};
+  capped.max_per_node = 1;
+  req.asks = {packed, capped};
+  ASSERT_TRUE(client.allocate(req, deadline_after(5s)));
+  std::this_thread::sleep_for(300ms);
+  allocate_request idle;
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // after the window
+  std::lock_guard<std::mutex> guard{script.mtx};
+  ASSERT_EQ(script.allocations.size(), 2u);
+  auto& first = script.allocations[0];
+  ASSERT_EQ(first.ask_size(), 8);
+  EXPECT_TRUE(first.ask(0).relax_locality()); // packed: relaxed at once
+  EXPECT_EQ(first.ask(1).num_containers(), 4);
+  EXPECT_FALSE(first.ask(4).relax_locality()); // capped: strict
+  EXPECT_EQ(first.ask(5).num_containers(), 1);
+  auto& later = script.allocations[1];
+  ASSERT_EQ(later.ask_size(), 4); // the capped ask again, still strict
+  EXPECT_EQ(later.ask(0).priority().priority(), 2);
+  EXPECT_FALSE(later.ask(0).relax_locality());
+  EXPECT_EQ(later.ask(1).num_containers(), 1);
+}
+
 TEST(amrm_client, follows_the_scheduler_that_took_over) {
   scripted_scheduler script;
   fake_server rm2{[&](fake_peer& peer) { script.serve(peer); }};

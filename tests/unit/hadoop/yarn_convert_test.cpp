@@ -120,6 +120,48 @@ TEST(yarn_convert, a_strict_ask_relaxes_no_locality_above_its_nodes) {
   EXPECT_TRUE(plain.ask(0).relax_locality());
 }
 
+// pack: today's CapacityScheduler behaviour, each node asked for the whole
+// count, so the first node to heartbeat with room takes the gang.
+TEST(yarn_convert, a_packed_ask_names_every_node_for_the_whole_count) {
+  proto::AllocateRequestProto req;
+  container_ask ask{2, "worker", {1024, 1, 0}, "", 4};
+  ask.nodes = {"n1", "n2", "n3"};
+  ask.pack = true;
+  convert::add_asks(ask, &req);
+  ASSERT_EQ(req.ask_size(), 4);
+  for (auto& r : req.ask()) {
+    EXPECT_EQ(r.num_containers(), 4) << r.resource_name();
+    EXPECT_TRUE(r.relax_locality()) << r.resource_name();
+  }
+}
+
+// max_per_node: strict whatever the phase (a relaxed ask would let a node
+// take more), each node up to its share while spreading, then up to the cap.
+TEST(yarn_convert, a_capped_ask_is_always_strict_and_never_above_the_cap) {
+  container_ask ask{2, "worker", {1024, 1, 0}, "", 5};
+  ask.nodes = {"n1", "n2", "n3"};
+  ask.racks = {"/r1"};
+  ask.max_per_node = 3;
+  for (auto how : {convert::locality::strict, convert::locality::relaxed}) {
+    proto::AllocateRequestProto req;
+    convert::add_asks(ask, &req, how);
+    ASSERT_EQ(req.ask_size(), 5);
+    for (auto& r : req.ask()) {
+      bool node = r.resource_name()[0] == 'n';
+      EXPECT_EQ(r.relax_locality(), node) << r.resource_name();
+      auto expected = !node ? 5 : how == convert::locality::strict ? 2 : 3;
+      EXPECT_EQ(r.num_containers(), expected) << r.resource_name();
+    }
+  }
+  proto::AllocateRequestProto packed;
+  ask.pack = true;
+  ask.max_per_node = 2;
+  convert::add_asks(ask, &packed);
+  for (auto& r : packed.ask())
+    EXPECT_EQ(r.num_containers(), r.resource_name()[0] == 'n' ? 2 : 5) << r.resource_name();
+  EXPECT_FALSE(packed.ask(0).relax_locality());
+}
+
 TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
   proto::URLProto hdfs;
   ASSERT_TRUE(convert::to_proto("hdfs://nn.example:8020/user/a/job.zip", &hdfs));
