@@ -43,8 +43,8 @@ void job_reader::read_tasks(const toml::table& tasks) {
 job_reader::task_entry job_reader::read_task(const std::string& name,
                                              const toml::table& t,
                                              const std::string& where) {
+  // clang-format off
   check_keys(t, where,
-             // clang-format off
              {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
               "node_label", "placement", "max_per_node", "env", "files", "archives",
               "docker_image", "index", "restart", "max_restarts", "restart_backoff",

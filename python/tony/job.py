@@ -54,6 +54,8 @@ TASK_KEYS = {
     "tracked": BOOLEAN,
     "sidecar": BOOLEAN,
     "node_label": STRING,
+    "placement": STRING,
+    "max_per_node": INTEGER,
     "env": ENV,
     "files": FILES,
     "archives": FILES,

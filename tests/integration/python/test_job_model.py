@@ -70,6 +70,7 @@ def specific(tmp):
         "code.python_venv": str(venv),
         "tasks.*.command": "python3 train.py --worker",
         "tasks.*.node_label": "gpu",
+        "tasks.*.placement": "pack",
         "tasks.*.sidecar": False,
         "tasks.*.restart": "on-failure",
         "tasks.*.spec_signal": "USR1",
