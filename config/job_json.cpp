@@ -269,6 +269,7 @@ std::string to_json(const job_spec& spec, int indent) {
         {"python_binary_path", spec.python_binary_path},
         {"files", files_json(spec.files)}}},
       {"env", spec.env},
+      {"setting_names", spec.setting_names},
       {"data", {{"input_path", spec.input_path}, {"output_path", spec.output_path}}},
       {"tasks", tasks},
       {"tensorboard",
@@ -329,6 +330,7 @@ void read_top(json_reader& r, const json& doc, job_spec& s) {
     r.read(*code, "code", "files", s.files);
   }
   r.read(doc, "", "env", s.env);
+  r.read(doc, "", "setting_names", s.setting_names);
   if (auto* data = r.member(doc, "", "data")) {
     r.read(*data, "data", "input_path", s.input_path);
     r.read(*data, "data", "output_path", s.output_path);

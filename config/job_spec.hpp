@@ -197,6 +197,10 @@ struct job_spec {
   policy_spec policy;
 
   std::string job_file; // absolute path of the job.toml it came from
+  /// job.toml key -> the front end's own name for it ("tasks.worker.memory"
+  /// -> "-m/--task_memory" for ytf-submit), for refusals
+  /// (config/setting_names.hpp); a key without one names itself.
+  std::map<std::string, std::string> setting_names;
 
   /// The task type called `name`, or nullptr.
   const task_type_spec* find(const std::string& name) const {

@@ -117,23 +117,6 @@ std::string exit_diagnostics(const task_exit& x) {
   return result;
 }
 
-// A capability as a refusal names it: with its GPUs whenever the request has
-// any, so a cluster without GPUs says "0 GPUs" instead of nothing.
-std::string capability_text(const resource& x, bool with_gpus) {
-  auto text = to_string(x);
-  if (with_gpus && x.gpus == 0)
-    text += ", 0 GPUs";
-  return text;
-}
-
-// What to do when GPUs are what does not fit.
-std::string gpu_hint(const resource& asked, const resource& available) {
-  if (asked.gpus <= available.gpus)
-    return {};
-  return " (GPUs: the local backend's pool is [cluster.local] gpus, by default the "
-         "GPUs this machine has; on YARN the NodeManagers' yarn.io/gpu resource)";
-}
-
 // A restart's wait: the backoff doubles with every restart, at most 10 min.
 int64_t backoff_of(int64_t base_ms, int32_t restart) {
   constexpr int64_t cap = 10 * 60 * 1000;
@@ -331,38 +314,10 @@ void lifecycle::describe_tensorboard(job_status& out) const {
 void lifecycle::on(const rm_registered& e) {
   if (end_ != end_phase::none)
     return;
-  resource total;
-  for (auto& type : cfg_.job.tasks)
-    for (int32_t i = 0; i < type.instances; ++i) {
-      // A task may have a capability of its own ([tasks.<type>.index.<i>]).
-      auto& capability = type.capability_of(i);
-      if (!fits(capability, e.reg.max_capability)) {
-        auto who = type.index_capability.count(i) != 0
-                       ? "task " + type.name + ":" + std::to_string(i)
-                       : "tasks." + type.name;
-        bool gpus = capability.gpus > 0;
-        finish(job_state::failed,
-               who + " asks for " + capability_text(capability, gpus) +
-                   " per task, but the largest container this cluster grants is " +
-                   capability_text(e.reg.max_capability, gpus) +
-                   "; lower the request in job.toml or use a larger queue/cluster" +
-                   gpu_hint(capability, e.reg.max_capability));
-        return;
-      }
-      total.memory_mb += capability.memory_mb;
-      total.vcores += capability.vcores;
-      total.gpus += capability.gpus;
-    }
-  auto cap = e.reg.cluster_capacity;
-  if (cap.memory_mb > 0 && !fits(total, cap)) {
-    bool gpus = total.gpus > 0;
-    finish(job_state::failed, "the job needs " + capability_text(total, gpus) +
-                                  " in all, but the cluster has only " +
-                                  capability_text(cap, gpus) +
-                                  "; it can never be scheduled" + gpu_hint(total, cap));
-    return;
-  }
-  if (auto why = placement_refusal(cfg_.job, cfg_.nodes.size()); !why.empty()) {
+  auto why = capacity_refusal(cfg_.job, e.reg.max_capability, e.reg.cluster_capacity);
+  if (why.empty())
+    why = placement_refusal(cfg_.job, cfg_.nodes.size());
+  if (!why.empty()) {
     finish(job_state::failed, why);
     return;
   }

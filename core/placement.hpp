@@ -1,9 +1,9 @@
 #pragma once
 
 // How a job's containers are placed over the nodes, in words and in
-// refusals (doc/architecture.md "Spread placement"). The asks themselves
-// are built in hadoop/yarn/convert.cpp from container_ask's nodes, pack
-// and max_per_node.
+// refusals (too large for the cluster, or for its listed nodes) (doc/architecture.md
+// "Spread placement"). The asks themselves are built in hadoop/yarn/convert.cpp from
+// container_ask's nodes, pack and max_per_node.
 
 #include <cstddef>
 #include <string>
@@ -22,6 +22,13 @@ std::string placement_line(const task_type_spec& type, size_t nodes);
 /// `nodes` listed nodes, or empty. A capped ask never goes beyond them, so
 /// such a job would wait for ever.
 std::string placement_refusal(const job_spec& job, size_t nodes);
+
+/// Why the job can never be scheduled: a task larger than the largest
+/// container, or the whole job larger than the cluster (`cluster` zero:
+/// unknown), naming what to lower in the job's own front-end words; or
+/// empty.
+std::string capacity_refusal(const job_spec& job, const resource& largest,
+                             const resource& cluster);
 
 /// The nodes a job's asks name: `nodes` less the ones the job avoids (a
 /// lost node gets no share; the RM's blacklist keeps it from relaxed asks).

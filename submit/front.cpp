@@ -8,6 +8,7 @@
 #include "config/job_config.hpp"
 #include "config/job_json.hpp"
 #include "config/job_toml.hpp"
+#include "config/setting_names.hpp"
 #include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
 
@@ -68,6 +69,17 @@ bool check_supported(const front_request& req, const job_spec& job, bool print) 
   return missing.empty();
 }
 
+setting_words words_of(front_end front) {
+  switch (front) {
+  case front_end::tony:
+    return setting_words::tony;
+  case front_end::ytf:
+    return setting_words::ytf;
+  default:
+    return setting_words::job_toml;
+  }
+}
+
 } // namespace
 
 std::string tony_key_hint(const std::string& item) {
@@ -116,6 +128,7 @@ int run_front(front_request& req) {
     std::cerr << to_string(job.error());
     return exit_usage;
   }
+  job->setting_names = setting_names_for(words_of(front), *job);
   if (req.print_toml) {
     std::cout << to_toml(*job, toml_comments(req));
     check_supported(req, *job, true);

@@ -18,6 +18,7 @@
 #include "actors/actor_types.hpp"
 #include "base/text.hpp"
 #include "config/job_json.hpp"
+#include "config/setting_names.hpp"
 #include "hadoop/client_security.hpp"
 #include "hadoop/configuration.hpp"
 #include "hadoop/credentials.hpp"
@@ -523,10 +524,12 @@ std::string unfit_ask(const job_spec& job, const resource& max) {
       if (!fits(type.capability_of(i), max))
         return (type.index_capability.count(i) != 0
                     ? "task " + type.name + ":" + std::to_string(i)
-                    : "tasks." + type.name) +
+                    : "each " + type.name + " task") +
                " asks for " + to_string(type.capability_of(i)) +
-               " per task, but the largest container this cluster grants is " +
-               to_string(max) + "; lower the request or use a larger queue/cluster";
+               ", but the largest container this cluster grants is " +
+               to_string(max) + "; " +
+               what_to_lower(job, &type, type.capability_of(i), max) +
+               " or use a larger queue/cluster";
   if (!fits(job.am.capability, max))
     return "[am] asks for " + to_string(job.am.capability) +
            ", but the largest container this cluster grants is " + to_string(max);

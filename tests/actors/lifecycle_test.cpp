@@ -371,7 +371,7 @@ CAF_TEST(a request larger than the cluster maximum fails at once) {
   start();
   auto st = status();
   CAF_CHECK_EQUAL(st.state, "FAILED");
-  CAF_CHECK(contains(st.diagnostics, "tasks.worker asks for 65536 MiB"));
+  CAF_CHECK(contains(st.diagnostics, "each worker task asks for 65536 MiB"));
   CAF_CHECK(
       contains(st.diagnostics, "largest container this cluster grants is 8192 MiB"));
   CAF_CHECK(nm_state().started.empty());

@@ -444,3 +444,27 @@ def test_a_job_toml_goes_where_its_cluster_backend_says(sandbox):
     assert out.rc == 2, out.describe()
     assert ("tony-submit: TONY_BACKEND=yran: the backend is local or yarn; set "
             "TONY_BACKEND=yarn, TONY_BACKEND=local, or unset it") in out.stderr, out.stderr
+
+
+def test_a_job_too_large_for_here_is_refused_in_its_front_ends_words(sandbox):
+    """The seed's ytf-submit command keeps YARN-DTF's 8 GiB per task; on a
+    machine whose pool is smaller than the gang, the refusal names
+    ytf-submit's own option, and TonY's command line gets TonY's keys."""
+    small = ["--set", 'cluster.local.memory="16g"']
+    out = run_tool(sandbox, "ytf-submit", "-r", "ps:1,worker:4", *small, "true",
+                   env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 1, out.describe()
+    assert ("the job needs 40960 MiB, 5 vcores in all, but the cluster has only 16384 MiB"
+            in out.stdout + out.stderr), out.describe()
+    assert ("it can never be scheduled: lower -m/--task_memory or -r/--cluster_requirement"
+            in out.stdout + out.stderr), out.describe()
+    (sandbox.root / "train.py").write_text("print('never runs')\n")
+    out = run_tool(sandbox, "tony-submit", "-executes", "train.py", "--conf",
+                   "tony.worker.instances=2", "--conf", "tony.worker.memory=20g",
+                   "--conf", "tony.ps.instances=0", *small,
+                   env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 1, out.describe()
+    assert ("each worker task asks for 20480 MiB, 1 vcores, but the largest container this "
+            "cluster grants is 16384 MiB" in out.stdout + out.stderr), out.describe()
+    assert "; lower tony.worker.memory or use a larger queue/cluster" in \
+        out.stdout + out.stderr, out.describe()

@@ -237,7 +237,7 @@ def test_asking_for_more_than_the_cluster_maximum_fails_at_once():
     code, out, secs = y.submit(["--set", "tasks.worker.memory=\"64g\"", y.env_check_job()])
     assert code == 2, out
     assert secs < 30, secs
-    assert "tasks.worker asks for 65536 MiB" in out, out
+    assert "each worker task asks for 65536 MiB" in out, out
     assert "largest container this cluster grants" in out, out
     after = y.yarn_cli("application", "-list", "-appStates", "ALL")
     assert after.count("env-check") == before.count("env-check"), "an application was submitted"
