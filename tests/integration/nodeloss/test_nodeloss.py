@@ -311,3 +311,46 @@ def test_the_ams_node_lost_with_no_attempt_left_ends_the_job_and_every_process()
     assert re.search(r"diagnostics: .*(AM|ApplicationMaster|attempt)", after), text
     time.sleep(5)
     assert not app_pids(app), y.commands_of(app_pids(app))
+
+
+def test_the_ams_nodemanager_alone_killed_leaves_no_orphaned_am():
+    """Only the NodeManager of the AM's node killed with -9; its containers'
+    processes live on (as when a NodeManager crashes or is OOM-killed), and
+    there is no AM attempt left. The RM fails the attempt after the node's
+    expiry and answers the orphaned AM's next allocate so (no such attempt);
+    tony-am must stop its executors and exit by itself: 5 s after
+    tony-submit's end no process of the job is left on any node."""
+    nodes, live = live_nodes()
+    for node in nodes:  # the tests above killed some: bring them back
+        if node not in live:
+            subprocess.run([CLUSTER_SH, "nm-start", node, "--dir", STATE], check=True,
+                           stdout=subprocess.DEVNULL, timeout=60)
+    assert y.wait_until(lambda: len(y.running_nodes()) >= 3, 60), y.running_nodes()
+    proc = y.start_submit([job(120, 1)])
+    app = None
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
+        before = "".join(lines)
+        app = y.app_id_of(before)
+        am = am_host(app)
+        assert am, y.commands_of(app_pids(app))
+        with open(os.path.join(STATE, "pids", f"nodemanager-{am}.pid")) as f:
+            os.kill(int(f.read().strip()), signal.SIGKILL)
+        after = finish(proc)
+        text = before + after
+        assert proc.returncode != 0, text
+        assert "FAILED" in after, text
+        assert re.search(r"diagnostics: .*(AM|ApplicationMaster|attempt)", after), text
+        time.sleep(5)
+        left = y.commands_of(app_pids(app))
+        assert not left, f"still running 5 s after tony-submit's end: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in app_pids(app) if app else []:  # a failure leaves no orphans
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
