@@ -45,6 +45,7 @@
 #include "submit/job_control.hpp"
 #include "submit/job_locations.hpp"
 #include "submit/job_tokens.hpp"
+#include "submit/queue_check.hpp"
 #include "submit/shipping.hpp"
 #include "submit/staging_sweep.hpp"
 #include "submit/submit.hpp"
@@ -526,9 +527,8 @@ std::string unfit_ask(const job_spec& job, const resource& max) {
                     ? "task " + type.name + ":" + std::to_string(i)
                     : "each " + type.name + " task") +
                " asks for " + to_string(type.capability_of(i)) +
-               ", but the largest container this cluster grants is " +
-               to_string(max) + "; " +
-               what_to_lower(job, &type, type.capability_of(i), max) +
+               ", but the largest container this cluster grants is " + to_string(max) +
+               "; " + what_to_lower(job, &type, type.capability_of(i), max) +
                " or use a larger queue/cluster";
   if (!fits(job.am.capability, max))
     return "[am] asks for " + to_string(job.am.capability) +
@@ -627,11 +627,15 @@ void sweep_ended_jobs(yarn::application_client& rm, const std::string& root,
                   : std::string{}));
 }
 
-// The RUNNING nodes as TONY_NODES' value, or empty.
-std::string node_places(yarn::application_client& rm) {
+// The RUNNING nodes as TONY_NODES' value, or empty. Warns when the job
+// needs more than its queue may ever use on these nodes (submit/queue_check).
+std::string node_places(yarn::application_client& rm, const job_spec& job) {
   auto nodes = rm.get_cluster_nodes(hadoop::deadline_after(seconds(10)));
   if (!nodes)
     return {};
+  if (auto tree = rm.get_queue_tree("root", hadoop::deadline_after(seconds(10))))
+    if (auto warning = queue_warning(job, *nodes, *tree); !warning.empty())
+      complain(warning);
   std::string places;
   size_t running = 0;
   for (auto& node : *nodes)
@@ -774,7 +778,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     ctx.am_launch.env[yarn_env::type_resources] =
         type_resources_to_json(shipped->by_type);
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
-  if (auto places = node_places(*rm); !places.empty())
+  if (auto places = node_places(*rm, job); !places.empty())
     ctx.am_launch.env[yarn_env::nodes] = places;
   if (!webhdfs.base.empty())
     ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs.base;

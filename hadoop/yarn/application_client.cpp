@@ -125,6 +125,30 @@ application_client::get_cluster_nodes(hadoop::deadline until) {
   return result;
 }
 
+namespace {
+
+queue_info queue_from_proto(const proto::QueueInfoProto& x) {
+  queue_info result{x.queuename(), x.capacity(), x.maximumcapacity(), {}};
+  for (auto& child : x.childqueues())
+    result.children.push_back(queue_from_proto(child));
+  return result;
+}
+
+} // namespace
+
+hadoop::expected<queue_info> application_client::get_queue_tree(const std::string& root,
+                                                                hadoop::deadline until) {
+  proto::GetQueueInfoRequestProto req;
+  req.set_queuename(root);
+  req.set_includeapplications(false);
+  req.set_includechildqueues(true);
+  req.set_recursive(true);
+  auto rsp = call<proto::GetQueueInfoResponseProto>("getQueueInfo", req, until);
+  if (!rsp)
+    return rsp.error();
+  return queue_from_proto(rsp->queueinfo());
+}
+
 hadoop::expected<cluster_metrics>
 application_client::get_cluster_metrics(hadoop::deadline until) {
   proto::GetClusterMetricsRequestProto req;

@@ -64,6 +64,10 @@ public:
 
   hadoop::expected<cluster_metrics> get_cluster_metrics(hadoop::deadline until);
 
+  /// The scheduler's queue tree from `root` down (getQueueInfo, recursive).
+  hadoop::expected<queue_info> get_queue_tree(const std::string& root,
+                                              hadoop::deadline until);
+
   /// The connection to the RM that answered last.
   hadoop::connection_params target() const { return failover_->current(target_); }
 

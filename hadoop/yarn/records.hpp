@@ -153,6 +153,15 @@ struct submission_context {
   std::string node_label;
 };
 
+/// A scheduler queue and its children, as getQueueInfo reports them:
+/// capacities are fractions (0..1) of the parent queue's.
+struct queue_info {
+  std::string name;
+  float capacity = 0;
+  float max_capacity = 0;
+  std::vector<queue_info> children;
+};
+
 struct cluster_metrics {
   int32_t num_node_managers = 0;
   int32_t num_active = 0;

@@ -276,6 +276,29 @@ def test_kill_and_status_work_on_their_own():
     assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
 
 
+def test_a_job_over_the_queues_maximum_is_warned_at_submit_and_waits():
+    """A gang larger than the whole cluster (the default queue's maximum is
+    100%) is submitted, not refused, with a warning: clusters grow. It waits
+    until killed."""
+    nodes = y.running_nodes()
+    total_mb = sum(n["availMemoryMB"] + n["usedMemoryMB"] for n in nodes)
+    workers = total_mb // 1024 + 1
+    code, out, _ = y.submit(["--detach", "--set", f"tasks.worker.instances={workers}",
+                             "--set", 'tasks.worker.memory="1g"',
+                             "--set", 'code.command="sleep 300"', y.env_check_job()])
+    assert code == 0, out
+    app = y.app_id_of(out)
+    try:
+        assert (f"more than queue 'default' may ever use on today's cluster: 100% of "
+                f"{total_mb} MiB = {total_mb} MiB") in out, out
+        assert "waits until the cluster grows" in out, out
+        assert y.app_status(app)["State"] in ("ACCEPTED", "RUNNING"), y.app_status(app)
+    finally:
+        subprocess.run([y.SUBMIT, "--kill", app], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=60)
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+
+
 def test_the_job_secret_travels_in_container_tokens_only():
     """The secret of the AM's gate: kept by tony-submit in a 0600 file, in
     every container's token file, and in no launch script, command line or
