@@ -480,8 +480,10 @@ void job_reader::assign_priorities() {
   for (auto& e : entries_) {
     std::vector<std::pair<resource, int32_t>> groups;
     for (auto& [index, cap] : e.spec.index_capability) {
+      // A structured binding cannot be captured before C++20 (clang).
+      const resource& c = cap;
       auto same = std::find_if(groups.begin(), groups.end(),
-                               [&](auto& g) { return g.first == cap; });
+                               [&](auto& g) { return g.first == c; });
       if (same == groups.end())
         same = groups.insert(groups.end(), {cap, priority++});
       e.spec.index_priority[index] = same->second;

@@ -1,5 +1,7 @@
 #include "runtime/status_json.hpp"
 
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 #include "messages/error.hpp"
@@ -44,6 +46,21 @@ std::string to_json(const job_status& st, int indent) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+int64_t json_int64(const json& v) {
+  if (v.is_number_unsigned()) {
+    auto u = v.get<uint64_t>();
+    return u > static_cast<uint64_t>(INT64_MAX) ? 0 : static_cast<int64_t>(u);
+  }
+  if (v.is_number_integer())
+    return v.get<int64_t>();
+  if (!v.is_number_float())
+    return 0;
+  // [-2^63, 2^63): the doubles that convert to int64_t.
+  auto d = v.get<double>();
+  constexpr double limit = 9223372036854775808.0;
+  return d >= -limit && d < limit ? static_cast<int64_t>(d) : 0;
+}
+
 caf::expected<job_status> job_status_from_json(const std::string& text) {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
@@ -55,7 +72,7 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
   };
   auto num = [](const json& o, const char* k) -> int64_t {
     auto i = o.find(k);
-    return i != o.end() && i->is_number() ? i->get<int64_t>() : 0;
+    return i != o.end() ? json_int64(*i) : 0;
   };
   st.app_id = str(j, "app_id");
   st.name = str(j, "name");

@@ -15,5 +15,6 @@ if command -v ccache >/dev/null; then # as scripts/build.sh
 fi
 CC=clang CXX=clang++ cmake -S "$here" -B "$build" -G Ninja -DTONY_FUZZ=ON \
   -DTONY_FUZZ_SECONDS="${TONY_FUZZ_SECONDS:-20}" -DTONY_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
-cmake --build "$build" -j "$(nproc)" --target fuzz_rpc_frames fuzz_token_file
+cmake --build "$build" -j "$(nproc)" --target fuzz_rpc_frames fuzz_token_file fuzz_http_request \
+  fuzz_job_toml fuzz_tony_xml fuzz_event_log fuzz_aggregated_log
 (cd "$build" && ctest -L fuzz --output-on-failure)

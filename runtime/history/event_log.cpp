@@ -178,11 +178,11 @@ caf::expected<job_event> event_from_json(const std::string& line) {
   if (kind == j.end() || !kind->is_string())
     return make_error(errc::protocol, "no \"event\" name");
   e.kind = kind->get<std::string>();
-  if (auto t = j.find("time_ms"); t != j.end() && t->is_number())
-    e.time_ms = t->get<int64_t>();
+  if (auto t = j.find("time_ms"); t != j.end())
+    e.time_ms = json_int64(*t);
   if (e.kind == "metrics") {
-    if (auto s = j.find("step_ms"); s != j.end() && s->is_number())
-      e.step_ms = s->get<int64_t>();
+    if (auto s = j.find("step_ms"); s != j.end())
+      e.step_ms = json_int64(*s);
     if (auto t = j.find("tasks"); t != j.end() && t->is_object())
       for (auto& [name, row] : t->items()) {
         if (!row.is_array())

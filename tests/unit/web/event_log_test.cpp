@@ -115,6 +115,29 @@ TEST(event_log, a_torn_last_line_is_dropped_but_a_bad_middle_line_is_an_error) {
   ASSERT_FALSE(bad);
 }
 
+// Found by fuzz_event_log: a number too long for 64 bits (a corrupt line)
+// is read as a float, and converting that to int64_t was undefined (it gave
+// INT64_MIN on x86). Such a value now reads as 0, as a non-number does.
+TEST(event_log, numbers_beyond_int64_read_as_zero) {
+  auto events = parse_event_log(
+      "{\"event\":\"job_state\",\"time_ms\":179590431144795904323478,"
+      "\"job\":{\"state\":\"RUNNING\",\"started_ms\":1e300,\"attempt\":-1e19}}\n"
+      "{\"event\":\"metrics\",\"time_ms\":18446744073709551615,\"step_ms\":-1e300,"
+      "\"tasks\":{}}\n"
+      "{\"event\":\"task_started\",\"time_ms\":12.9,"
+      "\"task\":{\"type\":\"worker\",\"index\":0,\"state\":\"RUNNING\","
+      "\"finished_ms\":9.3e18}}\n");
+  ASSERT_TRUE(events) << to_string(events.error());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[0].time_ms, 0);
+  EXPECT_EQ((*events)[0].job.started_ms, 0);
+  EXPECT_EQ((*events)[0].job.attempt, 0);
+  EXPECT_EQ((*events)[1].time_ms, 0);
+  EXPECT_EQ((*events)[1].step_ms, 0);
+  EXPECT_EQ((*events)[2].time_ms, 12);
+  EXPECT_EQ((*events)[2].task.finished_ms, 0);
+}
+
 TEST(event_log, a_new_attempt_replaces_the_table) {
   job_status st;
   apply(st,
