@@ -192,17 +192,30 @@ private:
 };
 
 // A port nothing listens on: bound, never listened, closed.
-std::string refused_address() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-}
+// A port bound and never listened on, held for the test's lifetime:
+// connections to it are refused (RST), and no other process can take the
+// port meanwhile (a port closed again could be reused by a parallel test).
+class refused_port {
+public:
+  refused_port() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    address_ = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  }
+  ~refused_port() { ::close(fd_); }
+  refused_port(const refused_port&) = delete;
+  refused_port& operator=(const refused_port&) = delete;
+  const std::string& address() const { return address_; }
+
+private:
+  int fd_ = -1;
+  std::string address_;
+};
 
 const char* standby_body =
     R"({"RemoteException":{"exception":"StandbyException","message":"in state standby"}})";
@@ -215,7 +228,8 @@ TEST(webhdfs_ha,
      a_call_goes_past_a_dead_and_a_standby_namenode_and_remembers_the_active) {
   fixed_server standby(403, standby_body);
   fixed_server active(200, R"({"FileStatus":{}})");
-  std::vector<std::string> bases{refused_address(), standby.address(), active.address()};
+  refused_port refused;
+  std::vector<std::string> bases{refused.address(), standby.address(), active.address()};
   std::size_t which = 0;
   http_auth auth;
   auth.user = "alice";
@@ -245,7 +259,8 @@ TEST(webhdfs_ha, an_error_that_is_not_standby_is_the_answer) {
 
 TEST(webhdfs_ha, no_active_namenode_is_an_error_naming_each_in_bounded_time) {
   fixed_server standby(403, standby_body);
-  auto dead = refused_address();
+  refused_port refused;
+  auto dead = refused.address();
   std::size_t which = 0;
   auto t0 = std::chrono::steady_clock::now();
   auto r =
