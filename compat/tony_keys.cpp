@@ -1,5 +1,9 @@
 #include "compat/tony_keys.hpp"
 
+#include <algorithm>
+
+#include "compat/text.hpp"
+
 namespace tony {
 
 const std::set<std::string>& reserved_segments() {
@@ -60,6 +64,10 @@ const std::vector<std::string>& known_tony_keys() {
         "tony.task.metrics-interval-ms",
         "tony.task.gpu-metrics.enabled",
         "tony.container.allocation.timeout",
+        "tony.container.registration.timeout",
+        "tony.task.executor.execution-timeout-ms",
+        "tony.task.executor.registry-timeout-sec",
+        "tony.am.startup-timeout",
         "tony.containers.resources",
         "tony.containers.command",
         "tony.containers.envs",
@@ -114,11 +122,21 @@ const std::vector<std::pair<std::string, std::string>>& ignored_tony_keys() {
        "tony stops the job when any tracked task, or an untracked one that is no "
        "sidecar, "
        "fails: every type behaves as listed"},
-      {"tony.other.namenodes",
-       "tony reaches the other NameNodes only through hdfs:// files it ships"},
       {"tony.gpu-exec-path", "tony reports no GPU metrics yet"},
   };
   return xs;
+}
+
+std::vector<std::string> tony_namenodes(const std::string& value) {
+  std::vector<std::string> uris;
+  for (auto uri : compat::split_commas(value, false)) {
+    // A path after hdfs://host:port names no other file system.
+    if (auto slash = uri.find('/', 7); uri.rfind("hdfs://", 0) == 0 && slash != uri.npos)
+      uri.resize(slash);
+    if (std::find(uris.begin(), uris.end(), uri) == uris.end())
+      uris.push_back(uri);
+  }
+  return uris;
 }
 
 } // namespace tony

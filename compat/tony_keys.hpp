@@ -26,4 +26,9 @@ const std::vector<std::string>& known_tony_keys();
 /// '.' is a prefix.
 const std::vector<std::pair<std::string, std::string>>& ignored_tony_keys();
 
+/// tony.other.namenodes ("hdfs://nn2:8020,hdfs://nn3:8020") as [security]
+/// file_systems: a path after an hdfs:// NameNode dropped, duplicates
+/// merged; other URIs are kept for the loader to refuse.
+std::vector<std::string> tony_namenodes(const std::string& value);
+
 } // namespace tony
