@@ -109,6 +109,23 @@ def test_execution_timeout_kills_the_task_and_fails_the_job(sandbox):
     assert_gone(out.job_dir)
 
 
+def test_execution_timeout_restarts_a_task_under_its_restart_policy(sandbox):
+    # worker:1 runs past its 2 s once and is restarted in a new container;
+    # its second run ends in time, and so does the job.
+    job = sleepers_job(sandbox, worker_command=(
+        'if [ "$TASK_INDEX" = 1 ] && [ "$TONY_RESTART" = 0 ]; then exec sleep 60; fi'),
+        extra='execution_timeout = "2s"\nrestart = "on-failure"\nmax_restarts = 1\n')
+    job.write_text(job.read_text().replace(f'command = "{SLEEPER}"', 'command = "true"'))
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 0, out.describe()
+    w1 = out.task("worker:1")
+    assert w1["state"] == "SUCCEEDED" and w1["restarts"] == 1, w1
+    am_log = (out.job_dir / "am.log").read_text(errors="replace")
+    assert "worker:1 ran longer than its execution_timeout of 2s" in am_log, am_log[-3000:]
+    assert "restarting worker:1 (restart 1 of 1)" in am_log, am_log[-3000:]
+    assert_gone(out.job_dir)
+
+
 def test_ctrl_c_kills_job(sandbox):
     # worker:1 ignores SIGTERM, so stopping it needs the SIGKILL after the
     # grace period.
