@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "base/text.hpp"
 #include "compat/text.hpp"
+#include "compat/tony_keys.hpp"
 #include "config/job_toml.hpp"
 #include "config/task_env.hpp"
 #include "config/units.hpp"
@@ -29,25 +31,9 @@ std::vector<std::string> split_list(const std::string& value) {
   return compat::split_commas(value, false);
 }
 
-bool is_integer(const std::string& s) {
-  auto t = trim(s);
-  size_t i = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
-  return i < t.size() && std::all_of(t.begin() + static_cast<std::ptrdiff_t>(i), t.end(),
-                                     [](char c) { return c >= '0' && c <= '9'; });
-}
-
-// A TOML integer when the text is one, else the text as a TOML string (the
-// loader then says what it expected).
-std::string int_or_string(const std::string& s) {
-  return is_integer(s) ? std::to_string(std::atoll(trim(s).c_str())) : toml_quote(s);
-}
-
-std::string string_array(const std::vector<std::string>& xs) {
-  std::string out = "[";
-  for (auto& x : xs)
-    out += (out.size() > 1 ? ", " : "") + toml_quote(x);
-  return out + "]";
-}
+using compat::int_or_string;
+using compat::is_integer;
+using compat::string_array;
 
 bool is_within(const fs::path& path, const fs::path& dir) {
   auto rel = path.lexically_relative(dir);
@@ -62,131 +48,6 @@ struct conf_value {
 };
 
 using conf_map = std::map<std::string, conf_value>;
-
-// Keys that are no task type's: tony.<segment>.* with these segments.
-const std::set<std::string>& reserved_segments() {
-  static const std::set<std::string> xs{
-      "application", "am",           "task",   "docker", "containers", "container",
-      "history",     "portal",       "keytab", "https",  "http",       "secret",
-      "horovod",     "version-info", "yarn",   "other",  "execution"};
-  return xs;
-}
-
-const std::vector<std::string>& type_props() {
-  static const std::vector<std::string> xs{
-      "instances",  "memory",    "vcores",        "gpus",       "command",
-      "node-label", "resources", "max-instances", "depends-on", "docker.image"};
-  return xs;
-}
-
-} // namespace
-
-const std::vector<std::string>& known_tony_keys() {
-  static const std::vector<std::string> xs = [] {
-    std::vector<std::string> keys{
-        "tony.application.name",
-        "tony.application.type",
-        "tony.application.queue",
-        "tony.yarn.queue",
-        "tony.application.tags",
-        "tony.application.node-label",
-        "tony.application.enable-preprocess",
-        "tony.application.prepare-stage",
-        "tony.application.training-stage",
-        "tony.application.timeout",
-        "tony.application.framework",
-        "tony.application.num-client-rm-connect-retries",
-        "tony.application.distributed-mode",
-        "tony.application.hadoop.location",
-        "tony.application.hadoop.classpath",
-        "tony.application.untracked.jobtypes",
-        "tony.application.sidecar.jobtypes",
-        "tony.application.stop-on-failure-jobtypes",
-        "tony.application.fail-on-worker-failure-enabled",
-        "tony.application.security.enabled",
-        "tony.application.hdfs-conf-path",
-        "tony.application.yarn-conf-path",
-        "tony.application.mapred-conf-path",
-        "tony.application.tensorboard-log-dir",
-        "tony.application.docker.enabled",
-        "tony.application.docker.image",
-        "tony.am.memory",
-        "tony.am.vcores",
-        "tony.am.gpus",
-        "tony.am.retry-count",
-        "tony.am.wait-client-signal-stop-timeout-sec",
-        "tony.task.heartbeat-interval-ms",
-        "tony.task.max-missed-heartbeats",
-        "tony.task.max-total-instances",
-        "tony.task.max-total-gpus",
-        "tony.task.am.jvm.opts",
-        "tony.task.executor.jvm.opts",
-        "tony.task.metrics-interval-ms",
-        "tony.task.gpu-metrics.enabled",
-        "tony.container.allocation.timeout",
-        "tony.containers.resources",
-        "tony.containers.command",
-        "tony.containers.envs",
-        "tony.execution.envs",
-        "tony.docker.enabled",
-        "tony.docker.containers.image",
-        "tony.docker.containers.mount",
-        "tony.docker.<type>.image",
-        "tony.other.namenodes",
-        "tony.python-exec-path",
-        "tony.gpu-exec-path",
-        "tony.worker.timeout",
-    };
-    for (auto& prop : type_props())
-      keys.push_back("tony.<type>." + prop);
-    return keys;
-  }();
-  return xs;
-}
-
-namespace {
-
-// Settings of TonY's that tony has no use for, with why; prefixes end in '.'.
-const std::vector<std::pair<std::string, std::string>>& ignored_keys() {
-  static const std::vector<std::pair<std::string, std::string>> xs{
-      {"tony.history.", "TonY's history server setting; tony keeps an event log per job "
-                        "([cluster] history_dir, tony-history)"},
-      {"tony.portal.", "TonY portal setting; tony serves the job page from its AM"},
-      {"tony.keytab.", "TonY portal setting"},
-      {"tony.https.", "TonY portal setting"},
-      {"tony.http.", "TonY portal setting"},
-      {"tony.secret.", "TonY portal setting"},
-      {"tony.horovod.", "TonY's own Horovod test switches"},
-      {"tony.version-info.", "TonY build information"},
-      {"tony.application.num-client-rm-connect-retries",
-       "tony-submit retries the ResourceManager for 60 s"},
-      {"tony.application.hadoop.", "tony runs no JVM in the job"},
-      {"tony.task.am.jvm.opts", "tony runs no JVM in the job"},
-      {"tony.task.executor.jvm.opts", "tony runs no JVM in the job"},
-      {"tony.task.metrics-interval-ms", "tony reports no task metrics yet"},
-      {"tony.task.gpu-metrics.enabled", "tony reports no task metrics yet"},
-      {"tony.am.wait-client-signal-stop-timeout-sec",
-       "tony's AM stops without waiting for the client"},
-      {"tony.application.security.enabled",
-       "tony follows hadoop.security.authentication of the Hadoop configuration"},
-      {"tony.application.hdfs-conf-path",
-       "tony reads one Hadoop configuration directory (--hadoop-conf, HADOOP_CONF_DIR)"},
-      {"tony.application.yarn-conf-path",
-       "tony reads one Hadoop configuration directory (--hadoop-conf, HADOOP_CONF_DIR)"},
-      {"tony.application.mapred-conf-path", "tony uses no MapReduce configuration"},
-      {"tony.application.type",
-       "tony sets the YARN application type from the framework (TENSORFLOW, PYTORCH, "
-       "HOROVOD, TONY)"},
-      {"tony.application.stop-on-failure-jobtypes",
-       "tony stops the job when any tracked task, or an untracked one that is no "
-       "sidecar, "
-       "fails: every type behaves as listed"},
-      {"tony.other.namenodes",
-       "tony reaches the other NameNodes only through hdfs:// files it ships"},
-      {"tony.gpu-exec-path", "tony reports no GPU metrics yet"},
-  };
-  return xs;
-}
 
 class tony_translator {
 public:
@@ -408,7 +269,10 @@ private:
     if (auto* v = get(prefix + "depends-on"); v != nullptr && !trim(v->value).empty())
       unsupported(prefix + "depends-on", "starting a task type after another");
     if (auto* v = get(prefix + "timeout"); v != nullptr && trim(v->value) != "0")
-      unsupported(prefix + "timeout", "a time limit per task");
+      d_.error(label(prefix + "timeout"),
+               "TonY applied this timeout to its preprocessing job only, which tony "
+               "does not run; remove it, and give the tasks a time limit with "
+               "tony.task.executor.execution-timeout-ms (doc/migrating.md)");
   }
 
   // TonY's memory strings ("4g", "2048m", "2048") are tony's sizes too.
@@ -488,6 +352,7 @@ private:
       set("tony.python-exec-path", "code.python_binary_path", toml_quote(v->value));
     env_list("tony.containers.envs");
     env_list("tony.execution.envs");
+    other_namenodes();
     job_type_lists();
     am_keys();
   }
@@ -557,6 +422,16 @@ private:
 
   void policy_keys() {
     millis("tony.container.allocation.timeout", "policy.allocation_timeout");
+    registration_timeout();
+    execution_timeout();
+    if (auto* v = get("tony.am.startup-timeout"); v != nullptr && !is_integer(v->value))
+      d_.error(label("tony.am.startup-timeout"), "must be a number of milliseconds");
+    else if (v != nullptr && std::atoll(trim(v->value).c_str()) > 0)
+      d_.error(label("tony.am.startup-timeout"),
+               "tony-submit does not give up on an application whose "
+               "ApplicationMaster has not started (YARN keeps it ACCEPTED while the "
+               "queue is full); remove the key, and stop such a job with tony-submit "
+               "--kill <application id>");
     auto* interval = get("tony.task.heartbeat-interval-ms");
     auto* missed = get("tony.task.max-missed-heartbeats");
     int64_t interval_ms = 1000;
@@ -578,6 +453,66 @@ private:
     }
     failure_policy();
     total_limits();
+  }
+
+  // TonY's AM waits tony.container.registration.timeout (ms) for executors
+  // to register, and each executor tries to register for
+  // tony.task.executor.registry-timeout-sec (s); tony's AM alone waits,
+  // [policy] registration_timeout: the shorter of the two bounds it.
+  void registration_timeout() {
+    const std::string am_key = "tony.container.registration.timeout";
+    const std::string exec_key = "tony.task.executor.registry-timeout-sec";
+    auto* am = get(am_key);
+    auto* exec = get(exec_key);
+    for (auto [v, key, unit] :
+         {std::tuple{am, am_key, "milliseconds"}, std::tuple{exec, exec_key, "seconds"}})
+      if (v != nullptr && !is_integer(v->value)) {
+        d_.error(label(key), std::string{"must be a number of "} + unit);
+        return;
+      }
+    int64_t am_ms = am ? std::atoll(trim(am->value).c_str()) : 0;
+    int64_t exec_ms = exec ? std::atoll(trim(exec->value).c_str()) * 1000 : 0;
+    if (exec_ms > 0 && (am_ms <= 0 || exec_ms < am_ms)) {
+      set(exec_key, "policy.registration_timeout",
+          toml_quote(std::to_string(exec_ms) + "ms"));
+      note(exec_key, "tony's AM waits this long for every executor to register: "
+                     "[policy] registration_timeout = \"" +
+                         format_duration(exec_ms) + "\"");
+    } else if (am != nullptr) {
+      set(am_key, "policy.registration_timeout",
+          toml_quote(std::to_string(std::max<int64_t>(am_ms, 0)) + "ms"));
+      if (exec_ms > 0)
+        note(exec_key, "has no effect: tony.container.registration.timeout is shorter");
+    }
+  }
+
+  // TonY's executors kill the task command after
+  // tony.task.executor.execution-timeout-ms: every type's execution_timeout.
+  void execution_timeout() {
+    const std::string key = "tony.task.executor.execution-timeout-ms";
+    auto* v = get(key);
+    if (v == nullptr)
+      return;
+    if (!is_integer(v->value)) {
+      d_.error(label(key), "must be a number of milliseconds");
+      return;
+    }
+    auto ms = std::max<int64_t>(std::atoll(trim(v->value).c_str()), 0);
+    for (auto& [type, info] : types_)
+      set(key, "tasks." + type + ".execution_timeout",
+          toml_quote(std::to_string(ms) + "ms"));
+  }
+
+  // TonY gets delegation tokens of tony.other.namenodes ("hdfs://nn:8020",
+  // comma-separated) besides fs.defaultFS's: [security] file_systems.
+  void other_namenodes() {
+    const std::string key = "tony.other.namenodes";
+    auto* v = get(key);
+    if (v == nullptr)
+      return;
+    auto uris = tony_namenodes(v->value);
+    if (!uris.empty())
+      set(key, "security.file_systems", string_array(uris));
   }
 
   // TonY lets non-chief workers fail unless fail-on-worker-failure-enabled;
@@ -779,7 +714,7 @@ private:
         continue;
       }
       bool ignored = false;
-      for (auto& [prefix, why] : ignored_keys())
+      for (auto& [prefix, why] : ignored_tony_keys())
         if (key == prefix || (prefix.back() == '.' && key.rfind(prefix, 0) == 0)) {
           if (!trim(v.value).empty())
             note(key, "ignored: " + why);
@@ -842,44 +777,6 @@ private:
 };
 
 } // namespace
-
-bool tony_cli_args::any() const {
-  return !executes.empty() || !task_params.empty() || !python_venv.empty() ||
-         !python_binary_path.empty() || !src_dir.empty() || !conf_file.empty() ||
-         !sidecar_tensorboard_log_dir.empty() || !hdfs_classpath.empty() ||
-         !shell_env.empty() || !container_env.empty() || !conf.empty();
-}
-
-const std::vector<std::string>& tony_option_names() {
-  static const std::vector<std::string> xs{"executes",
-                                           "task_params",
-                                           "python_venv",
-                                           "python_binary_path",
-                                           "src_dir",
-                                           "shell_env",
-                                           "container_env",
-                                           "conf",
-                                           "conf_file",
-                                           "hdfs_classpath",
-                                           "sidecar_tensorboard_log_dir"};
-  return xs;
-}
-
-std::vector<std::string> normalize_tony_dashes(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (auto& a : args) {
-    if (a.size() > 1 && a[0] == '-' && a[1] != '-') {
-      auto name = a.substr(1, a.find('=') - 1);
-      auto& names = tony_option_names();
-      if (std::find(names.begin(), names.end(), name) != names.end()) {
-        out.push_back("-" + a);
-        continue;
-      }
-    }
-    out.push_back(a);
-  }
-  return out;
-}
 
 job_draft translate_tony(const tony_cli_args& args, const std::string& cwd) {
   return tony_translator{args, cwd}.run();

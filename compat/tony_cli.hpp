@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compat/job_draft.hpp"
+#include "compat/tony_keys.hpp"
 
 namespace tony {
 
@@ -44,9 +45,5 @@ std::vector<std::string> normalize_tony_dashes(const std::vector<std::string>& a
 /// The job `args` describe. `cwd` anchors relative paths (TonY's are
 /// relative to where it runs).
 job_draft translate_tony(const tony_cli_args& args, const std::string& cwd);
-
-/// The tony.* keys tony reads (for hints and doc/migrating.md's test);
-/// `<type>` stands for a task type.
-const std::vector<std::string>& known_tony_keys();
 
 } // namespace tony

@@ -217,6 +217,7 @@ void read_task_policy(json_reader& r, const json& t, const std::string& path,
   else if (placement != "spread")
     r.fail(path + ".placement", "must be \"spread\" or \"pack\"");
   r.read_int(t, path, "max_per_node", ts.max_per_node, 0, INT32_MAX);
+  r.read_int(t, path, "execution_timeout_ms", ts.execution_timeout_ms, 0, int64_max);
 }
 
 json task_json(const task_type_spec& t) {
@@ -240,7 +241,8 @@ json task_json(const task_type_spec& t) {
           {"tolerated_failures", t.tolerated_failures},
           {"elastic_min", t.elastic_min},
           {"elastic_max", t.elastic_max},
-          {"spec_signal", t.spec_signal}};
+          {"spec_signal", t.spec_signal},
+          {"execution_timeout_ms", t.execution_timeout_ms}};
 }
 
 } // namespace

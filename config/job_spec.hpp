@@ -81,6 +81,10 @@ struct task_type_spec {
                                    // changed (0: none; the file is rewritten)
 
   bool elastic() const { return elastic_max > 0; }
+
+  /// How long the command of a task of this type may run (from its start
+  /// in each container) before it is killed and the task fails; 0: no limit.
+  int64_t execution_timeout_ms = 0;
 };
 
 /// [tensorboard]: where the job's TensorBoard runs (doc/tracking.md).

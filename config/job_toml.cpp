@@ -136,6 +136,7 @@ void write_task(toml_writer& w, const job_spec& job, const task_type_spec& t) {
     w.string("placement", "pack");
   if (t.max_per_node > 0)
     w.integer("max_per_node", t.max_per_node);
+  w.duration_if("execution_timeout", t.execution_timeout_ms, 0);
   if (t.docker_image != job.docker_image)
     w.string("docker_image", t.docker_image);
   w.files(t.files);

@@ -48,7 +48,7 @@ job_reader::task_entry job_reader::read_task(const std::string& name,
              {"instances", "memory", "vcores", "gpus", "command", "tracked", "sidecar",
               "node_label", "placement", "max_per_node", "env", "files", "archives",
               "docker_image", "index", "restart", "max_restarts", "restart_backoff",
-              "tolerated_failures", "elastic", "spec_signal"});
+              "tolerated_failures", "elastic", "spec_signal", "execution_timeout"});
   // clang-format on
   task_entry e;
   e.table = &t;
@@ -144,8 +144,8 @@ void job_reader::read_task_indexes(const toml::table& t, task_type_spec& s,
 }
 
 // restart, max_restarts, restart_backoff, tolerated_failures, elastic,
-// spec_signal: what happens when a task of the type fails (resolved with
-// the whole job in resolve_policy).
+// spec_signal, execution_timeout: what happens when a task of the type
+// fails or runs too long (resolved with the whole job in resolve_policy).
 void job_reader::read_task_policy(const toml::table& t, const std::string& where,
                                   task_entry& e) {
   auto& s = e.spec;
@@ -163,6 +163,8 @@ void job_reader::read_task_policy(const toml::table& t, const std::string& where
     e.max_restarts = static_cast<int32_t>(*n);
   if (auto ms = read_duration(t, "restart_backoff", duration_bounds))
     s.restart_backoff_ms = *ms;
+  if (auto ms = read_duration(t, "execution_timeout", duration_bounds))
+    s.execution_timeout_ms = *ms;
   if (auto n = read_int(t, "tolerated_failures", tolerated_failures_bounds))
     s.tolerated_failures = static_cast<int32_t>(*n);
   if (auto* el = read_table(t, "elastic", "'elastic' in " + where)) {

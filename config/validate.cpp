@@ -70,6 +70,7 @@ const std::vector<task_rule>& task_rules() {
                                         {-1, max_tolerated_failures}),
       // 0: a fixed world.
       type_rule<&t::elastic_max>("elastic_max", {0, max_instances}),
+      type_rule<&t::execution_timeout_ms>("execution_timeout_ms", duration_bounds),
   };
   return rules;
 }

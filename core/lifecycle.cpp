@@ -463,6 +463,7 @@ void lifecycle::on(const registered& e) {
     t->port = hello.port;
     t->tensorboard_port = hello.tensorboard_port;
     t->last_heartbeat_ms = now_;
+    arm_execution(*t, now_ - t->started_ms); // its command started under the AM before
     say(note::info, to_string(t->id) + " is back: its executor registered again from " +
                         t->c.id + " on " + t->c.host);
     emit(watch_executor{hello.container_id});
@@ -490,10 +491,8 @@ void lifecycle::on(const registered& e) {
   t->last_heartbeat_ms = now_;
   // After the barrier the registry hands a newcomer (a restarted task) the
   // spec at once: its command starts now.
-  if (state_ == job_state::running) {
-    t->state = task_state::running;
-    t->started_ms = now_;
-  }
+  if (state_ == job_state::running)
+    start_running(*t);
   emit(watch_executor{hello.container_id});
   if (!armed(timer_kind::heartbeat_check))
     arm(timer_kind::heartbeat_check, heartbeat_check_period_ms(cfg_.job.policy));
@@ -504,10 +503,8 @@ void lifecycle::on(const barrier_released& e) {
     return;
   state_ = job_state::running;
   for (auto& t : tasks_)
-    if (t.state == task_state::registered) {
-      t.state = task_state::running;
-      t.started_ms = now_;
-    }
+    if (t.state == task_state::registered)
+      start_running(t);
 }
 
 void lifecycle::on(const heartbeat& e) {
@@ -682,10 +679,10 @@ std::vector<task_id> lifecycle::fresh_table() {
   by_container_.clear();
   for (auto i = timers_.begin(); i != timers_.end();) {
     auto k = i->second.kind;
-    bool attempt_bound = k == timer_kind::allocation || k == timer_kind::registration ||
-                         k == timer_kind::restart_backoff ||
-                         k == timer_kind::task_allocation ||
-                         k == timer_kind::task_registration || k == timer_kind::adoption;
+    // The job's own timers outlive an attempt; every other kind is the attempt's.
+    bool attempt_bound = k != timer_kind::job_timeout && k != timer_kind::stop_grace &&
+                         k != timer_kind::heartbeat_check &&
+                         k != timer_kind::container_reasons;
     i = attempt_bound ? timers_.erase(i) : std::next(i);
   }
   std::vector<task_id> ids;
@@ -1003,6 +1000,9 @@ void lifecycle::on_task_deadline(const timer_purpose& p) {
                     std::to_string(policy.registration_timeout_ms / 1000) +
                     " s after its restart (container " + t.c.id + " on " + t.c.host +
                     ")");
+    return;
+  case timer_kind::execution:
+    on_execution_deadline(t);
     return;
   default:
     return;

@@ -356,7 +356,8 @@ private:
     task_allocation,   // a restarted task's container was not granted
     task_registration, // a restarted task's executor did not register
     container_reasons, // the wait for the RM's reasons is over
-    adoption           // adopted executors did not register again in time
+    adoption,          // adopted executors did not register again in time
+    execution          // a task's command ran past its type's execution_timeout
   };
 
   struct timer_purpose {
@@ -452,6 +453,12 @@ private:
   void on_attempt_deadline(timer_kind kind);
   void on_task_deadline(const timer_purpose& p);
   void check_heartbeats();
+  /// `t`'s command starts now: RUNNING, and its execution timeout armed.
+  void start_running(task_record& t);
+  /// Arms `t`'s execution timeout, of which `ran_ms` have passed already (an
+  /// adopted task's command started under the AM before).
+  void arm_execution(const task_record& t, int64_t ran_ms = 0);
+  void on_execution_deadline(task_record& t);
   /// A task was lost on `host` (its executor vanished, its node was lost or
   /// its disks failed), or `why` says what else is wrong with the node (its
   /// clock): the node is avoided from now on.

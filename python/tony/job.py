@@ -67,6 +67,7 @@ TASK_KEYS = {
     "tolerated_failures": INTEGER,
     "elastic": {"min": INTEGER, "max": INTEGER},
     "spec_signal": STRING,
+    "execution_timeout": DURATION,
 }
 TASKS = "tasks"
 SCHEMA = {

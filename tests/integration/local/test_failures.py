@@ -86,6 +86,46 @@ def test_worker_exit_code_fails_job(sandbox):
     assert_gone(out.job_dir)
 
 
+def test_execution_timeout_kills_the_task_and_fails_the_job(sandbox):
+    # [tasks.worker] execution_timeout (TonY's
+    # tony.task.executor.execution-timeout-ms): the workers' `sleep 60` runs
+    # 2 s, then it is stopped and the job fails with the reason.
+    job = sleepers_job(sandbox, worker_command="exec sleep 60",
+                       extra='execution_timeout = "2s"\n')
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 1, out.describe()  # FAILED (doc/operations.md, exit codes)
+    assert out.elapsed < 2 + FAST, f"took {out.elapsed:.1f} s\n{out.describe()}"
+    diag = diagnostics_of(out)
+    m = re.search(r"(worker:\d) ran longer than its execution_timeout of 2s", diag)
+    assert m, out.describe()
+    st = out.status()
+    assert st["state"] == "FAILED", st
+    timed_out = out.task(m.group(1))
+    assert timed_out["state"] == "FAILED", timed_out
+    # It ran its 2 s from the start of its command, not less.
+    ran = (timed_out["finished_ms"] - timed_out["started_ms"]) / 1000
+    assert 2 <= ran < 2 + FAST, timed_out
+    assert out.task("chief:0")["state"] == "KILLED", out.task("chief:0")
+    assert_gone(out.job_dir)
+
+
+def test_execution_timeout_restarts_a_task_under_its_restart_policy(sandbox):
+    # worker:1 runs past its 2 s once and is restarted in a new container;
+    # its second run ends in time, and so does the job.
+    job = sleepers_job(sandbox, worker_command=(
+        'if [ "$TASK_INDEX" = 1 ] && [ "$TONY_RESTART" = 0 ]; then exec sleep 60; fi'),
+        extra='execution_timeout = "2s"\nrestart = "on-failure"\nmax_restarts = 1\n')
+    job.write_text(job.read_text().replace(f'command = "{SLEEPER}"', 'command = "true"'))
+    out = sandbox.submit(job, timeout=60)
+    assert out.rc == 0, out.describe()
+    w1 = out.task("worker:1")
+    assert w1["state"] == "SUCCEEDED" and w1["restarts"] == 1, w1
+    am_log = (out.job_dir / "am.log").read_text(errors="replace")
+    assert "worker:1 ran longer than its execution_timeout of 2s" in am_log, am_log[-3000:]
+    assert "restarting worker:1 (restart 1 of 1)" in am_log, am_log[-3000:]
+    assert_gone(out.job_dir)
+
+
 def test_ctrl_c_kills_job(sandbox):
     # worker:1 ignores SIGTERM, so stopping it needs the SIGKILL after the
     # grace period.

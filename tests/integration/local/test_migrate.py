@@ -201,6 +201,29 @@ def test_tony_fail_on_worker_failure_false_tolerates_a_failed_worker(sandbox):
     assert "tolerated" in out.stdout + out.stderr, out.describe()
 
 
+def test_tony_execution_timeout_ms_stops_a_task_that_runs_longer(sandbox):
+    # TonY 0.4.8's tony.task.executor.execution-timeout-ms: every type's
+    # execution_timeout; the job fails with the reason.
+    out = run_tool(sandbox, "tony-submit", "--conf", "tony.containers.command=exec sleep 60",
+                   "--conf", "tony.worker.instances=1", "--conf",
+                   "tony.task.executor.execution-timeout-ms=2000",
+                   env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 1, out.describe()
+    assert out.elapsed < 30, out.describe()
+    assert "worker:0 ran longer than its execution_timeout of 2s" in out.stdout, \
+        out.describe()
+
+
+def test_tony_am_startup_timeout_is_refused_by_name(sandbox):
+    out = run_tool(sandbox, "tony-submit", "--conf", "tony.containers.command=true",
+                   "--conf", "tony.worker.instances=1", "--conf",
+                   "tony.am.startup-timeout=60000", env=no_hadoop_env(), replace_env=True)
+    assert out.rc == 2, out.describe()
+    assert ("--conf tony.am.startup-timeout=60000: tony-submit does not give up on an "
+            "application whose ApplicationMaster has not started") in out.stderr, out.stderr
+    assert out.app_id is None
+
+
 # -- ytf-submit ------------------------------------------------------------------------
 
 

@@ -319,3 +319,102 @@ TEST_F(tony_cli, a_job_needs_types_and_a_command) {
   a.conf = {"tony.worker.instances=1"};
   EXPECT_NE(errors(a).find("no command for the worker tasks"), std::string::npos);
 }
+
+// -- TonY 0.4.8 to 0.5.x ---------------------------------------------------------------
+
+TEST_F(tony_cli, the_timeouts_of_tony_0_5_map_onto_the_job) {
+  write("tony.xml", xml({{"tony.worker.instances", "2"},
+                         {"tony.ps.instances", "1"},
+                         {"tony.container.registration.timeout", "300000"},
+                         {"tony.task.executor.execution-timeout-ms", "2000"},
+                         {"tony.task.executor.registry-timeout-sec", "0"},
+                         {"tony.am.startup-timeout", "0"}}));
+  tony_cli_args a;
+  a.executes = "train.py";
+  write("train.py");
+  auto spec = load(a);
+  EXPECT_EQ(spec.policy.registration_timeout_ms, 300000);
+  EXPECT_EQ(spec.find("worker")->execution_timeout_ms, 2000);
+  EXPECT_EQ(spec.find("ps")->execution_timeout_ms, 2000) << "TonY's executors all";
+  // Negative: no limit, as in TonY.
+  a.conf = {"tony.container.registration.timeout=-1",
+            "tony.task.executor.execution-timeout-ms=-1"};
+  spec = load(a);
+  EXPECT_EQ(spec.policy.registration_timeout_ms, 0);
+  EXPECT_EQ(spec.find("worker")->execution_timeout_ms, 0);
+}
+
+TEST_F(tony_cli, the_executors_registry_timeout_bounds_the_registration) {
+  tony_cli_args a;
+  a.executes = "train.py";
+  write("train.py");
+  a.conf = {"tony.worker.instances=1", "tony.task.executor.registry-timeout-sec=90"};
+  EXPECT_EQ(load(a).policy.registration_timeout_ms, 90000);
+  EXPECT_TRUE(has_note(draft(a), "[policy] registration_timeout = \"1m30s\""));
+  // The shorter of the two applies.
+  a.conf.push_back("tony.container.registration.timeout=60000");
+  EXPECT_EQ(load(a).policy.registration_timeout_ms, 60000);
+  EXPECT_TRUE(has_note(draft(a), "tony.task.executor.registry-timeout-sec=90: has no "
+                                 "effect: tony.container.registration.timeout is "
+                                 "shorter"));
+  a.conf.back() = "tony.container.registration.timeout=600000";
+  EXPECT_EQ(load(a).policy.registration_timeout_ms, 90000);
+  a.conf.back() = "tony.task.executor.registry-timeout-sec=soon";
+  EXPECT_EQ(errors(a), "--conf tony.task.executor.registry-timeout-sec=soon: must be a "
+                       "number of seconds\n");
+}
+
+TEST_F(tony_cli, an_am_startup_timeout_is_refused_by_name) {
+  tony_cli_args a;
+  a.executes = "train.py";
+  write("train.py");
+  a.conf = {"tony.worker.instances=1", "tony.am.startup-timeout=10000"};
+  EXPECT_EQ(errors(a),
+            "--conf tony.am.startup-timeout=10000: tony-submit does not give up on an "
+            "application whose ApplicationMaster has not started (YARN keeps it "
+            "ACCEPTED while the queue is full); remove the key, and stop such a job "
+            "with tony-submit --kill <application id>\n");
+  a.conf.back() = "tony.am.startup-timeout=0"; // TonY's default: none
+  EXPECT_EQ(errors(a), "");
+  a.conf.back() = "tony.am.startup-timeout=10m";
+  EXPECT_EQ(errors(a),
+            "--conf tony.am.startup-timeout=10m: must be a number of milliseconds\n");
+}
+
+TEST_F(tony_cli, a_worker_timeout_is_refused_with_the_key_to_use) {
+  tony_cli_args a;
+  a.executes = "train.py";
+  write("train.py");
+  a.conf = {"tony.worker.instances=1", "tony.worker.timeout=5000"};
+  auto e = errors(a);
+  EXPECT_EQ(e.rfind("--conf tony.worker.timeout=5000: TonY applied this timeout to its "
+                    "preprocessing job only",
+                    0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("tony.task.executor.execution-timeout-ms"), std::string::npos) << e;
+}
+
+TEST_F(tony_cli, other_namenodes_are_security_file_systems) {
+  tony_cli_args a;
+  a.executes = "train.py";
+  write("train.py");
+  a.conf = {
+      "tony.worker.instances=1",
+      "tony.other.namenodes=hdfs://nn2:8020, hdfs://nn3:9000/user/a,hdfs://nn2:8020"};
+  auto spec = load(a);
+  EXPECT_EQ(spec.security.file_systems,
+            (std::vector<std::string>{"hdfs://nn2:8020", "hdfs://nn3:9000"}));
+  // What is no NameNode is the loader's error, at the key.
+  a.conf.back() = "tony.other.namenodes=webhdfs://nn2:9870";
+  auto d = draft(a);
+  auto r = load_job_text_from("", "TonY job", dir_, d.overrides, disk_probe{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      to_string(r.error()).rfind("--conf tony.other.namenodes=webhdfs://nn2:9870: "
+                                 "'file_systems' entry \"webhdfs://nn2:9870\" must be "
+                                 "an hdfs://host:port URI of a NameNode",
+                                 0),
+      0u)
+      << to_string(r.error());
+}

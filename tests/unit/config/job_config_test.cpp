@@ -1145,6 +1145,24 @@ max_per_node = 2
             "job.toml:4:16: 'max_per_node' must be between 1 and 10000, got 0");
 }
 
+TEST_F(job_config, execution_timeout_limits_a_task_types_command) {
+  auto spec = ok(R"(
+[code]
+command = "x"
+[tasks.worker]
+execution_timeout = "90m"
+[tasks.ps]
+)");
+  EXPECT_EQ(task(spec, "worker").execution_timeout_ms, 90 * 60 * 1000);
+  EXPECT_EQ(task(spec, "ps").execution_timeout_ms, 0); // no limit by default
+  EXPECT_EQ(
+      error("[code]\ncommand = \"x\"\n[tasks.worker]\nexecution_timeout = \"5 min\"\n"),
+      "job.toml:4:21: 'execution_timeout' = \"5 min\" is not a duration; write e.g. "
+      "\"90s\", \"30m\", \"2h\", \"1h30m\", \"500ms\" or an integer of seconds");
+  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nexecution_timeout = -1\n"),
+            "job.toml:4:21: 'execution_timeout' must not be negative, got -1");
+}
+
 TEST_F(job_config, a_fixed_pytorch_world_cannot_restart_one_rank) {
   auto e = error(R"(framework = "pytorch"
 [code]

@@ -294,6 +294,7 @@ node_label = "big"
 sidecar = true
 tracked = false
 files = [{ source = "vocab.txt", name = "v2" }]
+execution_timeout = "1h30m"
 [tasks.worker.env]
 W = "w"
 [tasks.worker.index.2]

@@ -206,6 +206,7 @@ TEST(job_json, lifecycle_policy_round_trips) {
   w.spec_signal = 10;
   w.pack = true;
   w.max_per_node = 3;
+  w.execution_timeout_ms = 7000;
   spec.setting_names = {{"tasks.worker.memory", "-m/--task_memory"}};
   spec.policy.tolerated_failures = 3;
   auto back = job_from_json(to_json(spec));
@@ -221,6 +222,8 @@ TEST(job_json, lifecycle_policy_round_trips) {
   EXPECT_TRUE(b.pack);
   EXPECT_EQ(b.max_per_node, 3);
   EXPECT_FALSE(back->tasks[1].pack);
+  EXPECT_EQ(b.execution_timeout_ms, 7000);
+  EXPECT_EQ(back->tasks[1].execution_timeout_ms, 0);
   EXPECT_EQ(back->setting_names, spec.setting_names);
   EXPECT_EQ(back->policy.tolerated_failures, 3);
   EXPECT_EQ(back->tasks[1].restart, restart_policy::never);
