@@ -1138,9 +1138,10 @@ max_per_node = 2
   EXPECT_EQ(task(spec, "worker").max_per_node, 2);
   EXPECT_FALSE(task(spec, "ps").pack); // spread by default
   EXPECT_EQ(task(spec, "ps").max_per_node, 0);
-  EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nplacement = \"packed\"\n"),
-            "job.toml:4:13: 'placement' in [tasks.worker] must be \"spread\" (each node "
-            "its share, the default) or \"pack\", got \"packed\"; did you mean \"pack\"?");
+  EXPECT_EQ(
+      error("[code]\ncommand = \"x\"\n[tasks.worker]\nplacement = \"packed\"\n"),
+      "job.toml:4:13: 'placement' in [tasks.worker] must be \"spread\" (each node "
+      "its share, the default) or \"pack\", got \"packed\"; did you mean \"pack\"?");
   EXPECT_EQ(error("[code]\ncommand = \"x\"\n[tasks.worker]\nmax_per_node = 0\n"),
             "job.toml:4:16: 'max_per_node' must be between 1 and 10000, got 0");
 }

@@ -392,9 +392,11 @@ const rule old_rules[] = {
      [](driver& d) {
        d.start();
        EXPECT_EQ(d.job_state(), "FAILED");
-       EXPECT_TRUE(contains(d.diagnostics(), "each worker task asks for 65536 MiB, 1 vcores, but"));
-       EXPECT_TRUE(contains(d.diagnostics(), "; lower tasks.worker.memory or use a larger "
-                                             "queue/cluster"))
+       EXPECT_TRUE(contains(d.diagnostics(),
+                            "each worker task asks for 65536 MiB, 1 vcores, but"));
+       EXPECT_TRUE(contains(d.diagnostics(),
+                            "; lower tasks.worker.memory or use a larger "
+                            "queue/cluster"))
            << d.diagnostics();
        EXPECT_TRUE(d.ever<core::ask_containers>().empty());
        EXPECT_EQ(d.ever<core::unregister>().size(), 1u);
@@ -404,9 +406,10 @@ const rule old_rules[] = {
        d.rm.cluster_capacity = {2048, 8, 0};
        d.start();
        EXPECT_EQ(d.job_state(), "FAILED");
-       EXPECT_TRUE(contains(d.diagnostics(),
-                            "it can never be scheduled: lower tasks.worker.memory or "
-                            "tasks.worker.instances or tasks.ps.memory or tasks.ps.instances"))
+       EXPECT_TRUE(
+           contains(d.diagnostics(),
+                    "it can never be scheduled: lower tasks.worker.memory or "
+                    "tasks.worker.instances or tasks.ps.memory or tasks.ps.instances"))
            << d.diagnostics();
        EXPECT_TRUE(d.ever<core::ask_containers>().empty());
      }},

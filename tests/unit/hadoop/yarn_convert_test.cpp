@@ -158,7 +158,8 @@ TEST(yarn_convert, a_capped_ask_is_always_strict_and_never_above_the_cap) {
   ask.max_per_node = 2;
   convert::add_asks(ask, &packed);
   for (auto& r : packed.ask())
-    EXPECT_EQ(r.num_containers(), r.resource_name()[0] == 'n' ? 2 : 5) << r.resource_name();
+    EXPECT_EQ(r.num_containers(), r.resource_name()[0] == 'n' ? 2 : 5)
+        << r.resource_name();
   EXPECT_FALSE(packed.ask(0).relax_locality());
 }
 
