@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "base/text.hpp"
+#include "compat/placement_spec.hpp"
 #include "compat/text.hpp"
 #include "compat/tony_keys.hpp"
 #include "config/job_toml.hpp"
@@ -253,6 +254,8 @@ private:
       set(prefix + "node-label", table + ".node_label", toml_quote(v->value));
     if (auto* v = get(prefix + "resources"))
       files_value(prefix + "resources", table, v->value);
+    if (auto* v = get(prefix + "placement-spec"))
+      placement_spec(type, v->value);
     for (auto key : {"tony.docker." + type + ".image", prefix + "docker.image"})
       if (auto* v = get(key)) {
         if (docker_enabled_)
@@ -273,6 +276,18 @@ private:
                "TonY applied this timeout to its preprocessing job only, which tony "
                "does not run; remove it, and give the tasks a time limit with "
                "tony.task.executor.execution-timeout-ms (doc/migrating.md)");
+  }
+
+  // tony.<type>.placement-spec as max_per_node (compat/placement_spec.hpp).
+  void placement_spec(const std::string& type, const std::string& spec) {
+    auto key = "tony." + type + ".placement-spec";
+    auto* tags = get("tony." + type + ".allocation-tags");
+    auto own =
+        tags ? compat::split_commas(tags->value, false) : std::vector<std::string>{type};
+    if (auto x = compat::translate_placement_spec(spec, own); x.max_per_node > 0)
+      set(key, "tasks." + type + ".max_per_node", std::to_string(x.max_per_node));
+    else
+      d_.error(label(key), x.error);
   }
 
   // TonY's memory strings ("4g", "2048m", "2048") are tony's sizes too.

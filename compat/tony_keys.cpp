@@ -16,8 +16,9 @@ const std::set<std::string>& reserved_segments() {
 
 const std::vector<std::string>& type_props() {
   static const std::vector<std::string> xs{
-      "instances",  "memory",    "vcores",        "gpus",       "command",
-      "node-label", "resources", "max-instances", "depends-on", "docker.image"};
+      "instances",  "memory",       "vcores",         "gpus",
+      "command",    "node-label",   "resources",      "max-instances",
+      "depends-on", "docker.image", "placement-spec", "allocation-tags"};
   return xs;
 }
 

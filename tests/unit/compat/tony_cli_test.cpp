@@ -418,3 +418,28 @@ TEST_F(tony_cli, other_namenodes_are_security_file_systems) {
       0u)
       << to_string(r.error());
 }
+
+// TonY 0.5's placement-spec, for a type's anti-affinity with itself, is
+// max_per_node; anything else is refused at the key.
+TEST_F(tony_cli, a_placement_spec_of_anti_affinity_is_max_per_node) {
+  write("train.py");
+  tony_cli_args a;
+  a.executes = "train.py";
+  a.conf = {"tony.worker.instances=3", "tony.worker.placement-spec=NOTIN,NODE,worker",
+            "tony.ps.instances=2", "tony.ps.allocation-tags=param",
+            "tony.ps.placement-spec=cardinality, node, param, 0, 1"};
+  auto spec = load(a);
+  auto* worker = spec.find("worker");
+  auto* ps = spec.find("ps");
+  ASSERT_TRUE(worker && ps);
+  EXPECT_EQ(worker->max_per_node, 1);
+  EXPECT_EQ(ps->max_per_node, 2);
+  a.conf = {"tony.worker.instances=3", "tony.worker.placement-spec=IN,NODE,ps"};
+  auto e = errors(a);
+  EXPECT_EQ(e.rfind("--conf tony.worker.placement-spec=IN,NODE,ps: tony maps only a task "
+                    "type's anti-affinity with itself onto max_per_node",
+                    0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("allocation tags (worker)"), std::string::npos) << e;
+}
