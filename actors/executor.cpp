@@ -515,7 +515,12 @@ void on_am_lost(executor_pointer self, const caf::down_msg& msg) {
                 caf::to_string(msg.reason));
   if (st.command_alive)
     st.runner->signal(SIGKILL); // cmd_exited follows and ends us
-  else if (!st.reporting)       // a report ends with its request's failure
+  else if (st.reporting && st.pending_exit)
+    // Nobody is left to hear the exit; waiting for the report's timeout
+    // would keep the container (and, on a lost NodeManager, its processes)
+    // for rpc_timeout_ms after the job ended.
+    done(self, st.pending_exit->exit_code);
+  else if (!st.reporting)
     done(self, 1);
 }
 

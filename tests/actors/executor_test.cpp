@@ -117,6 +117,9 @@ struct fake_registry_state {
   std::vector<task_exit> exits;
   int heartbeats = 0;
   std::vector<task_sample> samples;
+  /// Exits are taken and never answered (an AM that dies meanwhile).
+  bool hold_exits = false;
+  std::vector<caf::typed_response_promise<bool>> held;
 
   static inline const char* name = "fake_registry";
 };
@@ -144,9 +147,13 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
         ++self->state.heartbeats;
         self->state.samples.push_back(sample);
       },
-      [=](exit_atom, const task_exit& x) {
+      [=](exit_atom, const task_exit& x) -> caf::result<bool> {
         self->state.exits.push_back(x);
-        return true;
+        if (!self->state.hold_exits)
+          return true;
+        auto rp = self->make_response_promise<bool>();
+        self->state.held.push_back(rp);
+        return rp;
       },
       [=](status_atom) -> caf::result<job_status> { return job_status{}; },
       [=](wait_atom) -> caf::result<job_status> { return job_status{}; },
@@ -412,6 +419,21 @@ CAF_TEST(losing the AM kills the running command and reports nothing) {
   runner->finish(137, 9);
   sched.run();
   CAF_CHECK_EQUAL(exit_code, 137);
+  registry = nullptr;
+}
+
+// Without AM restarts nobody hears the exit once the AM is gone: the
+// executor ends at once instead of waiting out the report's timeout (its
+// container would outlive the job by rpc_timeout_ms on a lost node).
+CAF_TEST(an AM lost while the exit is reported ends the executor at once) {
+  run_command();
+  reg().hold_exits = true;
+  command_ends(3);
+  sched.run();
+  CAF_REQUIRE_EQUAL(reg().exits.size(), 1u);
+  self->send_exit(registry, caf::exit_reason::kill);
+  sched.run();
+  CAF_CHECK_EQUAL(exit_code, 3);
   registry = nullptr;
 }
 
