@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -194,17 +195,23 @@ private:
     return std::nullopt;
   }
 
-  // A duration in milliseconds as TonY writes it; negative means none.
-  void millis(const std::string& key, const std::string& toml_key) {
+  // A duration in milliseconds as TonY writes it, as a TOML duration;
+  // negative means none (0). Nothing when unset or malformed (reported).
+  std::optional<std::string> millis_value(const std::string& key) {
     auto* v = get(key);
     if (v == nullptr)
-      return;
+      return std::nullopt;
     if (!is_integer(v->value)) {
       d_.error(label(key), "must be a number of milliseconds");
-      return;
+      return std::nullopt;
     }
-    auto ms = std::atoll(trim(v->value).c_str());
-    set(key, toml_key, toml_quote(std::to_string(ms < 0 ? 0 : ms) + "ms"));
+    auto ms = std::max<int64_t>(std::atoll(trim(v->value).c_str()), 0);
+    return toml_quote(std::to_string(ms) + "ms");
+  }
+
+  void millis(const std::string& key, const std::string& toml_key) {
+    if (auto value = millis_value(key))
+      set(key, toml_key, *value);
   }
 
   // -- task types ---------------------------------------------------------------
@@ -505,17 +512,9 @@ private:
   // tony.task.executor.execution-timeout-ms: every type's execution_timeout.
   void execution_timeout() {
     const std::string key = "tony.task.executor.execution-timeout-ms";
-    auto* v = get(key);
-    if (v == nullptr)
-      return;
-    if (!is_integer(v->value)) {
-      d_.error(label(key), "must be a number of milliseconds");
-      return;
-    }
-    auto ms = std::max<int64_t>(std::atoll(trim(v->value).c_str()), 0);
-    for (auto& [type, info] : types_)
-      set(key, "tasks." + type + ".execution_timeout",
-          toml_quote(std::to_string(ms) + "ms"));
+    if (auto value = millis_value(key))
+      for (auto& [type, info] : types_)
+        set(key, "tasks." + type + ".execution_timeout", *value);
   }
 
   // TonY gets delegation tokens of tony.other.namenodes ("hdfs://nn:8020",
