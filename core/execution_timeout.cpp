@@ -3,6 +3,7 @@
 // (its restart, the sidecar rule, the tolerance, the job).
 
 #include <algorithm>
+#include <csignal>
 #include <string>
 
 #include "config/units.hpp"
@@ -38,6 +39,9 @@ void lifecycle::on_execution_deadline(task_record& t) {
     emit(stop_executor{t.executor, to_string(t.id) + " ran past its execution_timeout"});
     t.executor.clear(); // stopped: the restart or the end need not stop it again
   }
+  // Shown as a command ended by SIGTERM (128 + signal, as task_exit counts),
+  // not as the exit 0 of a task that was never heard from again.
+  t.exit_code = 128 + SIGTERM;
   task_failed(t, task_state::failed, std::move(diag));
 }
 

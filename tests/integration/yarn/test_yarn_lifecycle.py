@@ -250,3 +250,58 @@ max_app_attempts = 2
     assert starts == 2, outs
     for i in range(15):
         assert sum(t.count(f"STEP {i}\n") for t in outs.values()) == 2, (i, outs)
+
+
+def timed_job(worker_command, worker_extra):
+    """chief + 2 workers whose commands are shell lines, as a job file."""
+    d = tempfile.mkdtemp(prefix="tony-yarn-timeout-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "timeout"
+framework = "tensorflow"
+
+[code]
+command = "sleep 6"
+
+[tasks.chief]
+memory = "256m"
+
+[tasks.worker]
+instances = 2
+memory = "256m"
+command = '{worker_command}'
+{worker_extra}
+
+[policy]
+stop_grace = "2s"
+''')
+    return path
+
+
+def test_execution_timeout_stops_a_task_in_its_container_and_fails_the_job_on_yarn():
+    # [tasks.worker] execution_timeout (TonY's
+    # tony.task.executor.execution-timeout-ms) in a YARN container: the
+    # workers' `sleep 120` is stopped after 3 s and the job fails saying why.
+    code, out, secs = y.submit([timed_job("exec sleep 120", 'execution_timeout = "3s"')])
+    assert code == 1, out
+    assert secs < 90, f"took {secs:.1f} s:\n{out}"
+    app = y.app_id_of(out)
+    assert y.app_status(app)["Final-State"] == "FAILED"
+    assert re.search(r"worker:\d ran longer than its execution_timeout of 3s",
+                     diagnostics_of(out)), out
+    # Shown as stopped by SIGTERM (128 + 15), not as a clean exit.
+    assert re.search(r"worker:\d FAILED .*\(exit 143\)", out), out
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)
+
+
+def test_execution_timeout_restarts_a_task_under_its_restart_policy_on_yarn():
+    # worker:1's first run outlives its 3 s and is restarted in a new
+    # container; the second run ends in time and the job succeeds.
+    code, out, _ = y.submit([timed_job(
+        'if [ "$TASK_INDEX" = 1 ] && [ "$TONY_RESTART" = 0 ]; then exec sleep 120; fi',
+        'execution_timeout = "3s"\nrestart = "on-failure"\nmax_restarts = 1')])
+    assert code == 0, out
+    app = y.app_id_of(out)
+    assert y.app_status(app)["Final-State"] == "SUCCEEDED"
+    assert re.search(r"worker:1 \w+.*\(restart 1\)", out), out
+    assert y.wait_until(lambda: not y.job_processes(app), 30), y.job_processes(app)

@@ -53,6 +53,7 @@ TEST(execution_timeout, a_task_running_past_it_is_stopped_and_fails_the_job) {
   d.advance(1, everyone());
   EXPECT_EQ(d.job_state(), "FAILED");
   EXPECT_EQ(d.state(w0), "FAILED");
+  EXPECT_EQ(d.task(w0).exit_code, 143); // as stopped by SIGTERM
   EXPECT_TRUE(contains(d.diagnostics(),
                        "worker:0 ran longer than its execution_timeout of 5s (killed in "
                        "container " +
