@@ -198,7 +198,7 @@ void carry_out(monitor_pointer self, core::command& c, std::vector<container_ask
         } else if constexpr (std::is_same_v<T, core::job_done>) {
           finish_job(self);
         } else if constexpr (std::is_same_v<T, core::publish_status>) {
-          if (st.cfg.on_change)
+          if (st.cfg.on_change && !st.core->leaves_job_to_next_attempt())
             st.cfg.on_change(x.status);
         } else if constexpr (std::is_same_v<T, core::note>) {
           if (x.level == core::note::warn)
@@ -223,7 +223,7 @@ void run(monitor_pointer self, core::commands cs) {
 void feed(monitor_pointer self, const core::event& e) {
   auto& st = self->state;
   run(self, st.core->handle(e, now_ms(self)));
-  if (st.cfg.on_change)
+  if (st.cfg.on_change && !st.core->leaves_job_to_next_attempt())
     st.cfg.on_change(st.core->status());
 }
 

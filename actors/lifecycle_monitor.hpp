@@ -63,7 +63,9 @@ struct monitor_config {
   /// Optional: gets the job's snapshot (what status_atom answers) after
   /// every message that may have changed it; the event log finds what did
   /// (runtime/history/event_log.hpp). Runs in the monitor's context: it must
-  /// be quick and must not wait for actors.
+  /// be quick and must not wait for actors. Not called once the RM no
+  /// longer knows this attempt and another attempt takes the job over
+  /// (core::lifecycle::leaves_job_to_next_attempt): that end is not the job's.
   std::function<void(const job_status&)> on_change;
   /// Optional: gets every sample of a task's resource use that heartbeats
   /// carry (the AM's metrics, runtime/history/job_record.hpp), its time_ms

@@ -326,6 +326,13 @@ public:
   /// attempt (rm_failed::attempt_gone).
   bool attempt_gone() const { return attempt_gone_; }
 
+  /// True when the attempt is gone and another AM attempt takes the job
+  /// over: this attempt's end is not the job's, so it is neither saved for
+  /// the next attempt (which would report it as the outcome) nor logged.
+  bool leaves_job_to_next_attempt() const {
+    return attempt_gone_ && cfg_.am_attempt < cfg_.job.am.max_app_attempts;
+  }
+
   int32_t attempt() const { return attempt_; }
 
   const lifecycle_config& config() const { return cfg_; }

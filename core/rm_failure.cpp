@@ -28,7 +28,10 @@ void lifecycle::end_attempt_gone(const std::string& what) {
   bool next_attempt = cfg_.am_attempt < cfg_.job.am.max_app_attempts;
   attempt_gone_ = true;
   if (end_ == end_phase::none) {
-    state_ = job_state::failed;
+    // With an attempt to come the job is not over: its state stays (a
+    // client polling this AM must not read a failure), only this AM ends.
+    if (!next_attempt)
+      state_ = job_state::failed;
     diagnostics_ = what;
   }
   diagnostics_ += "; AM attempt " + std::to_string(cfg_.am_attempt) +

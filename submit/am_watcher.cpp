@@ -43,6 +43,7 @@ void am_watcher::forget() {
   registry_ = nullptr;
   std::lock_guard<std::mutex> guard{end_->mtx};
   end_->lost = false;
+  end_->status.reset(); // an earlier AM's word is not the next one's end
 }
 
 bool am_watcher::lost() const {

@@ -665,6 +665,8 @@ CAF_TEST(a first AM refuses executors that register again) {
 }
 
 CAF_TEST(an AM whose attempt the RM no longer knows stops its tasks and ends at once) {
+  std::string last_saved;
+  on_change = [&](const job_status& s) { last_saved = s.state; };
   start();
   register_all();
   auto calls = rm_state().allocations.size();
@@ -675,6 +677,7 @@ CAF_TEST(an AM whose attempt the RM no longer knows stops its tasks and ends at 
   CAF_CHECK_EQUAL(attempt_gone_calls, 1);
   CAF_CHECK(contains(st.diagnostics, "ApplicationAttemptNotFoundException"));
   CAF_CHECK(contains(st.diagnostics, "AM attempt 1 stops its tasks and exits"));
+  CAF_CHECK_EQUAL(last_saved, "FAILED"); // the last attempt's end is the job's
   CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 1u);
   CAF_CHECK_EQUAL(exec_state(w1).stops.size(), 1u);
   CAF_CHECK_EQUAL(exec_state(ps0).stops.size(), 1u);
@@ -686,17 +689,29 @@ CAF_TEST(an AM whose attempt the RM no longer knows stops its tasks and ends at 
 
 CAF_TEST(an AM whose attempt is gone leaves its tasks to the next attempt) {
   job = job_with([](job_spec& j) { j.am.max_app_attempts = 2; });
+  // What the AM saves for the next attempt and logs (am_host's sink).
+  std::string last_saved;
+  on_change = [&](const job_status& s) { last_saved = s.state; };
   start();
   register_all();
+  caf::scoped_actor client{sys}; // tony-submit, waiting for the end
+  auto end = client->request(monitor, caf::infinite, wait_atom_v);
+  settle();
   rm_state().attempt_not_found = true;
   advance(seconds(1));
   auto st = status();
-  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(st.state, "RUNNING"); // the job goes on in the next attempt
+  // Told the job as it stands, not a failure: it follows the next attempt.
+  end.receive([&](job_status& told) { CAF_CHECK_EQUAL(told.state, "RUNNING"); },
+              [](caf::error& err) { CAF_FAIL("wait failed: " << err); });
   CAF_CHECK_EQUAL(attempt_gone_calls, 1);
   CAF_CHECK(contains(st.diagnostics,
                      "AM attempt 1 exits and leaves its tasks to the next attempt"));
   CAF_CHECK_EQUAL(exec_state(w0).stops.size(), 0u);
   CAF_CHECK_EQUAL(rm_state().finish_calls, 0);
+  // The next attempt finds the job RUNNING and adopts its tasks: this
+  // attempt's end is not saved as the job's outcome.
+  CAF_CHECK_EQUAL(last_saved, "RUNNING");
 }
 
 CAF_TEST(an AM_SHUTDOWN command ends the AM at once) {

@@ -313,6 +313,36 @@ def test_the_ams_node_lost_with_no_attempt_left_ends_the_job_and_every_process()
     assert not app_pids(app), y.commands_of(app_pids(app))
 
 
+def restart_dead_nodes():
+    """Starts again the NodeManagers the tests before killed."""
+    nodes, live = live_nodes()
+    for node in nodes:
+        if node not in live:
+            subprocess.run([CLUSTER_SH, "nm-start", node, "--dir", STATE], check=True,
+                           stdout=subprocess.DEVNULL, timeout=60)
+    assert y.wait_until(lambda: len(y.running_nodes()) >= 3, 60), y.running_nodes()
+
+
+def am_pid(app):
+    """The pid of the application's tony-am (one attempt's), from /proc."""
+    for pid in app_pids(app):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if os.path.basename(f.read().split(b"\0")[0]) == b"tony-am":
+                    return pid
+        except OSError:
+            continue
+    return None
+
+
+def kill_pids(pids):
+    for pid in pids:  # a failure leaves no orphans
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def test_the_ams_nodemanager_alone_killed_leaves_no_orphaned_am():
     """Only the NodeManager of the AM's node killed with -9; its containers'
     processes live on (as when a NodeManager crashes or is OOM-killed), and
@@ -320,12 +350,7 @@ def test_the_ams_nodemanager_alone_killed_leaves_no_orphaned_am():
     expiry and answers the orphaned AM's next allocate so (no such attempt);
     tony-am must stop its executors and exit by itself: 5 s after
     tony-submit's end no process of the job is left on any node."""
-    nodes, live = live_nodes()
-    for node in nodes:  # the tests above killed some: bring them back
-        if node not in live:
-            subprocess.run([CLUSTER_SH, "nm-start", node, "--dir", STATE], check=True,
-                           stdout=subprocess.DEVNULL, timeout=60)
-    assert y.wait_until(lambda: len(y.running_nodes()) >= 3, 60), y.running_nodes()
+    restart_dead_nodes()  # the tests above killed some
     proc = y.start_submit([job(120, 1)])
     app = None
     try:
@@ -349,8 +374,67 @@ def test_the_ams_nodemanager_alone_killed_leaves_no_orphaned_am():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        for pid in app_pids(app) if app else []:  # a failure leaves no orphans
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_pids(app_pids(app) if app else [])
+
+
+def test_the_ams_nodemanager_alone_killed_with_an_attempt_left_leaves_no_orphan():
+    """As above, but a second AM attempt is allowed: the RM starts it on
+    another node after the node's expiry, and it takes the job over (the
+    workers of the live nodes are adopted; one beside the old AM is lost
+    with its node and run again). The old attempt's tony-am, still running
+    on the node without a NodeManager, is told its attempt is gone and
+    exits by itself, leaving its tasks to the next attempt; whatever ran
+    there with it is stopped. The job SUCCEEDS and 5 s after tony-submit's
+    end no process of the job is left on any node."""
+    restart_dead_nodes()
+    d = tempfile.mkdtemp(prefix="tony-nodeloss-orphan-")
+    path = os.path.join(d, "job.toml")
+    with open(path, "w") as f:
+        f.write(f'''name = "orphan"
+framework = "tensorflow"
+
+[code]
+src_dir = "{STEPS_DIR}"
+command = "exec python3 steps.py 30"
+
+[tasks.worker]
+instances = 2
+memory = "896m"
+
+[am]
+max_app_attempts = 2
+
+[policy]
+max_attempts = 2
+stop_grace = "2s"
+''')
+    proc = y.start_submit([path])
+    app = None
+    try:
+        lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
+        lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
+        before = "".join(lines)
+        app = y.app_id_of(before)
+        am = am_host(app)
+        old_am = am_pid(app)
+        assert am and old_am, y.commands_of(app_pids(app))
+        y.wait_saved_running(before)
+        with open(os.path.join(STATE, "pids", f"nodemanager-{am}.pid")) as f:
+            os.kill(int(f.read().strip()), signal.SIGKILL)
+        after = finish(proc)
+        text = before + after
+        assert proc.returncode == 0, text
+        assert "AM attempt 2" in after, text
+        assert "FINISHED/SUCCEEDED" in after, text
+        # The old attempt's end is not shown as the job's.
+        assert not re.search(r"^tony: job \S+ FAILED", text, re.M), text
+        # The old AM ended by itself, before the job did.
+        assert not y.commands_of([old_am]), f"the old tony-am {old_am} outlived the job"
+        time.sleep(5)
+        left = y.commands_of(app_pids(app))
+        assert not left, f"still running 5 s after tony-submit's end: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        kill_pids(app_pids(app) if app else [])
