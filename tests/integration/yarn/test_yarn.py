@@ -135,7 +135,12 @@ def test_placement_pack_keeps_a_small_gang_on_one_node(tmp_path):
 def test_max_per_node_puts_each_task_on_its_own_node_or_refuses(tmp_path):
     """max_per_node = 1: one worker per node, however small, even packed; a gang the
     listed nodes cannot hold ends at once with the numbers instead of
-    waiting for ever."""
+    waiting for ever. The cluster's ResourceManager enables placement
+    constraints (tests/integration/CMakeLists.txt), so the AM asks with a
+    SchedulingRequest, YARN's anti-affinity, and its log says so."""
+    handler = y.conf_value("yarn-site.xml",
+                           "yarn.resourcemanager.placement-constraints.handler")
+    assert handler == "scheduler", handler
     k = len(y.running_nodes())
     assert k >= 2, f"the cluster has {k} node(s); this test needs several"
     code, out, _ = y.submit([placement_job(tmp_path, "too-many", k + 1, "max_per_node = 1")],
@@ -147,9 +152,13 @@ def test_max_per_node_puts_each_task_on_its_own_node_or_refuses(tmp_path):
     code, out, _ = y.submit([placement_job(tmp_path, "one-each", k,
                                            'placement = "pack"\nmax_per_node = 1')])
     assert code == 0, out
-    summaries = y.env_summaries(y.app_id_of(out), k)
+    app = y.app_id_of(out)
+    summaries = y.env_summaries(app, k)
     hosts = [s["node"] for s in summaries]
     assert len(set(hosts)) == k, summaries
+    am_log = y.yarn_cli("logs", "-applicationId", app, "-log_files", "am.log")
+    assert (f"placement of worker: {k} × 256 MiB, 1 vcores, anti-affinity by "
+            "SchedulingRequest (at most 1 per node") in am_log, am_log[-3000:]
 
 
 def test_a_task_over_its_memory_is_killed_and_said_so():
