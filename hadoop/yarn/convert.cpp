@@ -233,6 +233,12 @@ void to_proto(const container_ask& x, proto::SchedulingRequestProto* out) {
   // apart from any ResourceRequest's (-1).
   out->set_allocationrequestid(x.priority);
   out->mutable_priority()->set_priority(x.priority);
+  // Set, not left to its default: the RM compares a changed request with
+  // the one it holds field by field, and a missing execution type there is
+  // a NullPointerException that fails the allocate.
+  auto* execution = out->mutable_executiontype();
+  execution->set_execution_type(1); // GUARANTEED, the only kind allowed
+  execution->set_enforce_execution_type(false);
   out->add_allocationtags(x.task_type);
   auto* sizing = out->mutable_resourcesizing();
   sizing->set_numallocations(std::max(x.count, 0));

@@ -179,13 +179,16 @@ TEST(yarn_convert, a_capped_ask_becomes_a_scheduling_request_with_anti_affinity)
   EXPECT_EQ(req.allocationrequestid(), 4);
   ASSERT_EQ(req.allocationtags_size(), 1);
   EXPECT_EQ(req.allocationtags(0), "worker");
-  EXPECT_FALSE(req.has_executiontype()); // GUARANTEED, the only kind allowed
+  // GUARANTEED, the only kind allowed; always set (the RM compares an
+  // updated request with its execution type and fails on a missing one).
+  ASSERT_TRUE(req.has_executiontype());
+  EXPECT_TRUE(req.executiontype().has_execution_type());
+  EXPECT_EQ(req.executiontype().execution_type(), 1);
   EXPECT_EQ(req.resourcesizing().numallocations(), 3);
   EXPECT_EQ(req.resourcesizing().resources().memory(), 1024);
   EXPECT_EQ(req.resourcesizing().resources().virtual_cores(), 2);
   EXPECT_EQ(req.resourcesizing().resources().resource_value_map(0).key(), "yarn.io/gpu");
   auto& c = req.placementconstraint().simpleconstraint();
-  EXPECT_FALSE(req.placementconstraint().has_compositeconstraint());
   EXPECT_EQ(c.scope(), "node");
   EXPECT_EQ(c.mincardinality(), 0);
   EXPECT_EQ(c.maxcardinality(), 0); // NOTIN,NODE,worker
