@@ -233,6 +233,7 @@ core::lifecycle_config core_config(const monitor_config& cfg) {
   result.app_id = cfg.app_id;
   result.tracking_url = cfg.tracking_url;
   result.nodes = cfg.nodes;
+  result.placement_constraints = cfg.placement_constraints;
   result.racks = cfg.racks;
   result.log_dir_of = cfg.log_dir_of;
   result.am_attempt = cfg.am_attempt;

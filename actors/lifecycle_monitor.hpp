@@ -54,6 +54,8 @@ struct monitor_config {
   /// Nodes and racks every ask names (YARN node-local placement).
   std::vector<std::string> nodes;
   std::vector<std::string> racks;
+  /// Capped types go as SchedulingRequests (core::lifecycle_config).
+  bool placement_constraints = false;
   /// Where a container's logs are (a directory or URL), for the status.
   std::function<std::string(const container&)> log_dir_of;
   /// A later AM attempt (YARN's attempt number) and the job as the AM

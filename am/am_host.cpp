@@ -246,6 +246,7 @@ monitor_config monitor_config_of(const job_spec& job, const am_options& opts,
   mcfg.tracking_url = tracking_url;
   mcfg.nodes = backend.nodes;
   mcfg.racks = backend.racks;
+  mcfg.placement_constraints = backend.placement_constraints;
   mcfg.log_dir_of = backend.log_dir_of;
   mcfg.am_attempt = backend.am_attempt;
   mcfg.resume = backend.resume;

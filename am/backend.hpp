@@ -45,6 +45,9 @@ struct am_backend {
   /// Nodes and racks named in every ask (YARN node-local placement).
   std::vector<std::string> nodes;
   std::vector<std::string> racks;
+  /// The ResourceManager enables placement constraints: capped types are
+  /// asked with SchedulingRequests (YARN only).
+  bool placement_constraints = false;
   /// The address executors and clients reach this AM at, unless given.
   std::string host;
   /// Where the AM's servers (registry, tracking page) listen.

@@ -238,6 +238,19 @@ launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
   };
 }
 
+// The nodes and racks every ask names (TONY_NODES), and whether capped
+// types go as SchedulingRequests (TONY_PLACEMENT_CONSTRAINTS).
+void set_placement(const env_map& env, yarn::amrm_client& amrm, am_backend& result) {
+  for (auto& place : parse_nodes(get(env, yarn_env::nodes))) {
+    result.nodes.push_back(place.host);
+    if (!place.rack.empty() && std::find(result.racks.begin(), result.racks.end(),
+                                         place.rack) == result.racks.end())
+      result.racks.push_back(place.rack);
+  }
+  amrm.set_placement_constraints(get(env, yarn_env::placement_constraints));
+  result.placement_constraints = amrm.placement_constraints();
+}
+
 } // namespace
 
 caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
@@ -272,12 +285,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   am_backend result;
   result.rm = yarn::spawn_yarn_rm(sys, amrm, call_timeout);
   result.nm = yarn::spawn_yarn_nm(sys, nm, call_timeout);
-  for (auto& place : parse_nodes(get(env, yarn_env::nodes))) {
-    result.nodes.push_back(place.host);
-    if (!place.rack.empty() && std::find(result.racks.begin(), result.racks.end(),
-                                         place.rack) == result.racks.end())
-      result.racks.push_back(place.rack);
-  }
+  set_placement(env, *amrm, result);
   auto install_dir = get(env, yarn_env::install_dir);
   auto executor = install_dir.empty()
                       ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"

@@ -2,10 +2,12 @@
 
 // TonY's tony.<type>.placement-spec (a YARN placement constraint
 // expression, with tony.<type>.allocation-tags naming the type's
-// containers) as tony's [tasks.<type>] max_per_node. tony asks with node
-// lists instead of SchedulingRequests (doc/architecture.md "Spread
-// placement"), so it maps the one constraint jobs use it for, a type's
-// anti-affinity with itself; any other expression is refused by name.
+// containers) as tony's [tasks.<type>] max_per_node, which tony asks with
+// a SchedulingRequest of that anti-affinity where the ResourceManager
+// enables placement constraints, with node lists elsewhere
+// (doc/architecture.md "Spread placement"). It maps the one constraint jobs
+// use it for, a type's anti-affinity with itself; any other expression is
+// refused by name.
 
 #include <cstdint>
 #include <string>

@@ -703,7 +703,7 @@ void lifecycle::start_attempt() {
                       std::to_string(ids.size()) + " containers");
   state_ = job_state::allocating;
   for (auto& type : cfg_.job.tasks)
-    if (auto line = placement_line(type, cfg_.nodes.size());
+    if (auto line = placement_line(type, cfg_.nodes.size(), cfg_.placement_constraints);
         attempt_ == 1 && !line.empty())
       say(note::info, line);
   emit(expect_tasks{std::move(ids), attempt_});

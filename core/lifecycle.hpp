@@ -288,6 +288,9 @@ struct lifecycle_config {
   /// anywhere.
   std::vector<std::string> nodes;
   std::vector<std::string> racks;
+  /// The ResourceManager enables placement constraints: capped types go as
+  /// SchedulingRequests (the AM log says so, core/placement.hpp).
+  bool placement_constraints = false;
   /// Where a container's logs are, for the status (a pure function).
   std::function<std::string(const container&)> log_dir_of;
   /// A failed job waits at most this long before its final status for the

@@ -28,12 +28,17 @@ std::string gpu_hint(const resource& asked, const resource& available) {
 
 } // namespace
 
-std::string placement_line(const task_type_spec& type, size_t nodes) {
+std::string placement_line(const task_type_spec& type, size_t nodes, bool constraints) {
   auto k = static_cast<int64_t>(nodes);
   if (k == 0 && !type.pack && type.max_per_node == 0)
     return {}; // the local backend, or a cluster too large to name its nodes
   std::string how;
-  if (!type.node_label.empty())
+  if (constraints && type.max_per_node > 0 && type.node_label.empty())
+    how = std::to_string(type.instances) + " × " + to_string(type.capability) +
+          ", anti-affinity by SchedulingRequest (at most " +
+          std::to_string(type.max_per_node) +
+          " per node, on any node: the ResourceManager enforces it)";
+  else if (!type.node_label.empty())
     how = "anywhere with node label " + type.node_label +
           " (placement applies to unlabelled asks only)";
   else if (k == 0)
@@ -46,9 +51,10 @@ std::string placement_line(const task_type_spec& type, size_t nodes) {
     how = "spread: each of " + base::plural(k, "node") + " asked for its share (" +
           std::to_string((type.instances + k - 1) / k) +
           "), node-local only at first, then anywhere";
-  if (type.max_per_node > 0 && k > 0 && type.node_label.empty())
-    how +=
-        "; at most " + std::to_string(type.max_per_node) + " per node, node-local only";
+  if (type.max_per_node > 0 && k > 0 && type.node_label.empty() && !constraints)
+    how += "; at most " + std::to_string(type.max_per_node) +
+           " per node, node-local only, by node lists (the ResourceManager's "
+           "placement constraints are disabled)";
   return "placement of " + type.name + ": " + how;
 }
 

@@ -16,7 +16,12 @@ namespace tony::core {
 /// The AM log's line on how `type`'s containers are asked, `nodes` being
 /// the number of nodes the ResourceManager listed at submission; empty
 /// when there is nothing to say (no nodes listed, no placement asked).
-std::string placement_line(const task_type_spec& type, size_t nodes);
+/// `constraints`: the ResourceManager enables placement constraints, and a
+/// capped type without a node label goes as a SchedulingRequest (YARN's
+/// anti-affinity; hadoop/yarn/convert.hpp by_scheduling_request) instead of
+/// node lists; the line names the path taken.
+std::string placement_line(const task_type_spec& type, size_t nodes,
+                           bool constraints = false);
 
 /// Why a type capped per node (max_per_node) cannot be placed on the
 /// `nodes` listed nodes, or empty. A capped ask never goes beyond them, so

@@ -646,6 +646,15 @@ std::string node_places(yarn::application_client& rm, const job_spec& job) {
   return running <= yarn_env::nodes_in_asks_limit ? places : std::string{};
 }
 
+// yarn.resourcemanager.placement-constraints.handler when it enables
+// SchedulingRequests (doc/architecture.md "Spread placement"), or empty.
+std::string constraints_handler(const hadoop::configuration& conf) {
+  auto handler = base::lower(base::trim(
+      conf.get_or("yarn.resourcemanager.placement-constraints.handler", "disabled")));
+  return handler == "scheduler" || handler == "placement-processor" ? handler
+                                                                    : std::string{};
+}
+
 } // namespace
 
 int submit_yarn(const job_spec& job, const submit_options& opts) {
@@ -780,6 +789,8 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
   if (auto places = node_places(*rm, job); !places.empty())
     ctx.am_launch.env[yarn_env::nodes] = places;
+  if (auto handler = constraints_handler(conf); !handler.empty())
+    ctx.am_launch.env[yarn_env::placement_constraints] = handler;
   if (!webhdfs.base.empty())
     ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs.base;
   if (!install_dir.empty())

@@ -151,6 +151,7 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
     return result;
   }
   proto::AllocateRequestProto msg;
+  add_scheduling_requests(req, msg);
   add_spread_asks(req, msg);
   for (auto& id : req.releases) {
     auto cid = parse_container_id(id);
@@ -183,9 +184,13 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   result.response_id = rsp->response_id();
   for (auto& c : rsp->allocated_containers()) {
     result.allocated.push_back(convert::container_from_proto(c));
-    if (auto s = spreading_.find(result.allocated.back().priority); s != spreading_.end())
+    auto priority = result.allocated.back().priority;
+    if (auto s = spreading_.find(priority); s != spreading_.end())
       --s->second.ask.count;
+    if (auto c = constrained_.find(priority); c != constrained_.end())
+      --c->second.count;
   }
+  note_rejected(*rsp);
   for (auto& s : rsp->completed_container_statuses())
     result.completed.push_back(convert::completion_from_proto(s));
   result.num_cluster_nodes = rsp->num_cluster_nodes();
@@ -212,6 +217,36 @@ expected<allocate_response> amrm_client::allocate(const allocate_request& req,
   return result;
 }
 
+// With placement constraints, a capped ask goes as a SchedulingRequest
+// (YARN enforces the cap on every node, listed or not) and a request the RM
+// rejected goes again with what is still outstanding of it.
+void amrm_client::add_scheduling_requests(const allocate_request& req,
+                                          proto::AllocateRequestProto& msg) {
+  if (!constraints_)
+    return;
+  for (auto& ask : req.asks) {
+    if (!convert::by_scheduling_request(ask))
+      continue;
+    constrained_[ask.priority] = ask;
+    rejected_.erase(std::remove(rejected_.begin(), rejected_.end(), ask.priority),
+                    rejected_.end());
+    convert::to_proto(ask, msg.add_scheduling_requests());
+  }
+  for (auto priority : rejected_)
+    if (auto c = constrained_.find(priority);
+        c != constrained_.end() && c->second.count > 0)
+      convert::to_proto(c->second, msg.add_scheduling_requests());
+  rejected_.clear();
+}
+
+void amrm_client::note_rejected(const proto::AllocateResponseProto& rsp) {
+  for (auto& r : rsp.rejected_scheduling_requests()) {
+    auto priority = r.request().priority().priority();
+    if (std::find(rejected_.begin(), rejected_.end(), priority) == rejected_.end())
+      rejected_.push_back(priority);
+  }
+}
+
 // A new spread ask naming nodes goes strict; spread_window_ after it was
 // first sent, what is still outstanding goes again relaxed (any node; up to
 // the cap on each node for a capped ask), so that a node without room for
@@ -221,6 +256,8 @@ void amrm_client::add_spread_asks(const allocate_request& req,
   auto now = std::chrono::steady_clock::now();
   std::vector<int32_t> sent;
   for (auto& ask : req.asks) {
+    if (constraints_ && convert::by_scheduling_request(ask))
+      continue; // add_scheduling_requests
     sent.push_back(ask.priority);
     bool spread =
         !ask.nodes.empty() && ask.node_label.empty() && ask.count > 0 && !ask.pack;

@@ -43,7 +43,8 @@
 
 namespace tony::yarn::proto {
 class AllocateRequestProto;
-}
+class AllocateResponseProto;
+} // namespace tony::yarn::proto
 
 namespace tony::yarn {
 
@@ -104,6 +105,15 @@ public:
   /// up to its share) before what is outstanding goes to any node; 3 s.
   void set_spread_window(std::chrono::milliseconds window) { spread_window_ = window; }
 
+  /// The ResourceManager's yarn.resourcemanager.placement-constraints.handler
+  /// ("scheduler" or "placement-processor"; empty or "disabled": none):
+  /// when enabled, a capped ask (convert::by_scheduling_request) goes as a
+  /// SchedulingRequest with the type's anti-affinity instead of node lists.
+  void set_placement_constraints(const std::string& handler) {
+    constraints_ = !handler.empty() && handler != "disabled";
+  }
+  bool placement_constraints() const noexcept { return constraints_; }
+
 private:
   hadoop::connection_params target_locked() const;
 
@@ -137,6 +147,16 @@ private:
   std::map<int32_t, spreading> spreading_; // by priority; under call_mtx_
   std::chrono::milliseconds spread_window_{3000};
   void add_spread_asks(const allocate_request& req, proto::AllocateRequestProto& msg);
+  /// Placement constraints: SchedulingRequests as last sent, less what was
+  /// granted since, by priority; the ones the RM rejected (the
+  /// placement-processor handler gives up on a request it cannot place) go
+  /// again with the next call.
+  bool constraints_ = false;
+  std::map<int32_t, container_ask> constrained_; // under call_mtx_
+  std::vector<int32_t> rejected_;                // under call_mtx_
+  void add_scheduling_requests(const allocate_request& req,
+                               proto::AllocateRequestProto& msg);
+  void note_rejected(const proto::AllocateResponseProto& rsp);
   int resyncs_ = 0; // under mtx_
 
   std::mutex call_mtx_; // one call at a time: allocate is a sequence

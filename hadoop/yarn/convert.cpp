@@ -223,6 +223,37 @@ void add_asks(container_ask x, const std::vector<node_place>& places,
   add_asks(x, out);
 }
 
+bool by_scheduling_request(const container_ask& x) {
+  return x.max_per_node > 0 && x.node_label.empty();
+}
+
+void to_proto(const container_ask& x, proto::SchedulingRequestProto* out) {
+  // The priority names the type when containers are granted (as for
+  // ResourceRequests); the allocation id keeps the request's scheduler key
+  // apart from any ResourceRequest's (-1).
+  out->set_allocationrequestid(x.priority);
+  out->mutable_priority()->set_priority(x.priority);
+  // Set, not left to its default: the RM compares a changed request with
+  // the one it holds field by field, and a missing execution type there is
+  // a NullPointerException that fails the allocate.
+  auto* execution = out->mutable_executiontype();
+  execution->set_execution_type(1); // GUARANTEED, the only kind allowed
+  execution->set_enforce_execution_type(false);
+  out->add_allocationtags(x.task_type);
+  auto* sizing = out->mutable_resourcesizing();
+  sizing->set_numallocations(std::max(x.count, 0));
+  to_proto(x.capability, sizing->mutable_resources());
+  auto* simple = out->mutable_placementconstraint()->mutable_simpleconstraint();
+  simple->set_scope("node");
+  simple->set_mincardinality(0);
+  // YARN counts the tags on a node before placing one more there.
+  simple->set_maxcardinality(std::max(x.max_per_node - 1, 0));
+  auto* target = simple->add_targetexpressions();
+  target->set_targettype(2);     // ALLOCATION_TAG
+  target->set_targetkey("self"); // this application's containers
+  target->add_targetvalues(x.task_type);
+}
+
 container container_from_proto(const proto::ContainerProto& x) {
   container result;
   result.id = to_string(from_proto(x.id()));

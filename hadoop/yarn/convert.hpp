@@ -64,6 +64,23 @@ void add_asks(const container_ask& x, proto::AllocateRequestProto* out,
 void add_asks(container_ask x, const std::vector<node_place>& places,
               proto::AllocateRequestProto* out);
 
+/// Whether `x` is asked with a SchedulingRequest where the ResourceManager
+/// enables placement constraints: a type capped per node
+/// (`x.max_per_node`) without a node label. core::placement_line says so
+/// by the same rule.
+bool by_scheduling_request(const container_ask& x);
+
+/// The SchedulingRequest of a capped ask (YARN's placement constraints,
+/// yarn.resourcemanager.placement-constraints.handler scheduler or
+/// placement-processor): `x.count` allocations of `x.capability`, tagged
+/// with the type's name, at most `x.max_per_node` of that tag on a node
+/// (anti-affinity with itself, NODE scope; cardinality max_per_node - 1, a
+/// NOTIN when the cap is 1). Nodes and racks are not named: the scheduler
+/// places it on any node that satisfies the constraint. A count of 0
+/// cancels what is outstanding (YARN allows only numAllocations to change
+/// between requests of one priority).
+void to_proto(const container_ask& x, proto::SchedulingRequestProto* out);
+
 /// A granted container; token is the serialized container TokenProto.
 container container_from_proto(const proto::ContainerProto& x);
 

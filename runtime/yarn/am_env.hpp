@@ -43,6 +43,11 @@ constexpr const char* bundle_link = "tony-bundle";
 /// Unset on clusters of more than nodes_in_asks_limit nodes.
 constexpr const char* nodes = "TONY_NODES";
 constexpr size_t nodes_in_asks_limit = 100;
+/// The ResourceManager's yarn.resourcemanager.placement-constraints.handler
+/// as the submitter's Hadoop configuration has it ("scheduler" or
+/// "placement-processor"); unset when disabled, YARN's default. Capped
+/// types (max_per_node) are then asked with SchedulingRequests.
+constexpr const char* placement_constraints = "TONY_PLACEMENT_CONSTRAINTS";
 /// The NameNode's WebHDFS address (host:port) when staging is on HDFS.
 constexpr const char* webhdfs_address = "TONY_WEBHDFS";
 /// JSON object: task type -> the LocalResources only its executors get

@@ -94,6 +94,10 @@
 #   TONY_YARN_NM_HEAP_MB     heap limit of each NodeManager JVM (default 256)
 #   TONY_YARN_NM_EXPIRY      seconds without heartbeat after which the RM
 #                            declares a NodeManager LOST (default 10)
+#   TONY_YARN_PLACEMENT_CONSTRAINTS
+#                            yarn.resourcemanager.placement-constraints.handler:
+#                            disabled (YARN's default), scheduler or
+#                            placement-processor (SchedulingRequests)
 #   TONY_YARN_NATIVE         1: the daemons load Hadoop's native library
 #                            (libhadoop.so) as production ones do, also when
 #                            not --secure (which always does). Without it a
@@ -246,6 +250,10 @@ for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES T
   [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
     yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
 done
+case "${TONY_YARN_PLACEMENT_CONSTRAINTS:-disabled}" in
+  disabled | scheduler | placement-processor) ;;
+  *) yarn_die "cluster.sh: TONY_YARN_PLACEMENT_CONSTRAINTS must be disabled, scheduler or placement-processor, not '$TONY_YARN_PLACEMENT_CONSTRAINTS'" ;;
+esac
 [[ "$node_count" =~ ^[1-9][0-9]*$ ]] ||
   yarn_die "cluster.sh: --nodes must be a whole number of NodeManagers (1 or more), not '$node_count'"
 yarn_check_hadoop_version "$hadoop_version"
@@ -691,6 +699,10 @@ yarn_site() {
   prop yarn.application.classpath "$app_classpath"
   prop yarn.resourcemanager.scheduler.class \
     org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler
+  # SchedulingRequests (YARN's placement constraints): tony asks a type capped
+  # per node with its anti-affinity when the handler is not disabled.
+  prop yarn.resourcemanager.placement-constraints.handler \
+    "${TONY_YARN_PLACEMENT_CONSTRAINTS:-disabled}"
   if ((with_ha)); then
     ha_yarn_props
   else

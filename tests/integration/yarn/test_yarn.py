@@ -135,7 +135,12 @@ def test_placement_pack_keeps_a_small_gang_on_one_node(tmp_path):
 def test_max_per_node_puts_each_task_on_its_own_node_or_refuses(tmp_path):
     """max_per_node = 1: one worker per node, however small, even packed; a gang the
     listed nodes cannot hold ends at once with the numbers instead of
-    waiting for ever."""
+    waiting for ever. The cluster's ResourceManager enables placement
+    constraints (tests/integration/CMakeLists.txt), so the AM asks with a
+    SchedulingRequest, YARN's anti-affinity, and its log says so."""
+    handler = y.conf_value("yarn-site.xml",
+                           "yarn.resourcemanager.placement-constraints.handler")
+    assert handler == "scheduler", handler
     k = len(y.running_nodes())
     assert k >= 2, f"the cluster has {k} node(s); this test needs several"
     code, out, _ = y.submit([placement_job(tmp_path, "too-many", k + 1, "max_per_node = 1")],
@@ -147,9 +152,33 @@ def test_max_per_node_puts_each_task_on_its_own_node_or_refuses(tmp_path):
     code, out, _ = y.submit([placement_job(tmp_path, "one-each", k,
                                            'placement = "pack"\nmax_per_node = 1')])
     assert code == 0, out
-    summaries = y.env_summaries(y.app_id_of(out), k)
+    app = y.app_id_of(out)
+    summaries = y.env_summaries(app, k)
     hosts = [s["node"] for s in summaries]
     assert len(set(hosts)) == k, summaries
+    am_log = y.yarn_cli("logs", "-applicationId", app, "-log_files", "am.log")
+    assert (f"placement of worker: {k} × 256 MiB, 1 vcores, anti-affinity by "
+            "SchedulingRequest (at most 1 per node") in am_log, am_log[-3000:]
+    # A capped task that fails is asked for again by the same request, its
+    # count from 0 to 1 (the one change YARN allows), and lands on the node
+    # its first container left.
+    marker = tmp_path / "worker1-failed-once"
+    command = (f'command = \'if [ "$TASK_INDEX" = 1 ] && [ ! -e {marker} ]; then '
+               f'touch {marker}; exit 3; fi; echo "RAN_ON $NM_HOST"; sleep 8\'')
+    code, out, _ = y.submit([placement_job(tmp_path, "restart", k,
+                                           'max_per_node = 1\nrestart = "on-failure"\n' +
+                                           command)])
+    assert code == 0 and marker.exists(), out
+    assert "worker:1 RUNNING" in out and "(restart 1)" in out, out
+    app = y.app_id_of(out)
+    ran_on = []
+
+    def all_ran():
+        text = y.yarn_cli("logs", "-applicationId", app, "-log_files", "stdout")
+        ran_on[:] = re.findall(r"^RAN_ON (\S+)$", text, re.M)
+        return len(ran_on) >= k
+    assert y.wait_until(all_ran, 60, step=1), ran_on
+    assert len(ran_on) == k and len(set(ran_on)) == k, ran_on
 
 
 def test_a_task_over_its_memory_is_killed_and_said_so():

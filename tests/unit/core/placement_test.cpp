@@ -105,6 +105,32 @@ TEST(placement, a_cap_the_listed_nodes_cannot_hold_fails_at_once_saying_why) {
   EXPECT_EQ(fits.job_state(), "ALLOCATING");
 }
 
+// The AM log names the path a capped type takes: SchedulingRequest where
+// the ResourceManager enables placement constraints (on any node, even when
+// it listed none), node lists where it does not.
+TEST(placement, the_line_names_scheduling_request_or_node_lists) {
+  task_type_spec worker;
+  worker.name = "worker";
+  worker.instances = 3;
+  worker.capability = {256, 1, 0};
+  worker.max_per_node = 1;
+  auto by_constraint = core::placement_line(worker, 3, true);
+  EXPECT_TRUE(contains(by_constraint, "placement of worker: 3 × "));
+  EXPECT_TRUE(contains(by_constraint, "anti-affinity by SchedulingRequest (at most 1 "
+                                      "per node"))
+      << by_constraint;
+  EXPECT_FALSE(contains(by_constraint, "node lists"));
+  EXPECT_TRUE(contains(core::placement_line(worker, 0, true), "SchedulingRequest"));
+  auto by_lists = core::placement_line(worker, 3, false);
+  EXPECT_TRUE(contains(by_lists, "at most 1 per node, node-local only, by node lists"))
+      << by_lists;
+  EXPECT_FALSE(contains(by_lists, "SchedulingRequest"));
+  // Uncapped types say the same either way.
+  worker.max_per_node = 0;
+  EXPECT_EQ(core::placement_line(worker, 3, true),
+            core::placement_line(worker, 3, false));
+}
+
 TEST(placement, refusal_and_line_as_functions) {
   task_type_spec labelled;
   labelled.name = "gpu";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 #include <mutex>
 
@@ -281,6 +282,100 @@ TEST(amrm_client, finish_repeats_until_unregistered) {
   auto bad = client.finish_application_master({"MAYBE", "", ""}, deadline_after(5s));
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), hadoop::error_code::invalid_input);
+}
+
+// The allocate requests a client sends to a fake RM; `answer` fills the
+// response to the n-th (from 1).
+std::vector<proto::AllocateRequestProto>
+allocate_calls(const std::string& handler, const std::vector<allocate_request>& reqs,
+               std::function<void(int, proto::AllocateResponseProto&)> answer) {
+  std::mutex mtx;
+  std::vector<proto::AllocateRequestProto> seen;
+  fake_server rm{[&](fake_peer& peer) {
+    ASSERT_TRUE(accept_token(peer, amrm("t")));
+    while (auto call = read_call(peer)) {
+      proto::AllocateResponseProto rsp;
+      {
+        std::lock_guard<std::mutex> guard{mtx};
+        seen.push_back(parse<proto::AllocateRequestProto>(call->request));
+        answer(static_cast<int>(seen.size()), rsp);
+      }
+      peer.write(response_frame(call->call_id, status::SUCCESS, &rsp));
+    }
+  }};
+  amrm_client client{make_ipc(), local(rm.port()), amrm("t"), nullptr};
+  client.set_placement_constraints(handler);
+  for (auto& req : reqs) {
+    auto rsp = client.allocate(req, deadline_after(5s));
+    EXPECT_TRUE(rsp) << rsp.error().message();
+  }
+  std::lock_guard<std::mutex> guard{mtx};
+  return seen;
+}
+
+allocate_request capped_and_uncapped() {
+  allocate_request req;
+  container_ask worker{1, "worker", {256, 1, 0}, "", 2};
+  worker.nodes = {"n1", "n2", "n3"};
+  worker.max_per_node = 1;
+  container_ask ps{2, "ps", {256, 1, 0}, "", 1};
+  ps.nodes = worker.nodes;
+  req.asks = {worker, ps};
+  return req;
+}
+
+// The handler enabled: the capped type goes as a SchedulingRequest (never
+// also as ResourceRequests: YARN refuses both at one priority), the other
+// type keeps its node lists; a grant lowers what a rejected request asks
+// for again, and a count of 0 cancels.
+TEST(amrm_client, a_capped_ask_goes_as_a_scheduling_request_when_the_rm_enables_them) {
+  auto cancel = allocate_request{};
+  cancel.asks.push_back(capped_and_uncapped().asks[0]);
+  cancel.asks[0].count = 0;
+  auto sent = allocate_calls(
+      "scheduler", {capped_and_uncapped(), allocate_request{}, cancel},
+      [](int n, proto::AllocateResponseProto& rsp) {
+        if (n != 1)
+          return;
+        fill_container(rsp.add_allocated_containers(), 45454, 2); // priority 1
+        auto* rejected = rsp.add_rejected_scheduling_requests();
+        rejected->set_reason(1);
+        rejected->mutable_request()->mutable_priority()->set_priority(1);
+      });
+  ASSERT_EQ(sent.size(), 3u);
+  ASSERT_EQ(sent[0].scheduling_requests_size(), 1);
+  auto& worker = sent[0].scheduling_requests(0);
+  EXPECT_EQ(worker.priority().priority(), 1);
+  EXPECT_EQ(worker.resourcesizing().numallocations(), 2);
+  EXPECT_EQ(worker.placementconstraint().simpleconstraint().maxcardinality(), 0);
+  EXPECT_EQ(worker.allocationtags(0), "worker");
+  ASSERT_GT(sent[0].ask_size(), 0);
+  for (auto& r : sent[0].ask())
+    EXPECT_EQ(r.priority().priority(), 2) << r.resource_name();
+  ASSERT_EQ(sent[1].scheduling_requests_size(), 1); // the rejected one, again
+  EXPECT_EQ(sent[1].scheduling_requests(0).resourcesizing().numallocations(), 1);
+  EXPECT_EQ(sent[1].ask_size(), 0);
+  ASSERT_EQ(sent[2].scheduling_requests_size(), 1);
+  EXPECT_EQ(sent[2].scheduling_requests(0).resourcesizing().numallocations(), 0);
+}
+
+// Disabled (YARN's default), the same asks name their nodes, the capped
+// one strict with at most its cap per node, and no SchedulingRequest goes
+// (the RM would refuse the whole allocate).
+TEST(amrm_client, without_placement_constraints_a_capped_ask_names_its_nodes) {
+  for (auto handler : {"", "disabled"}) {
+    auto sent = allocate_calls(handler, {capped_and_uncapped()},
+                               [](int, proto::AllocateResponseProto&) {});
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_EQ(sent[0].scheduling_requests_size(), 0);
+    int worker_nodes = 0;
+    for (auto& r : sent[0].ask())
+      if (r.priority().priority() == 1 && r.resource_name()[0] == 'n') {
+        ++worker_nodes;
+        EXPECT_EQ(r.num_containers(), 1);
+      }
+    EXPECT_EQ(worker_nodes, 3);
+  }
 }
 
 TEST(amrm_client, finds_the_amrm_token_in_credentials) {

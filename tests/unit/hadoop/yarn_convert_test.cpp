@@ -163,6 +163,58 @@ TEST(yarn_convert, a_capped_ask_is_always_strict_and_never_above_the_cap) {
   EXPECT_FALSE(packed.ask(0).relax_locality());
 }
 
+// Placement constraints enabled: a capped type is one SchedulingRequest,
+// tagged with the type, anti-affine with its own tag on each node (YARN
+// counts the tags already on a node, so a cap of n is a maximum of n - 1,
+// and a cap of 1 a NOTIN). Nodes and racks are not named.
+TEST(yarn_convert, a_capped_ask_becomes_a_scheduling_request_with_anti_affinity) {
+  container_ask ask{4, "worker", {1024, 2, 1}, "", 3};
+  ask.nodes = {"n1", "n2"};
+  ask.racks = {"/r1"};
+  ask.max_per_node = 1;
+  EXPECT_TRUE(convert::by_scheduling_request(ask));
+  proto::SchedulingRequestProto req;
+  convert::to_proto(ask, &req);
+  EXPECT_EQ(req.priority().priority(), 4);
+  EXPECT_EQ(req.allocationrequestid(), 4);
+  ASSERT_EQ(req.allocationtags_size(), 1);
+  EXPECT_EQ(req.allocationtags(0), "worker");
+  // GUARANTEED, the only kind allowed; always set (the RM compares an
+  // updated request with its execution type and fails on a missing one).
+  ASSERT_TRUE(req.has_executiontype());
+  EXPECT_TRUE(req.executiontype().has_execution_type());
+  EXPECT_EQ(req.executiontype().execution_type(), 1);
+  EXPECT_EQ(req.resourcesizing().numallocations(), 3);
+  EXPECT_EQ(req.resourcesizing().resources().memory(), 1024);
+  EXPECT_EQ(req.resourcesizing().resources().virtual_cores(), 2);
+  EXPECT_EQ(req.resourcesizing().resources().resource_value_map(0).key(), "yarn.io/gpu");
+  auto& c = req.placementconstraint().simpleconstraint();
+  EXPECT_EQ(c.scope(), "node");
+  EXPECT_EQ(c.mincardinality(), 0);
+  EXPECT_EQ(c.maxcardinality(), 0); // NOTIN,NODE,worker
+  ASSERT_EQ(c.targetexpressions_size(), 1);
+  EXPECT_EQ(c.targetexpressions(0).targettype(), 2); // ALLOCATION_TAG
+  EXPECT_EQ(c.targetexpressions(0).targetkey(), "self");
+  ASSERT_EQ(c.targetexpressions(0).targetvalues_size(), 1);
+  EXPECT_EQ(c.targetexpressions(0).targetvalues(0), "worker");
+
+  // Two per node: at most one already there. A count of 0 cancels.
+  ask.max_per_node = 2;
+  ask.count = 0;
+  proto::SchedulingRequestProto two;
+  convert::to_proto(ask, &two);
+  EXPECT_EQ(two.placementconstraint().simpleconstraint().maxcardinality(), 1);
+  EXPECT_TRUE(two.resourcesizing().has_numallocations());
+  EXPECT_EQ(two.resourcesizing().numallocations(), 0);
+
+  // Uncapped or labelled asks keep ResourceRequests.
+  ask.max_per_node = 0;
+  EXPECT_FALSE(convert::by_scheduling_request(ask));
+  ask.max_per_node = 1;
+  ask.node_label = "gpu";
+  EXPECT_FALSE(convert::by_scheduling_request(ask));
+}
+
 TEST(yarn_convert, urls_split_into_scheme_host_port_and_file) {
   proto::URLProto hdfs;
   ASSERT_TRUE(convert::to_proto("hdfs://nn.example:8020/user/a/job.zip", &hdfs));
