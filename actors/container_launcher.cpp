@@ -21,8 +21,12 @@ struct launcher_state {
   launch_factory make_launch;
   std::chrono::milliseconds timeout{10000};
   std::chrono::milliseconds poll_period{1000};
-  /// Started containers not known to run yet, by id.
-  std::map<std::string, container> starting;
+  /// Started containers not known to run yet, by id, and when they started.
+  struct pending {
+    container c;
+    caf::actor_clock::time_point since;
+  };
+  std::map<std::string, pending> starting;
   /// Node managers ("host:port") with a status call in flight.
   std::set<std::string> asking;
   bool tick_armed = false;
@@ -53,8 +57,11 @@ void report_running(launcher_pointer self, const std::string& id) {
   auto i = st.starting.find(id);
   if (i == st.starting.end())
     return;
-  auto c = i->second;
+  auto c = i->second.c;
+  auto took = std::chrono::duration<double>(self->clock().now() - i->second.since);
   st.starting.erase(i);
+  spdlog::info("launcher: {} on {} runs, {:.1f} s after its start", id, c.host,
+               took.count());
   self->send(st.listener, running_atom_v, c);
 }
 
@@ -93,9 +100,9 @@ void poll(launcher_pointer self, const std::string& node) {
   if (st.asking.count(node) > 0)
     return;
   std::vector<container> asked;
-  for (auto& [id, c] : st.starting)
-    if (node_of(c) == node)
-      asked.push_back(c);
+  for (auto& [id, p] : st.starting)
+    if (node_of(p.c) == node)
+      asked.push_back(p.c);
   if (asked.empty())
     return;
   st.asking.insert(node);
@@ -119,8 +126,8 @@ void on_tick(launcher_pointer self) {
   auto& st = self->state;
   st.tick_armed = false;
   std::set<std::string> nodes;
-  for (auto& [id, c] : st.starting)
-    nodes.insert(node_of(c));
+  for (auto& [id, p] : st.starting)
+    nodes.insert(node_of(p.c));
   for (auto& node : nodes)
     poll(self, node);
   arm_tick(self);
@@ -134,7 +141,7 @@ void on_launch(launcher_pointer self, const task_id& task, int32_t attempt,
       .then(
           [=](const std::string&) {
             self->send(self->state.listener, launched_atom_v, task, attempt, c);
-            self->state.starting[c.id] = c;
+            self->state.starting[c.id] = {c, self->clock().now()};
             poll(self, node_of(c)); // at once: a local container runs already
           },
           [=](caf::error& err) {
