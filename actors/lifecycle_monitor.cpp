@@ -337,12 +337,17 @@ lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,
         [=](launched_atom, const task_id&, int32_t, const container& c) {
           feed(self, core::launched{c.id});
         },
+        [=](running_atom, const container& c) {
+          feed(self, core::container_running{c.id});
+        },
         [=](launch_failed_atom, const task_id&, int32_t, const container& c,
             const std::string& why) {
           feed(self, core::launch_failed{c.id, why});
         },
         [=](registered_atom, const executor_hello& hello, const executor_actor& exec) {
           self->state.executors[hello.container_id] = exec;
+          if (self->state.launcher && !hello.resumed)
+            self->send(self->state.launcher, registered_atom_v, hello.container_id);
           feed(self, core::registered{hello});
         },
         [=](barrier_atom, int32_t attempt) {

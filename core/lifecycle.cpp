@@ -402,28 +402,6 @@ void lifecycle::on(const completed& e) {
 
 // -- events from the container launcher ------------------------------------------------
 
-void lifecycle::on(const launched& e) {
-  auto t = by_container(e.container_id);
-  if (t == nullptr || end_ != end_phase::none)
-    return;
-  if (t->state == task_state::allocated)
-    t->state = task_state::launched;
-  if (t->restarts > 0 && cfg_.job.policy.registration_timeout_ms > 0) {
-    arm(timer_kind::task_registration, cfg_.job.policy.registration_timeout_ms,
-        static_cast<size_t>(t - tasks_.data()));
-    return;
-  }
-  // The attempt's deadline runs from the moment every container is started.
-  if (registration_armed_for_ == attempt_ || state_ == job_state::running ||
-      cfg_.job.policy.registration_timeout_ms <= 0)
-    return;
-  for (auto& x : tasks_)
-    if (x.state == task_state::requested || x.state == task_state::allocated)
-      return;
-  registration_armed_for_ = attempt_;
-  arm(timer_kind::registration, cfg_.job.policy.registration_timeout_ms);
-}
-
 void lifecycle::on(const launch_failed& e) {
   auto t = by_container(e.container_id);
   if (t == nullptr)
@@ -496,6 +474,7 @@ void lifecycle::on(const registered& e) {
   emit(watch_executor{hello.container_id});
   if (!armed(timer_kind::heartbeat_check))
     arm(timer_kind::heartbeat_check, heartbeat_check_period_ms(cfg_.job.policy));
+  maybe_arm_registration(); // a registered task's container runs
 }
 
 void lifecycle::on(const barrier_released& e) {
@@ -960,17 +939,7 @@ void lifecycle::on_attempt_deadline(timer_kind kind) {
                 " containers; missing: " + base::join(missing, ", "));
     return;
   }
-  if (state_ == job_state::running)
-    return;
-  std::vector<std::string> missing;
-  for (auto& t : tasks_)
-    if (!t.has_executor() && !is_final(t.state))
-      missing.push_back(to_string(t.id));
-  if (missing.empty())
-    return;
-  job_failure("registration timeout: after " +
-              std::to_string(policy.registration_timeout_ms / 1000) +
-              " s these tasks had not registered: " + base::join(missing, ", "));
+  on_registration_deadline();
 }
 
 void lifecycle::on_task_deadline(const timer_purpose& p) {
@@ -993,13 +962,7 @@ void lifecycle::on_task_deadline(const timer_purpose& p) {
                 false);
     return;
   case timer_kind::task_registration:
-    if (t.state != task_state::allocated && t.state != task_state::launched)
-      return;
-    task_failed(t, task_state::failed,
-                to_string(t.id) + " did not register within " +
-                    std::to_string(policy.registration_timeout_ms / 1000) +
-                    " s after its restart (container " + t.c.id + " on " + t.c.host +
-                    ")");
+    on_task_registration_deadline(t);
     return;
   case timer_kind::execution:
     on_execution_deadline(t);

@@ -101,6 +101,13 @@ struct launched {
   std::string container_id;
 };
 
+/// A started container runs: its NodeManager finished localizing its
+/// resources and runs its launch script (a backend that cannot tell says so
+/// at launch). Registration deadlines count from here.
+struct container_running {
+  std::string container_id;
+};
+
 struct launch_failed {
   std::string container_id;
   std::string why;
@@ -154,10 +161,10 @@ struct cluster_seen {
   int32_t nodes = 0;
 };
 
-using event =
-    std::variant<rm_registered, rm_failed, granted, completed, launched, launch_failed,
-                 registered, barrier_released, heartbeat, exited, executor_lost,
-                 timer_fired, kill_job, containers_stopped, unregistered, cluster_seen>;
+using event = std::variant<rm_registered, rm_failed, granted, completed, launched,
+                           container_running, launch_failed, registered, barrier_released,
+                           heartbeat, exited, executor_lost, timer_fired, kill_job,
+                           containers_stopped, unregistered, cluster_seen>;
 
 // -- commands -----------------------------------------------------------------------
 
@@ -400,6 +407,8 @@ private:
     /// Its container, adopted from the AM before, runs the task; its
     /// executor has not registered with this AM yet.
     bool adopting = false;
+    /// The container the NodeManager last reported running (container_running).
+    std::string running_in;
 
     bool has_executor() const {
       return (state == task_state::registered || state == task_state::running) &&
@@ -418,6 +427,7 @@ private:
   void on(const granted& e);
   void on(const completed& e);
   void on(const launched& e);
+  void on(const container_running& e);
   void on(const launch_failed& e);
   void on(const registered& e);
   void on(const barrier_released& e);
@@ -462,6 +472,11 @@ private:
   void unregister_now();
   void on_attempt_deadline(timer_kind kind);
   void on_task_deadline(const timer_purpose& p);
+  /// Arms the attempt's registration deadline once every task's container
+  /// runs or its executor registered (core/registration.cpp).
+  void maybe_arm_registration();
+  void on_registration_deadline();
+  void on_task_registration_deadline(task_record& t);
   void check_heartbeats();
   /// `t`'s command starts now: RUNNING, and its execution timeout armed.
   void start_running(task_record& t);

@@ -54,6 +54,7 @@ TONY_ATOM(launch_atom, "launch")
 TONY_ATOM(launched_atom, "launched")
 TONY_ATOM(launch_failed_atom, "launch_err")
 TONY_ATOM(start_atom, "start")
+TONY_ATOM(running_atom, "ctr_runs")
 
 #undef TONY_ATOM
 

@@ -288,6 +288,12 @@ container_status status_from_proto(const proto::ContainerStatusProto& x) {
   default:
     result.state = "UNKNOWN";
   }
+  if (x.has_container_sub_state()) {
+    static const char* const sub_states[] = {"SCHEDULED", "RUNNING", "PAUSED",
+                                             "COMPLETING", "DONE"};
+    auto n = x.container_sub_state();
+    result.sub_state = n >= 1 && n <= 5 ? sub_states[n - 1] : "UNKNOWN";
+  }
   result.exit_status = x.exit_status();
   result.diagnostics = x.diagnostics();
   return result;

@@ -154,4 +154,29 @@ expected<container_status> nm_client::get_container_status(const container& c,
                where + ": getContainerStatuses returned no status for " + c.id};
 }
 
+expected<std::vector<container_status>>
+nm_client::get_container_statuses(const std::vector<container>& cs,
+                                  hadoop::deadline until) {
+  if (cs.empty())
+    return std::vector<container_status>{};
+  auto target = target_for(cs.front());
+  if (!target)
+    return target.error();
+  proto::GetContainerStatusesRequestProto req;
+  for (auto& c : cs) {
+    auto cid = parse_container_id(c.id);
+    if (!cid)
+      return cid.error();
+    convert::to_proto(*cid, req.add_container_id());
+  }
+  auto rsp = ipc_->call<proto::GetContainerStatusesResponseProto>(
+      *target, "getContainerStatuses", req, until);
+  if (!rsp)
+    return rsp.error();
+  std::vector<container_status> result;
+  for (auto& s : rsp->status())
+    result.push_back(convert::status_from_proto(s));
+  return result;
+}
+
 } // namespace tony::yarn

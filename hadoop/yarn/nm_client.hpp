@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hadoop/connection_params.hpp"
 #include "hadoop/deadline.hpp"
@@ -39,6 +40,12 @@ public:
 
   expected<container_status> get_container_status(const container& target,
                                                   hadoop::deadline until);
+
+  /// The states of containers of one NodeManager (that of the first), in
+  /// one call. A container the NodeManager does not know (a failed request)
+  /// has no status in the answer.
+  expected<std::vector<container_status>>
+  get_container_statuses(const std::vector<container>& targets, hadoop::deadline until);
 
 private:
   hadoop::expected<hadoop::connection_params> target_for(const container& c) const;

@@ -174,7 +174,11 @@ struct cluster_metrics {
 /// A container's state as a NodeManager reports it.
 struct container_status {
   std::string container_id;
-  std::string state;           // "NEW", "RUNNING", "COMPLETE"
+  std::string state; // "NEW", "RUNNING", "COMPLETE"
+  /// Hadoop 3's finer state: "SCHEDULED" (localizing or queued), "RUNNING"
+  /// (its launch script runs), "PAUSED", "COMPLETING", "DONE"; empty when
+  /// the NodeManager does not say (before Hadoop 3).
+  std::string sub_state;
   int32_t exit_status = -1000; // -1000: not exited yet
   std::string diagnostics;
 };

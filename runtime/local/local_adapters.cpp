@@ -44,6 +44,10 @@ nm_client_actor::behavior_type nm_impl(nm_client_actor::pointer self,
         auto worker = self->spawn<caf::detached>(stopper, cluster);
         return self->delegate(worker, stop_atom_v, c);
       },
+      // A local container has nothing to localize: it runs once started.
+      [=](status_atom, const std::vector<container>& cs) {
+        return std::vector<std::string>(cs.size(), "running");
+      },
   };
 }
 

@@ -81,6 +81,28 @@ fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self,
         self->state.stopped.push_back(c);
         return true;
       },
+      [=](status_atom,
+          const std::vector<container>& cs) -> caf::result<std::vector<std::string>> {
+        auto& st = self->state;
+        std::vector<std::string> ids;
+        for (auto& c : cs)
+          ids.push_back(c.id);
+        st.status_calls.push_back(ids);
+        std::vector<std::string> words;
+        for (auto& c : cs) {
+          if (st.fail_status.count(c.id) > 0)
+            return make_error(errc::infrastructure, "NodeManager did not answer");
+          auto i = st.phases.find(c.id);
+          if (i == st.phases.end() || i->second.empty()) {
+            words.push_back(st.others);
+            continue;
+          }
+          words.push_back(i->second.front());
+          if (i->second.size() > 1)
+            i->second.erase(i->second.begin());
+        }
+        return words;
+      },
   };
 }
 

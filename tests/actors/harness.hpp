@@ -89,6 +89,14 @@ struct fake_nm_state {
   std::vector<launch_spec> started;
   std::vector<container> stopped;
   std::set<std::string> fail_start; // container ids whose start fails
+  /// What `status` answers of a container, one word per call (the last
+  /// word stays); a container not named here is in `others`.
+  std::map<std::string, std::vector<std::string>> phases;
+  std::string others = "running";
+  /// Containers whose status calls fail (the node manager cannot be reached).
+  std::set<std::string> fail_status;
+  /// The container ids of every status call, in order.
+  std::vector<std::vector<std::string>> status_calls;
 
   static inline const char* name = "fake_nm";
 };

@@ -74,6 +74,9 @@ public:
   core::commands out;
   core::commands log;
   rm_registration rm{{8192, 8, 4}, {0, 0, 0}, "default"};
+  /// Whether a launched container runs at once (no localization to wait
+  /// for, as on the local backend); else the test says when (run_container).
+  bool run_at_launch = true;
 
   // -- feeding the lifecycle ------------------------------------------------
 
@@ -101,8 +104,11 @@ public:
     }
     send(core::granted{cs});
     auto launches = of<core::launch>();
-    for (auto& l : launches)
+    for (auto& l : launches) {
       send(core::launched{l.target.id});
+      if (run_at_launch)
+        send(core::container_running{l.target.id});
+    }
     return cs;
   }
 
@@ -146,6 +152,12 @@ public:
                        int32_t signal = 0) {
     task_exit x{t, lc.attempt(), code, signal, std::move(tail), task(t).container_id};
     return send(core::exited{x});
+  }
+
+  /// `t`'s container runs: its NodeManager localized it and runs its
+  /// launch script.
+  core::commands& run_container(const task_id& t) {
+    return send(core::container_running{task(t).container_id});
   }
 
   core::commands& complete(const task_id& t, int32_t status, std::string diag = "") {

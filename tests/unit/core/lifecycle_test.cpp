@@ -54,8 +54,10 @@ container grant_failing_one(driver& d, const task_id& t, const std::string& why)
     if (l.task == t)
       failing = l.target;
   for (auto& l : d.of<core::launch>())
-    if (l.task != t)
+    if (l.task != t) {
       d.send(core::launched{l.target.id});
+      d.send(core::container_running{l.target.id});
+    }
   d.send(core::launch_failed{failing.id, why});
   return failing;
 }

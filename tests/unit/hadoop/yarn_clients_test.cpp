@@ -495,6 +495,50 @@ TEST(nm_client, a_token_expired_by_the_node_clock_names_the_node_and_its_skew) {
   EXPECT_NE(text.find("This token is expired"), std::string::npos) << text;
 }
 
+TEST(nm_client, asks_one_node_about_its_containers_in_one_call) {
+  std::promise<proto::GetContainerStatusesRequestProto> seen;
+  hadoop::token nm_tok{"nmid", "nmpw", "NMToken", ""};
+  std::vector<container> cs;
+  fake_server nm{[&](fake_peer& peer) {
+    ASSERT_TRUE(accept_token(peer, nm_tok));
+    auto call = read_call(peer);
+    ASSERT_TRUE(call);
+    EXPECT_EQ(call->request_header.methodname(), "getContainerStatuses");
+    auto req = parse<proto::GetContainerStatusesRequestProto>(call->request);
+    seen.set_value(req);
+    // What a Hadoop 3 NodeManager says of a container it localizes, one whose
+    // launch script runs, and (an older NodeManager) one without a sub-state.
+    proto::GetContainerStatusesResponseProto rsp;
+    int32_t sub_states[] = {1, 2, 0};
+    for (int i = 0; i < 3; ++i) {
+      auto* s = rsp.add_status();
+      *s->mutable_container_id() = req.container_id(i);
+      s->set_state(2);
+      if (sub_states[i] > 0)
+        s->set_container_sub_state(sub_states[i]);
+    }
+    peer.write(response_frame(call->call_id, status::SUCCESS, &rsp));
+    peer.wait_for_eof();
+  }};
+  for (int64_t seq : {2, 3, 4}) {
+    proto::ContainerProto c;
+    fill_container(&c, nm.port(), seq);
+    cs.push_back(convert::container_from_proto(c));
+  }
+  auto cache = std::make_shared<nm_token_cache>();
+  cache->put("127.0.0.1:" + std::to_string(nm.port()), nm_tok);
+  nm_client client{make_ipc(), cache};
+  auto r = client.get_container_statuses(cs, deadline_after(5s));
+  ASSERT_TRUE(r) << r.error().message();
+  EXPECT_EQ(seen.get_future().get().container_id_size(), 3);
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].container_id, cs[0].id);
+  EXPECT_EQ((*r)[0].state, "RUNNING");
+  EXPECT_EQ((*r)[0].sub_state, "SCHEDULED");
+  EXPECT_EQ((*r)[1].sub_state, "RUNNING");
+  EXPECT_EQ((*r)[2].sub_state, "");
+}
+
 TEST(nm_client, without_an_nm_token_for_the_node_nothing_is_sent) {
   nm_client client{make_ipc(), std::make_shared<nm_token_cache>()};
   auto r = client.stop_container(granted(45454), deadline_after(1s));
