@@ -66,18 +66,30 @@ token amrm_token() {
                "127.0.0.1:8030"};
 }
 
-// A port nobody listens on: bind, read the port, close.
-uint16_t closed_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
+// A port nobody listens on, held for the test: bound but not listening, so
+// a connect is refused, and no other process can take the port meanwhile
+// (a port closed before the test could be taken by a parallel one).
+class refusing_port {
+public:
+  refusing_port()
+      : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~refusing_port() { ::close(fd_); }
+  refusing_port(const refusing_port&) = delete;
+  refusing_port& operator=(const refusing_port&) = delete;
+  uint16_t port() const { return port_; }
+
+private:
+  int fd_;
+  uint16_t port_ = 0;
+};
 
 TEST(ipc_client, simple_call_sends_preamble_context_and_call_frame) {
   std::promise<std::string> seen;
@@ -320,7 +332,8 @@ TEST(ipc_client, a_late_reply_is_dropped_and_the_connection_stays_usable) {
 }
 
 TEST(ipc_client, a_closed_port_gives_a_clear_error_within_the_deadline) {
-  auto port = closed_port();
+  refusing_port refusing;
+  auto port = refusing.port();
   ipc_client client{fast()};
   auto start = clock::now();
   auto rsp =
