@@ -29,9 +29,10 @@ CLUSTER_SH = os.path.join(y.ROOT, "scripts", "yarn", "cluster.sh")
 RUNNING = re.compile(r"(worker:\d) RUNNING at ([0-9.]+):\d+")
 
 
-def job(steps, attempts):
+def job(steps, attempts, am_attempts=1):
     d = tempfile.mkdtemp(prefix="tony-nodeloss-")
     path = os.path.join(d, "job.toml")
+    am = f"\n[am]\nmax_app_attempts = {am_attempts}\n" if am_attempts > 1 else ""
     with open(path, "w") as f:
         f.write(f'''name = "nodeloss"
 framework = "tensorflow"
@@ -43,7 +44,7 @@ command = "exec python3 steps.py {steps}"
 [tasks.worker]
 instances = 2
 memory = "896m"
-
+{am}
 [policy]
 max_attempts = {attempts}
 stop_grace = "2s"
@@ -72,17 +73,23 @@ def app_pids(app):
     return pids_where(lambda env: any(rx.match(v) for v in env))
 
 
-def am_host(app):
+def am_pid(app):
+    """The pid of the application's tony-am (one attempt's), from /proc."""
     for pid in app_pids(app):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                argv0 = f.read().split(b"\0")[0]
+                if os.path.basename(f.read().split(b"\0")[0]) == b"tony-am":
+                    return pid
         except OSError:
             continue
-        if os.path.basename(argv0) == b"tony-am":
-            for v in environ_of(pid):
-                if v.startswith(b"NM_HOST="):
-                    return v[len(b"NM_HOST="):].decode()
+    return None
+
+
+def am_host(app):
+    pid = am_pid(app)
+    for v in environ_of(pid) if pid else []:
+        if v.startswith(b"NM_HOST="):
+            return v[len(b"NM_HOST="):].decode()
     return None
 
 
@@ -136,28 +143,7 @@ def test_the_ams_node_lost_restarts_the_am_which_takes_the_job_over():
     next AM attempt on another node, which adopts the workers that still
     run; a worker that shared the AM's node is lost, and the job's next
     attempt replaces it. Either way the job SUCCEEDS, no process is left."""
-    d = tempfile.mkdtemp(prefix="tony-nodeloss-am-")
-    path = os.path.join(d, "job.toml")
-    with open(path, "w") as f:
-        f.write(f'''name = "am-node-lost"
-framework = "tensorflow"
-
-[code]
-src_dir = "{STEPS_DIR}"
-command = "exec python3 steps.py 30"
-
-[tasks.worker]
-instances = 2
-memory = "896m"
-
-[am]
-max_app_attempts = 2
-
-[policy]
-max_attempts = 2
-stop_grace = "2s"
-''')
-    proc = y.start_submit([path])
+    proc = y.start_submit([job(30, 2, am_attempts=2)])
     try:
         lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
         lines += y.read_until(proc, r"worker:\d RUNNING at", 60)
@@ -323,18 +309,6 @@ def restart_dead_nodes():
     assert y.wait_until(lambda: len(y.running_nodes()) >= 3, 60), y.running_nodes()
 
 
-def am_pid(app):
-    """The pid of the application's tony-am (one attempt's), from /proc."""
-    for pid in app_pids(app):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if os.path.basename(f.read().split(b"\0")[0]) == b"tony-am":
-                    return pid
-        except OSError:
-            continue
-    return None
-
-
 def kill_pids(pids):
     for pid in pids:  # a failure leaves no orphans
         try:
@@ -387,28 +361,7 @@ def test_the_ams_nodemanager_alone_killed_with_an_attempt_left_leaves_no_orphan(
     there with it is stopped. The job SUCCEEDS and 5 s after tony-submit's
     end no process of the job is left on any node."""
     restart_dead_nodes()
-    d = tempfile.mkdtemp(prefix="tony-nodeloss-orphan-")
-    path = os.path.join(d, "job.toml")
-    with open(path, "w") as f:
-        f.write(f'''name = "orphan"
-framework = "tensorflow"
-
-[code]
-src_dir = "{STEPS_DIR}"
-command = "exec python3 steps.py 30"
-
-[tasks.worker]
-instances = 2
-memory = "896m"
-
-[am]
-max_app_attempts = 2
-
-[policy]
-max_attempts = 2
-stop_grace = "2s"
-''')
-    proc = y.start_submit([path])
+    proc = y.start_submit([job(30, 2, am_attempts=2)])
     app = None
     try:
         lines = y.read_until(proc, r"worker:\d RUNNING at", 180)
