@@ -42,6 +42,18 @@ driver localizing(job_spec j) {
   return d;
 }
 
+/// The job runs; worker:1 fails once and gets a new container, which is
+/// not running yet.
+void restart_worker1(driver& d) {
+  d.start();
+  d.grant_all();
+  for (auto t : {w0, w1, ps0})
+    d.run_container(t);
+  d.register_all();
+  d.exit(w1, 3);
+  d.grant(1, 1);
+}
+
 TEST(registration, a_container_slow_to_localize_does_not_hit_the_deadline) {
   auto d = localizing(five_seconds());
   d.start();
@@ -96,13 +108,7 @@ TEST(registration, a_registered_executor_counts_as_its_container_running) {
 
 TEST(registration, a_restarted_task_localizing_its_new_container_is_not_failed) {
   auto d = localizing(five_seconds(1));
-  d.start();
-  d.grant_all();
-  for (auto t : {w0, w1, ps0})
-    d.run_container(t);
-  d.register_all();
-  d.exit(w1, 3);
-  d.grant(1, 1);
+  restart_worker1(d);
   EXPECT_EQ(d.state(w1), "LAUNCHED");
   d.advance(60000, {w0, ps0});
   EXPECT_EQ(d.state(w1), "LAUNCHED");
@@ -117,13 +123,7 @@ TEST(registration, a_restarted_task_localizing_its_new_container_is_not_failed) 
 
 TEST(registration, a_restarted_task_running_without_registering_fails) {
   auto d = localizing(five_seconds(1));
-  d.start();
-  d.grant_all();
-  for (auto t : {w0, w1, ps0})
-    d.run_container(t);
-  d.register_all();
-  d.exit(w1, 3);
-  d.grant(1, 1);
+  restart_worker1(d);
   d.advance(30000, {w0, ps0});
   d.run_container(w1);
   d.advance(4999, {w0, ps0});
