@@ -141,6 +141,14 @@ caf::result<job_status> on_wait(monitor_pointer self) {
   return rp;
 }
 
+// The event sink sees the job, unless this attempt is gone and another
+// takes the job over (its end is not the job's).
+void publish(monitor_pointer self, const job_status& status) {
+  auto& st = self->state;
+  if (st.cfg.on_change && !st.core->leaves_job_to_next_attempt())
+    st.cfg.on_change(status);
+}
+
 // Carries out one command; consecutive asks travel as one message.
 void carry_out(monitor_pointer self, core::command& c, std::vector<container_ask>& asks) {
   auto& st = self->state;
@@ -198,8 +206,7 @@ void carry_out(monitor_pointer self, core::command& c, std::vector<container_ask
         } else if constexpr (std::is_same_v<T, core::job_done>) {
           finish_job(self);
         } else if constexpr (std::is_same_v<T, core::publish_status>) {
-          if (st.cfg.on_change && !st.core->leaves_job_to_next_attempt())
-            st.cfg.on_change(x.status);
+          publish(self, x.status);
         } else if constexpr (std::is_same_v<T, core::note>) {
           if (x.level == core::note::warn)
             spdlog::warn("monitor: {}", x.text);
@@ -223,8 +230,7 @@ void run(monitor_pointer self, core::commands cs) {
 void feed(monitor_pointer self, const core::event& e) {
   auto& st = self->state;
   run(self, st.core->handle(e, now_ms(self)));
-  if (st.cfg.on_change && !st.core->leaves_job_to_next_attempt())
-    st.cfg.on_change(st.core->status());
+  publish(self, st.core->status());
 }
 
 core::lifecycle_config core_config(const monitor_config& cfg) {
