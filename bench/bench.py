@@ -368,6 +368,8 @@ class tony:
     name = "tony"
     title = "tony (C++, CAF)"
     install_dir = None
+    # Each task type's `placement` in job.toml; None: the default (spread).
+    placement = None
 
     def submit(self, run_dir, command, fail_fast=False, job=None):
         job = job or Job()
@@ -387,11 +389,24 @@ class tony:
                 f.write('[policy]\nregistration_timeout = "15m"\n\n')
             if self.install_dir:
                 f.write("[cluster]\ninstall_dir = %s\n\n" % json.dumps(self.install_dir))
-            f.write('[tasks.worker]\ninstances = %d\nmemory = "%s"\nvcores = 1\n\n' % (job.workers, job.memory))
+            placed = 'placement = "%s"\n' % self.placement if self.placement else ""
+            f.write('[tasks.worker]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s\n' % (
+                job.workers, job.memory, placed))
             if job.ps:
-                f.write('[tasks.ps]\ninstances = %d\nmemory = "%s"\nvcores = 1\n' % (job.ps, job.memory))
+                f.write('[tasks.ps]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s' % (
+                    job.ps, job.memory, placed))
         argv = [os.path.join(BIN, "tony-submit"), "--backend", "yarn", "--hadoop-conf", CONF, path]
         return argv, dict(os.environ)
+
+
+class tonypack(tony):
+    """tony with every task type packed (placement = "pack"): each node is
+    asked for all of a type's tasks, so the scheduler fills the first node
+    that heartbeats; tony's placement before spread became the default
+    (doc/architecture.md "Spread placement")."""
+    name = "tonypack"
+    title = "tony, packed"
+    placement = "pack"
 
 
 class floor(tony):
@@ -523,7 +538,7 @@ class tfyarn:
         return argv, env
 
 
-FRAMEWORKS = {"tony": tony, "floor": floor, "tonyj": tonyj, "tfyarn": tfyarn}
+FRAMEWORKS = {"tony": tony, "tonypack": tonypack, "floor": floor, "tonyj": tonyj, "tfyarn": tfyarn}
 
 
 # -- one run ------------------------------------------------------------------------
@@ -1142,7 +1157,7 @@ def main():
     p.add_argument("--runs", type=int, default=3)
     p = sub.add_parser("scale")
     p.add_argument("--sizes", default="8,32,64", help="tasks per job (N-1 workers and 1 ps)")
-    p.add_argument("--frameworks", default="floor,tony,tonyj,tfyarn")
+    p.add_argument("--frameworks", default="floor,tony,tonypack,tonyj,tfyarn")
     p.add_argument("--runs", type=int, default=3, help="runs per framework and size")
     p.add_argument("--peer-runs", type=int, default=0,
                    help="runs of TonY and tf-yarn per size, when fewer (0: --runs)")

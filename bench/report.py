@@ -15,6 +15,7 @@ OUT = os.environ.get("TONY_BENCH_OUT", os.path.join(HERE, "out"))
 TITLES = {
     "floor": "YARN floor (no-op AM)",
     "tony": "tony",
+    "tonypack": "tony, packed",
     "tonyj": "TonY 0.4.7",
     "tfyarn": "tf-yarn 0.7.0",
     "tony-local": "tony, local backend",
@@ -219,11 +220,11 @@ def scale_section():
             d = [r["tasks_running"] - r["am_running"] for r in ok if r.get("am_running") is not None]
             cells.append(cell(stats(d)) if d else "n/a")
         out.append("| %s | %s |" % (label(n), " | ".join(cells)))
-    hosts = sorted(set(r.get("hosts") for r in rows if r.get("hosts")))
+    hosts = [f for f in fws if any(r.get("hosts") for r in rows if r["framework"] == f)]
     if hosts:
         out.append("")
-        out.append("Each job's tasks ran on %s distinct hosts (NM_HOST in their stamps)." % (
-            str(hosts[0]) if hosts[0] == hosts[-1] else "%d to %d" % (hosts[0], hosts[-1])))
+        out.append("Distinct hosts (NM_HOST in the stamps) a job's tasks ran on: %s." % "; ".join(
+            "%s %s" % (TITLES[f], hosts_range(rows, f)) for f in hosts))
     # Issue 27's goals: ≥ 12× TonY at the largest size TonY ran; within
     # 0.5 s of the floor up to 32 tasks, 1 s above.
     out.append("")
@@ -244,7 +245,48 @@ def scale_section():
                 bound, label(n), "met" if d <= bound else "missed by %.2f s" % (d - bound), d)
             out.append("- " + g)
             goals.append(g)
+    placed, placed_goals = placement_lines(rows, sizes, label)
+    out.extend(placed)
+    goals.extend(placed_goals)
     return "\n".join(out) + "\n", goals
+
+
+def hosts_range(rows, f, **match):
+    h = sorted(r["hosts"] for r in ok_runs(rows, f, **match) if r.get("hosts"))
+    if not h:
+        return "n/a"
+    return str(h[0]) if h[0] == h[-1] else "%d to %d" % (h[0], h[-1])
+
+
+def placement_lines(rows, sizes, label):
+    """Issue 25's bench: tony's default placement (spread) against every
+    task type packed, at each size both ran; the goal is spread no slower."""
+    both = [n for n in sizes if ok_runs(rows, "tony", tasks=n) and ok_runs(rows, "tonypack", tasks=n)]
+    if not both:
+        return [], []
+    out = ["", "#### Spread against packed placement", "",
+           "tony's default placement (spread: each node asked for its share of a type's tasks) against "
+           "the same job with every type packed (`placement = \"pack\"`: each node asked for all of them, "
+           "tony's placement before spread), the runs interleaved. Seconds from submit to every task "
+           "running, median (min–max), and the distinct hosts the tasks ran on.", "",
+           "| tasks | tony (spread) | hosts | tony, packed | hosts | spread − packed |",
+           "|---|---|---|---|---|---|"]
+    goals = []
+    for n in both:
+        a, b = ok_runs(rows, "tony", tasks=n), ok_runs(rows, "tonypack", tasks=n)
+        d = med(a, "tasks_running") - med(b, "tasks_running")
+        out.append("| %s | %s | %s | %s | %s | %+.2f s |" % (
+            label(n), cell(stats([r["tasks_running"] for r in a])), hosts_range(rows, "tony", tasks=n),
+            cell(stats([r["tasks_running"] for r in b])), hosts_range(rows, "tonypack", tasks=n), d))
+    out.append("")
+    for n in both:
+        d = med(ok_runs(rows, "tony", tasks=n), "tasks_running") - med(
+            ok_runs(rows, "tonypack", tasks=n), "tasks_running")
+        g = "goal spread placement no slower than packed at %s tasks: **%s** (spread − packed: %+.2f s)" % (
+            label(n), "met" if d <= 0 else "missed by %.2f s" % d, d)
+        out.append("- " + g)
+        goals.append(g)
+    return out, goals
 
 
 def pyenv_section():

@@ -7,8 +7,9 @@
 # 2-core machine with its default runs, measured on trial runs (a busy
 # machine takes longer; bench/notes.md):
 #   launch     3 tasks, tony / TonY / tf-yarn, N runs each    ~6 min (N=5)
-#   scale      8, 32, 64 tasks: the YARN floor (a no-op AM), tony, TonY
-#              (2 runs at 64), tf-yarn up to 32 tasks; 3 runs     ~25 min
+#   scale      8, 32, 64 tasks: the YARN floor (a no-op AM), tony, tony
+#              with every type packed (placement = "pack"), TonY (2
+#              runs), tf-yarn up to 32 tasks; 3 runs              ~28 min
 #              instrumented (bench/timeline.py: out/timeline-scale.txt)
 #   scale128   128 tasks on one NodeManager more (its own cluster): the
 #              floor and tony, 3 runs, instrumented
@@ -22,8 +23,9 @@
 #                                                    ~15 min (packing ~5)
 #   offswitch  launch again with YARN's off-switch pace lifted, 3 runs
 #                                                               ~3 min
-#   registry   tony-bench-registry up to 10,000 executors: tony-am's
-#              registry door (the spec channel), basp, paced   ~5 min
+#   registry   tony-bench-registry at 100, 1,000, 3,000 and 10,000
+#              executors: tony-am's registry door (the spec channel),
+#              basp, paced; the 100,000 model is fitted to it  ~6 min
 #              (the channel needs 20,064 open files at 10,000, else
 #              tony runs at the most that fit)
 #   local      the local backend against a shell script, N runs  ~1 min
@@ -318,7 +320,7 @@ if wants registry; then
     "$build/bin/tony-bench-registry" "$@" --json >>"$out/registry.jsonl" ||
       say "  failed (exit $?)"
   }
-  for n in 100 1000 10000; do
+  for n in 100 1000 3000 10000; do
     for variant in tony basp shared compact slim paced; do
       m=$n
       [[ $variant == tony ]] && ((m > most)) && m=$most

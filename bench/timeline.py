@@ -259,7 +259,7 @@ def main():
         until = rec["tasks_running"]
         events = found_by_app[rec["app"]]
         report(rec["app"], events, t0, until, sampler.used(t0, t0 + until))
-        last = "command started" if rec.get("framework") == "tony" else "launch script"
+        last = "command started" if rec.get("framework") in ("tony", "tonypack") else "launch script"
         found = sum(1 for e in events.values() if "start request" in e and last in e)
         if found != rec.get("tasks"):
             missing.append(f"{rec['run']}: {found} of {rec.get('tasks')} task containers "
