@@ -521,6 +521,34 @@ def fit(xs, ys):
     return my - b * mx, b
 
 
+def fit2(xs, zs, ys):
+    """Least squares y = a + b·x + c·z (normal equations, Cramer's rule)."""
+    n = float(len(xs))
+    sx, sz, sy = sum(xs), sum(zs), sum(ys)
+    sxx = sum(x * x for x in xs)
+    szz = sum(z * z for z in zs)
+    sxz = sum(x * z for x, z in zip(xs, zs))
+    sxy = sum(x * y for x, y in zip(xs, ys))
+    szy = sum(z * y for z, y in zip(zs, ys))
+    m = [[n, sx, sz], [sx, sxx, sxz], [sz, sxz, szz]]
+    v = [sy, sxy, szy]
+
+    def det(a):
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+                - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if d == 0:
+        return 0.0, 0.0, 0.0
+    out = []
+    for col in range(3):
+        a = [row[:] for row in m]
+        for r in range(3):
+            a[r][col] = v[r]
+        out.append(det(a) / d)
+    return tuple(out)
+
+
 def model_lines(rows):
     """The 100,000-executor model (issue 27, goal 4), fitted to the
     registry part's tony rows: the spec frame grows by a fixed number of
@@ -531,15 +559,16 @@ def model_lines(rows):
     every executor reads the spec from the AM) and with one reader per
     host (the executors of a node sharing one copy)."""
     sizes = sorted(set(r["executors"] for r in rows))
-    if len(sizes) < 3:
-        return []
+    if len(sizes) < 4:
+        return ["", "A model for 100,000 executors needs the `tony` variant at four sizes at least "
+                "(three to fit, the largest to check it); measured at %d." % len(sizes)]
     by = {n: [r for r in rows if r["executors"] == n][-1] for n in sizes}
 
     def model(ns):
         xs = [float(n) for n in ns]
         frame = fit(xs, [by[n]["spec_frame_bytes"] for n in ns])
-        sent = [float(by[n]["am_bytes_sent"]) for n in ns]
-        time = fit(sent, [by[n]["go_to_all_specs_ms"] / 1000 for n in ns])
+        time = fit2(xs, [float(by[n]["am_bytes_sent"]) for n in ns],
+                    [by[n]["go_to_all_specs_ms"] / 1000 for n in ns])
         mem = fit(xs, [by[n]["am_hwm_kb"] / 1024 for n in ns])
         return frame, time, mem
 
@@ -548,7 +577,7 @@ def model_lines(rows):
         readers = n if readers is None else readers
         f = frame[0] + frame[1] * n
         sent = readers * f
-        return f, sent, time[0] + time[1] * sent, mem[0] + mem[1] * readers
+        return f, sent, time[0] + time[1] * readers + time[2] * sent, mem[0] + mem[1] * readers
 
     top = sizes[-1]
     early = model(sizes[:-1])
@@ -559,12 +588,13 @@ def model_lines(rows):
     frame, time, mem = m
     out = ["", "#### A model for 100,000 executors", "",
            "Fitted to the `tony` rows above (%s executors): the spec frame is %.0f B + %.2f B per "
-           "address; every spec in takes %.3f s + the bytes the AM sends (one frame per reader) at "
-           "%.0f MiB/s; tony-am's peak is %.1f MiB + %.2f KiB per reader (its connections). "
+           "address; every spec in takes %.3f s + %.1f µs per reader (its connection's handshake and "
+           "write) + the bytes the AM sends (one frame per reader) at %.0f MiB/s; tony-am's peak is "
+           "%.1f MiB + %.2f KiB per reader (its connections). "
            "Validation: fitted on %s executors only, it predicts %s executors at %.2f s and %.1f MiB; "
            "measured %.2f s (%+.0f %%) and %.1f MiB (%+.0f %%)." % (
-               ", ".join("{:,}".format(n) for n in sizes), frame[0], frame[1], time[0],
-               1 / time[1] / 2 ** 20 if time[1] > 0 else float("inf"), mem[0], mem[1] * 1024,
+               ", ".join("{:,}".format(n) for n in sizes), frame[0], frame[1], time[0], time[1] * 1e6,
+               1 / time[2] / 2 ** 20 if time[2] > 0 else float("inf"), mem[0], mem[1] * 1024,
                ", ".join("{:,}".format(n) for n in sizes[:-1]), "{:,}".format(top), t, mib, tr,
                100 * (t - tr) / tr if tr else 0, mr, 100 * (mib - mr) / mr if mr else 0), "",
            "| executors | readers of the spec | frame | AM sends | every spec in | tony-am peak |",
@@ -576,15 +606,16 @@ def model_lines(rows):
         out.append("| {:,} | {} ({:,}) | {} | {} | {:.1f} s | {:.0f} MiB |".format(
             n, who, readers, human(f), human(sent), t, mib))
     # A tree: the AM sends the frame to `fan` host leaders, each of them
-    # to `fan` more, and so on; each level costs a sender `fan` frames at
-    # the measured throughput, and tony-am holds `fan` readers.
+    # to `fan` more, and so on; each level costs a sender `fan` readers'
+    # fixed cost and frames at the measured throughput, and tony-am holds
+    # `fan` readers.
     n, per_host, fan = 100000, 8, 16
     hosts = n // per_host
     levels = math.ceil(math.log(hosts, fan))
     f = frame[0] + frame[1] * n
     out.append("| {:,} | a tree of host leaders, fan-out {} ({} levels over {:,} hosts) | {} | {} | "
                "{:.1f} s | {:.0f} MiB |".format(n, fan, levels, hosts, human(f), human(fan * f),
-                                                 time[0] + levels * fan * f * time[1],
+                                                 time[0] + levels * fan * (time[1] + f * time[2]),
                                                  mem[0] + mem[1] * fan))
     return out
 
