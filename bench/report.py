@@ -603,7 +603,7 @@ def model_lines(rows):
         readers = n // per_host
         f, sent, t, mib = predict(m, n, readers)
         who = "every executor" if per_host == 1 else "one per host of %d executors" % per_host
-        out.append("| {:,} | {} ({:,}) | {} | {} | {:.1f} s | {:.0f} MiB |".format(
+        out.append("| {:,} | {} ({:,}) | {} | {} | {:.2f} s | {:.0f} MiB |".format(
             n, who, readers, human(f), human(sent), t, mib))
     # A tree: the AM sends the frame to `fan` host leaders, each of them
     # to `fan` more, and so on; each level costs a sender `fan` readers'
@@ -614,7 +614,7 @@ def model_lines(rows):
     levels = math.ceil(math.log(hosts, fan))
     f = frame[0] + frame[1] * n
     out.append("| {:,} | a tree of host leaders, fan-out {} ({} levels over {:,} hosts) | {} | {} | "
-               "{:.1f} s | {:.0f} MiB |".format(n, fan, levels, hosts, human(f), human(fan * f),
+               "{:.2f} s | {:.0f} MiB |".format(n, fan, levels, hosts, human(f), human(fan * f),
                                                  time[0] + levels * fan * (time[1] + f * time[2]),
                                                  mem[0] + mem[1] * fan))
     return out
