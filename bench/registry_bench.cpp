@@ -68,6 +68,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -172,7 +173,17 @@ struct client_report {
   int32_t specs = 0;
   int32_t failures = 0;
   int32_t checked_entries = -1; // entries in the spec one connection decoded
+  int32_t retries = 0;          // connections the gate closed, made again
 };
+
+// tony-executor makes a connection the gate closed again, 50 ms later and
+// doubling to 1 s, for 30 s (executor_host.cpp, spec_channel.cpp): the AM's
+// gate closes the oldest waiting connection when more wait than its cap,
+// which follows the open-file limit (am/registry_door.cpp). The clients do
+// the same, so a run near the limit measures what executors would see.
+constexpr std::chrono::milliseconds first_backoff{50};
+constexpr std::chrono::milliseconds most_backoff{1000};
+constexpr std::chrono::seconds retry_for{30};
 
 // The executor handle every fake executor sends. Its behaviour never runs:
 // the AM's messages to it arrive on the fake connections, not here.
@@ -237,6 +248,9 @@ struct connection {
   std::string channel_spec;      // kept only where the spec is decoded
   std::string channel_done;      // the last complete one
   uint64_t channel_done_len = 0; // its length
+  // The channel's retries: the backoff, when its first try began.
+  std::chrono::milliseconds channel_backoff = first_backoff;
+  std::chrono::steady_clock::time_point channel_since{};
 };
 
 // Marks an epoll id as a connection's channel socket.
@@ -270,6 +284,8 @@ bool open_channel(connection& c, uint16_t port, int ep, int i) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (c.channel_since == std::chrono::steady_clock::time_point{})
+    c.channel_since = std::chrono::steady_clock::now();
   c.channel_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   bind_source(c.channel_fd);
   if (::connect(c.channel_fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 &&
@@ -408,21 +424,31 @@ int run_client(int ctl, int report, int first, int count, bool gated,
     host[0] |= 1; // never all zero
     c.node = caf::make_node_id(static_cast<uint32_t>(100000 + c.index), host);
     c.decode = i == 0;
-    c.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int one = 1;
-    ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    bind_source(c.fd);
-    if (::connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-      std::fprintf(stderr, "client: connect: %s\n", std::strerror(errno));
-      std::_Exit(3);
-    }
-    if (gated) {
-      if (auto ok = gate::client_handshake(c.fd, secret, "the bench AM",
-                                           std::chrono::seconds(30));
-          !ok) {
+    auto backoff = first_backoff;
+    auto give_up = std::chrono::steady_clock::now() + retry_for;
+    for (;;) {
+      c.fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      int one = 1;
+      ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      bind_source(c.fd);
+      if (::connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+        std::fprintf(stderr, "client: connect: %s\n", std::strerror(errno));
+        std::_Exit(3);
+      }
+      if (!gated)
+        break;
+      auto ok =
+          gate::client_handshake(c.fd, secret, "the bench AM", std::chrono::seconds(30));
+      if (ok)
+        break;
+      if (gate::is_final(ok.error()) || std::chrono::steady_clock::now() >= give_up) {
         std::fprintf(stderr, "client: %s\n", describe(ok.error()).c_str());
         std::_Exit(3);
       }
+      ::close(c.fd);
+      ++rep.retries;
+      std::this_thread::sleep_for(backoff);
+      backoff = std::min(backoff * 2, most_backoff);
     }
     ::fcntl(c.fd, F_SETFL, ::fcntl(c.fd, F_GETFL) | O_NONBLOCK);
     epoll_event ev{};
@@ -644,9 +670,36 @@ int run_client(int ctl, int report, int first, int count, bool gated,
     }
   };
 
+  // Channels the gate closed before their handshake ended, to open again:
+  // (when, connection index).
+  std::multimap<std::chrono::steady_clock::time_point, uint32_t> reopen;
+  auto channel_closed = [&](connection& c, uint32_t index) {
+    ::epoll_ctl(ep, EPOLL_CTL_DEL, c.channel_fd, nullptr);
+    ::close(c.channel_fd);
+    c.channel_fd = -1;
+    auto now = std::chrono::steady_clock::now();
+    if (c.channel_phase == 4 || now - c.channel_since >= retry_for) {
+      if (!c.spec)
+        ++rep.failures;
+      return;
+    }
+    c.channel_phase = 0;
+    c.channel_hs.clear();
+    ++rep.retries;
+    reopen.emplace(now + c.channel_backoff, index);
+    c.channel_backoff = std::min(c.channel_backoff * 2, most_backoff);
+  };
+
   std::vector<epoll_event> events(256);
   std::vector<char> chunk(1 << 16);
   for (;;) {
+    for (auto now = std::chrono::steady_clock::now();
+         !reopen.empty() && reopen.begin()->first <= now;) {
+      auto index = reopen.begin()->second;
+      reopen.erase(reopen.begin());
+      if (!open_channel(conns[index], port, ep, static_cast<int>(index)))
+        ++rep.failures;
+    }
     if (!reported_ready && handshakes == count) {
       reported_ready = true;
       char r = 'R';
@@ -657,8 +710,16 @@ int run_client(int ctl, int report, int first, int count, bool gated,
       rep.specs = specs;
       write_all(report, &rep, sizeof(rep));
     }
-    auto n = ::epoll_wait(ep, events.data(), static_cast<int>(events.size()), 60000);
-    if (n < 0 && errno == EINTR)
+    int wait_ms = 60000;
+    if (!reopen.empty())
+      wait_ms = static_cast<int>(std::clamp<int64_t>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(
+              reopen.begin()->first - std::chrono::steady_clock::now())
+                  .count() +
+              1,
+          0, 60000));
+    auto n = ::epoll_wait(ep, events.data(), static_cast<int>(events.size()), wait_ms);
+    if ((n < 0 && errno == EINTR) || (n == 0 && !reopen.empty()))
       continue;
     if (n <= 0) {
       std::fprintf(stderr, "client: no progress for 60 s (%d of %d specs)\n", specs,
@@ -694,8 +755,7 @@ int run_client(int ctl, int report, int first, int count, bool gated,
           if (!(events[static_cast<size_t>(e)].events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
             continue;
           if (!channel_connected(c, ep, static_cast<int>(index))) {
-            ::epoll_ctl(ep, EPOLL_CTL_DEL, c.channel_fd, nullptr);
-            ++rep.failures;
+            channel_closed(c, index);
             continue;
           }
         }
@@ -704,9 +764,7 @@ int run_client(int ctl, int report, int first, int count, bool gated,
           if (k < 0 && (errno == EAGAIN || errno == EINTR))
             break;
           if (k <= 0) {
-            ::epoll_ctl(ep, EPOLL_CTL_DEL, c.channel_fd, nullptr);
-            if (!c.spec)
-              ++rep.failures;
+            channel_closed(c, index);
             break;
           }
           if (counting)
@@ -1131,6 +1189,7 @@ int main(int argc, char** argv) {
     int64_t out = 0;
     int64_t spec_bytes = 0;
     int failures = 0;
+    int retries = 0;
     int checked = -1;
     for (auto& r : reports) {
       last_spec = std::max(last_spec, r.last_spec_ns);
@@ -1140,6 +1199,7 @@ int main(int argc, char** argv) {
       out += r.bytes_out;
       spec_bytes = std::max(spec_bytes, r.spec_bytes);
       failures += r.failures;
+      retries += r.retries;
       if (r.checked_entries >= 0)
         checked = r.checked_entries;
     }
@@ -1162,7 +1222,8 @@ int main(int argc, char** argv) {
         "lld,"
         "\"am_rss_after_kb\":%lld,\"am_hwm_kb\":%lld,\"am_bytes_sent\":%lld,"
         "\"am_bytes_received\":%lld,\"clients_bytes_in\":%lld,\"clients_bytes_out\":%lld,"
-        "\"spec_frame_bytes\":%lld,\"spec_entries_checked\":%d,\"failures\":%d}",
+        "\"spec_frame_bytes\":%lld,\"spec_entries_checked\":%d,\"failures\":%d,"
+        "\"retries\":%d}",
         opts.variant.c_str(), opts.gate ? "true" : "false", opts.window, load1,
         opts.executors, opts.clients, ms(t_connected - t_start), ms(t_barrier - t_go),
         ms(first_spec == INT64_MAX ? 0 : first_spec - t_go), ms(last_spec - t_go),
@@ -1171,7 +1232,7 @@ int main(int argc, char** argv) {
         static_cast<long long>(after_mem.hwm_kb), static_cast<long long>(am_sent),
         static_cast<long long>(am_received), static_cast<long long>(in),
         static_cast<long long>(out), static_cast<long long>(spec_bytes), checked,
-        failures);
+        failures, retries);
     if (opts.json) {
       std::printf("%s\n", line);
     } else {
@@ -1188,7 +1249,8 @@ int main(int argc, char** argv) {
                   static_cast<long long>(am_sent),
                   static_cast<double>(am_sent) / opts.executors,
                   static_cast<long long>(spec_bytes));
-      std::printf("  spec entries checked  %d, failures %d\n", checked, failures);
+      std::printf("  spec entries checked  %d, failures %d, connections made again %d\n",
+                  checked, failures, retries);
     }
     if (failures > 0 || checked != opts.executors)
       exit_code = exit_code ? exit_code : 6;

@@ -24,9 +24,10 @@
 #   offswitch  launch again with YARN's off-switch pace lifted, 3 runs
 #                                                               ~3 min
 #   registry   tony-bench-registry at 100, 1,000, 3,000 and 10,000
-#              executors (at most (open files - 256) / 4): tony-am's
-#              registry door (the spec channel), basp, paced; the
-#              100,000 model is fitted to it                  ~6 min
+#              executors (below a file limit of 40,256: at the most
+#              that can all wait in the gate, and at the most the
+#              limit holds): tony-am's registry door (the spec
+#              channel), basp, paced; the 100,000 model  ~3 min
 #              (the channel needs 20,064 open files at 10,000, else
 #              tony runs at the most that fit)
 #   local      the local backend against a shell script, N runs  ~1 min
@@ -309,18 +310,22 @@ if wants registry; then
   # at the largest size, two others. Every variant goes through the AM's
   # door as tony-am opens it (am/registry_door.cpp): it keeps two
   # descriptors per executor and 128 for itself, and lets at most half of
-  # the rest wait in the gate at once, the oldest closed beyond that. With
-  # 10,000 executors that takes a hard limit on open files of 40,256 (a
-  # YARN container's is the NodeManager's, commonly 65,536 or more); below
-  # it (20,000 on the machine of RESULTS.md, not raisable there) the bench's
-  # clients, which do not retry as tony-executor does, would be closed
-  # while they wait. So the largest size is the most executors whose
-  # connections can all wait at once, (limit - 256) / 4, and RESULTS.md
-  # says so.
+  # the rest wait in the gate at once, the oldest closed beyond that (the
+  # clients then connect again, as tony-executor does). With 10,000
+  # executors that takes a hard limit on open files of 40,256 for all of
+  # them to wait at once (a YARN container's is the NodeManager's, commonly
+  # 65,536 or more); below it (20,000 on the machine of RESULTS.md, not
+  # raisable there) every variant runs at `room`, the most executors whose
+  # connections can all wait at once, (limit - 256) / 4, and tony and basp
+  # again at `most`, the most the limit holds at all, (limit - 64) / 2,
+  # where the gate's cap makes executors connect again. report.py fits its
+  # model to the runs without such retries.
   files=$(ulimit -Hn)
+  room=10000
   most=10000
-  if [[ $files != unlimited ]] && (((files - 256) / 4 < most)); then
-    most=$(((files - 256) / 4 / 100 * 100))
+  if [[ $files != unlimited ]]; then
+    (((files - 256) / 4 < room)) && room=$(((files - 256) / 4 / 100 * 100))
+    (((files - 64) / 2 < most)) && most=$(((files - 64) / 2 / 100 * 100))
   fi
   registry() {
     say "  $*"
@@ -329,7 +334,7 @@ if wants registry; then
   }
   ran=""
   for n in 100 1000 3000 10000; do
-    ((n > most)) && n=$most
+    ((n > room)) && n=$room
     [[ " $ran " == *" $n "* ]] && continue
     ran="$ran $n"
     for variant in tony basp shared compact slim paced; do
@@ -337,8 +342,13 @@ if wants registry; then
     done
   done
   for window in 16 256; do
-    registry --executors "$((most < 10000 ? most : 10000))" --variant paced --window "$window"
+    registry --executors "$room" --variant paced --window "$window"
   done
+  if ((most > room)); then
+    for variant in tony basp; do
+      registry --executors "$most" --variant "$variant"
+    done
+  fi
 fi
 if wants local; then
   say "local backend"
