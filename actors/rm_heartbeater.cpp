@@ -166,6 +166,16 @@ void try_unregister(hb_pointer self, final_report report,
                 report)
       .then([=](bool unregistered) mutable { rp.deliver(unregistered); },
             [=](caf::error& err) mutable {
+              // The RM failed the attempt while the AM was ending (an
+              // allocate that would have said so was still out): there is
+              // nothing to unregister, and the AM ends as for any gone
+              // attempt, not after trying again.
+              if (is_attempt_gone(err)) {
+                spdlog::error("rm_heartbeater: nothing to unregister: {}", describe(err));
+                self->send(self->state.listener, rm_error_atom_v, describe(err), true);
+                rp.deliver(false);
+                return;
+              }
               auto limit =
                   std::chrono::milliseconds(self->state.timing.rm_failure_limit_ms);
               if (self->clock().now() - since < limit && tries < 30) {

@@ -55,6 +55,10 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
       [=](finish_atom, const final_report& report) -> caf::result<bool> {
         auto& st = self->state;
         ++st.finish_calls;
+        if (st.finish_attempt_not_found)
+          return attempt_gone_error("ApplicationAttemptNotFoundException: Application "
+                                    "attempt appattempt_1_0001_000001 doesn't exist in "
+                                    "ApplicationMasterService cache.");
         if (st.unanswered_finishes > 0) {
           --st.unanswered_finishes;
           return make_error(errc::infrastructure, "connection refused");

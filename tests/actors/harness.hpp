@@ -51,6 +51,8 @@ struct fake_rm_state {
   bool auto_grant = true;
   /// The next this many unregister calls fail as if no RM answered.
   int unanswered_finishes = 0;
+  /// Unregister fails as for an attempt the RM no longer knows.
+  bool finish_attempt_not_found = false;
   int finish_calls = 0;
   std::vector<am_registration> registrations;
   std::vector<allocate_request> allocations;

@@ -569,6 +569,26 @@ CAF_TEST(an unregister no RM answers is tried again so the outcome reaches the R
   CAF_CHECK(contains(rm_state().finishes[0].diagnostics, "worker:1 exited with code 3"));
 }
 
+CAF_TEST(an unregister the RM refuses for a gone attempt ends the AM at once) {
+  // The RM failed the attempt (its node was lost) and killed a task as the
+  // job was ending: the AM's unregister finds the attempt gone. Trying
+  // again cannot help; the AM ends as for any gone attempt (no linger), so
+  // it does not outlive the application.
+  start();
+  register_all();
+  rm_state().finish_attempt_not_found = true;
+  exit_task(w0, 0);
+  exit_task(w1, 3, "boom\n");
+  advance(seconds(6)); // the other tasks stopped, then the unregister
+  auto st = status();
+  CAF_CHECK_EQUAL(st.state, "FAILED");
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 1);
+  CAF_CHECK_EQUAL(attempt_gone_calls, 1);
+  CAF_CHECK(contains(st.diagnostics, "AM attempt 1 stops its tasks and exits"));
+  advance(seconds(40));
+  CAF_CHECK_EQUAL(rm_state().finish_calls, 1);
+}
+
 CAF_TEST(the heartbeater polls fast while asks are pending and slowly when steady) {
   rm_state().auto_grant = false;
   start();
