@@ -285,6 +285,15 @@ int run_am(const am_options& opts) {
                   describe(backend.error()));
     return 3;
   }
+  // Declared after `am`, so it runs first: the calls still out end before
+  // the AM's actor system waits for the threads making them.
+  struct calls_ender {
+    std::function<void()> end;
+    ~calls_ender() {
+      if (end)
+        end();
+    }
+  } end_calls{backend->end_calls};
   auto host = opts.host.empty() ? backend->host : opts.host;
 
   auto ports = size_http_ports(job.total_tasks());

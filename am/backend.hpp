@@ -67,6 +67,12 @@ struct am_backend {
   std::function<void(std::function<void(const std::string&)>)> start_token_renewal;
   /// Keeps backend state (the local pool, RPC clients) alive as long as the AM.
   std::shared_ptr<void> keep_alive;
+  /// Ends the calls the RM and NodeManager clients still have out (YARN:
+  /// their IPC client shuts down), so that tony-am's end, which waits for
+  /// the threads making them, does not wait for a NodeManager that is gone
+  /// (a stop sent to it retries its connect for the whole call timeout).
+  /// Called as tony-am ends, when nothing more is asked of them; may be empty.
+  std::function<void()> end_calls;
 
   // -- AM restarts (YARN, [am] max_app_attempts >= 2; runtime/am_restart.hpp) --
 

@@ -337,6 +337,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
     std::shared_ptr<token_renewer> renewer;
   };
   result.keep_alive = std::make_shared<kept>(kept{ipc, renewer});
+  result.end_calls = [ipc] { ipc->shut_down(); };
   return result;
 }
 

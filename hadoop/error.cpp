@@ -22,6 +22,8 @@ const char* to_string(error_code x) {
     return "io";
   case error_code::not_found:
     return "not_found";
+  case error_code::cancelled:
+    return "cancelled";
   }
   return "unknown";
 }

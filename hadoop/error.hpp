@@ -34,6 +34,9 @@ enum class error_code : uint8_t {
   io,
   /// A required item (property, token) is absent.
   not_found,
+  /// The client was shut down (ipc_client::shut_down): its process is
+  /// ending, and no call of it is answered or tried again.
+  cancelled,
 };
 
 const char* to_string(error_code x);

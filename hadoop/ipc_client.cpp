@@ -33,6 +33,9 @@ ipc_client::key ipc_client::key_of(const connection_params& x) {
 
 expected<std::shared_ptr<ipc_connection>>
 ipc_client::acquire(const connection_params& target, deadline until, bool* reused) {
+  if (shut_down_)
+    return error{error_code::cancelled, "no call to " + describe_server(target) +
+                                            ": the client is shutting down"};
   std::shared_ptr<slot> s;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -58,12 +61,18 @@ ipc_client::acquire(const connection_params& target, deadline until, bool* reuse
   stale.swap(s->conn);
   s->connecting = true;
   guard.unlock();
-  auto conn = ipc_connection::open(target, opts_, client_id_, until);
+  auto conn = ipc_connection::open(target, opts_, client_id_, until, &shut_down_);
   guard.lock();
   s->connecting = false;
   s->cv.notify_all();
   if (!conn)
     return std::move(conn).error();
+  if (shut_down_) { // shut down while connecting: close_all missed this one
+    guard.unlock();
+    (*conn)->close();
+    return error{error_code::cancelled, "no call to " + describe_server(target) +
+                                            ": the client is shutting down"};
+  }
   s->conn = std::shared_ptr<ipc_connection>{std::move(*conn)};
   return s->conn;
 }
@@ -79,6 +88,9 @@ expected<std::string> ipc_client::call_raw(const connection_params& target,
       return std::move(conn).error();
     bool sent = false;
     auto result = (*conn)->call(method, request, until, &sent);
+    if (!result && shut_down_)
+      return error{error_code::cancelled, describe_server(target) + ": " + method +
+                                              ": the client is shutting down"};
     // A request that never left may go out on a fresh connection.
     if (!result && !sent && reused && attempt == 0)
       continue;
@@ -95,6 +107,11 @@ size_t ipc_client::connection_count() const {
       ++n;
   }
   return n;
+}
+
+void ipc_client::shut_down() {
+  shut_down_ = true;
+  close_all();
 }
 
 void ipc_client::close_all() {

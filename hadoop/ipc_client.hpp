@@ -6,6 +6,7 @@
 // Share one ipc_client per process; the YARN clients take it by
 // shared_ptr.
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -59,6 +60,12 @@ public:
   /// Closes every pooled connection (outstanding calls fail).
   void close_all();
 
+  /// For a process that is ending: every call fails from now on
+  /// (error_code::cancelled), connects retrying a refused server stop, and
+  /// the pooled connections close, so that no thread stays blocked in a
+  /// call to a server that is gone (tony-am's end waits for such threads).
+  void shut_down();
+
   const connection_options& options() const noexcept { return opts_; }
 
   /// The 16-byte client id sent with every call of this client.
@@ -84,6 +91,7 @@ private:
 
   connection_options opts_;
   std::string client_id_;
+  std::atomic<bool> shut_down_{false};
   mutable std::mutex mtx_;
   std::map<key, std::shared_ptr<slot>> slots_;
 };

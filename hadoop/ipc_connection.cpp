@@ -109,7 +109,13 @@ ipc_connection::~ipc_connection() {
 
 expected<std::unique_ptr<ipc_connection>>
 ipc_connection::open(const connection_params& params, const connection_options& opts,
-                     std::string client_id, deadline until) {
+                     std::string client_id, deadline until,
+                     const std::atomic<bool>* stop) {
+  auto stopped = [&] { return stop && stop->load(); };
+  auto cancelled = [&] {
+    return error{error_code::cancelled, "not connecting to " + describe_server(params) +
+                                            ": the client is shutting down"};
+  };
   auto start = clock::now();
   auto budget =
       params.connect_timeout.count() > 0 ? params.connect_timeout : opts.connect_timeout;
@@ -118,6 +124,8 @@ ipc_connection::open(const connection_params& params, const connection_options& 
   int attempts = 0;
   expected<tcp_socket> sock = error{error_code::connect_failed, "not attempted"};
   for (;;) {
+    if (stopped())
+      return cancelled();
     ++attempts;
     sock = tcp_socket::connect(params.address, budget_end);
     if (sock)
@@ -138,7 +146,10 @@ ipc_connection::open(const connection_params& params, const connection_options& 
                                                      : error_code::connect_failed,
                    std::move(text)};
     }
-    std::this_thread::sleep_for(backoff);
+    // The back-off in short steps: a shut-down ends it at once.
+    for (auto end = clock::now() + backoff; clock::now() < end && !stopped();)
+      std::this_thread::sleep_for(
+          std::min(remaining(end), std::chrono::milliseconds{20}));
     backoff = std::min(backoff * 2, opts.max_backoff);
   }
   std::unique_ptr<ipc_connection> conn{

@@ -41,11 +41,11 @@ namespace tony::hadoop {
 class ipc_connection {
 public:
   /// Connects and authenticates before `until`. `client_id` is the 16-byte
-  /// id sent with every call.
-  static expected<std::unique_ptr<ipc_connection>> open(const connection_params& params,
-                                                        const connection_options& opts,
-                                                        std::string client_id,
-                                                        deadline until);
+  /// id sent with every call. When `stop` is given and becomes true, the
+  /// retries of a refused connect end at once (error_code::cancelled).
+  static expected<std::unique_ptr<ipc_connection>>
+  open(const connection_params& params, const connection_options& opts,
+       std::string client_id, deadline until, const std::atomic<bool>* stop = nullptr);
 
   ~ipc_connection();
 

@@ -127,6 +127,18 @@ def kill_a_workers_node(proc):
     return app, victims[0], text
 
 
+def am_logs(app, lines=60):
+    """The last lines of each attempt's am.log of `app`, on any node, for a
+    failure's message: the cluster's logs go with the tier."""
+    import glob
+    parts = []
+    for path in sorted(glob.glob(os.path.join(STATE, "nm-logs", "*", app, "container_*", "am.log"))):
+        with open(path, errors="replace") as f:
+            tail = f.readlines()[-lines:]
+        parts.append(f"--- {path} ---\n" + "".join(tail))
+    return "\n".join(parts) or f"(no am.log of {app} under {STATE}/nm-logs)"
+
+
 def finish(proc):
     try:
         out, _ = proc.communicate(timeout=300)
@@ -343,7 +355,7 @@ def test_the_ams_nodemanager_alone_killed_leaves_no_orphaned_am():
         assert re.search(r"diagnostics: .*(AM|ApplicationMaster|attempt)", after), text
         time.sleep(5)
         left = y.commands_of(app_pids(app))
-        assert not left, f"still running 5 s after tony-submit's end: {left}"
+        assert not left, f"still running 5 s after tony-submit's end: {left}\n{am_logs(app)}"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -385,7 +397,7 @@ def test_the_ams_nodemanager_alone_killed_with_an_attempt_left_leaves_no_orphan(
         assert not y.commands_of([old_am]), f"the old tony-am {old_am} outlived the job"
         time.sleep(5)
         left = y.commands_of(app_pids(app))
-        assert not left, f"still running 5 s after tony-submit's end: {left}"
+        assert not left, f"still running 5 s after tony-submit's end: {left}\n{am_logs(app)}"
     finally:
         if proc.poll() is None:
             proc.kill()

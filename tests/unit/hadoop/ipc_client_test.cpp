@@ -354,6 +354,56 @@ TEST(ipc_client, a_closed_port_gives_a_clear_error_within_the_deadline) {
   EXPECT_LT(elapsed, 2s);
 }
 
+// tony-am's end waits for the threads of its calls: shut_down ends a call
+// retrying a refused NodeManager at once, not at its deadline.
+TEST(ipc_client, shut_down_ends_a_connect_retrying_a_refused_server_at_once) {
+  refusing_port refusing;
+  connection_options opts;
+  opts.connect_timeout = 60s; // without shut_down the call would retry for 60 s
+  ipc_client client{opts};
+  auto start = clock::now();
+  auto call = std::async(std::launch::async, [&] {
+    return client.call<msg>(target(refusing.port()), "stopContainers", make(""),
+                            deadline_after(60s));
+  });
+  std::this_thread::sleep_for(300ms); // a few refused attempts and back-offs
+  client.shut_down();
+  ASSERT_EQ(call.wait_for(20s), std::future_status::ready);
+  auto rsp = call.get();
+  ASSERT_FALSE(rsp);
+  EXPECT_EQ(rsp.error().code(), error_code::cancelled);
+  EXPECT_NE(rsp.error().message().find("shutting down"), std::string::npos)
+      << rsp.error().message();
+  EXPECT_LT(clock::now() - start, 20s);
+  // Later calls fail at once, without connecting.
+  auto later =
+      client.call<msg>(target(refusing.port()), "m", make(""), deadline_after(60s));
+  ASSERT_FALSE(later);
+  EXPECT_EQ(later.error().code(), error_code::cancelled);
+}
+
+TEST(ipc_client, shut_down_ends_a_call_waiting_for_a_silent_server) {
+  std::promise<void> done;
+  fake_server server{[&](fake_peer& peer) {
+    ASSERT_TRUE(accept_simple(peer));
+    read_call(peer);
+    peer.wait_for_eof();
+    done.set_value();
+  }};
+  ipc_client client{fast()};
+  auto call = std::async(std::launch::async, [&] {
+    return client.call<msg>(target(server.port()), "allocate", make(""),
+                            deadline_after(60s));
+  });
+  std::this_thread::sleep_for(300ms);
+  client.shut_down();
+  ASSERT_EQ(call.wait_for(20s), std::future_status::ready);
+  auto rsp = call.get();
+  ASSERT_FALSE(rsp);
+  EXPECT_EQ(rsp.error().code(), error_code::cancelled) << rsp.error().message();
+  done.get_future().wait();
+}
+
 TEST(ipc_client, an_unresolvable_host_fails_without_retrying) {
   ipc_client client{fast()};
   auto t = target(8032);
