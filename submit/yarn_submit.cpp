@@ -46,6 +46,7 @@
 #include "submit/job_locations.hpp"
 #include "submit/job_tokens.hpp"
 #include "submit/queue_check.hpp"
+#include "submit/shared_cache.hpp"
 #include "submit/shipping.hpp"
 #include "submit/staging_sweep.hpp"
 #include "submit/submit.hpp"
@@ -456,63 +457,6 @@ int follow(yarn::application_client& rm, const yarn::application_id& id,
   }
 }
 
-// Stages `path` as `name` under <dir>/<sha256 of its content>/, or reuses
-// the copy an earlier job left there (same size: files are written under a
-// temporary name and renamed, so a copy is whole or absent).
-caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
-                                         const std::string& name, bool archive,
-                                         const webhdfs::namenode_http& nn) {
-  auto hash = staging::content_hash(path);
-  if (hash.empty())
-    return make_error(errc::infrastructure, "cannot read " + path);
-  auto cache = staging::make_stager(dir + "/" + hash, nn);
-  if (!cache)
-    return cache.error();
-  std::error_code ec;
-  auto size = static_cast<int64_t>(fs::file_size(path, ec));
-  auto res = (*cache)->stat(name, archive);
-  // Absent: stage it, keeping a copy another submit put there meanwhile
-  // (same content). Another size: a stale copy, replaced.
-  if (!res)
-    res = (*cache)->put_shared(path, name, archive);
-  else if (res->size != size)
-    res = (*cache)->put(path, name, archive);
-  return res;
-}
-
-// Stages the binaries with their libraries (runtime/staging/node_bundle.hpp)
-// once per content as <dir>/<hash>/tony.tgz, or reuses the copy an earlier
-// job left there: most submissions upload only the job. Localized PRIVATE,
-// so a node unpacks it once for all of the user's jobs, not once per job.
-caf::expected<local_resource> stage_node_bundle(const std::string& dir,
-                                                const std::string& bin_dir,
-                                                const std::string& scratch,
-                                                const webhdfs::namenode_http& nn) {
-  auto bundle = staging::collect_node_bundle(bin_dir);
-  if (!bundle)
-    return bundle.error();
-  if (!bundle->has_libraries)
-    complain("warning: no libraries to ship beside " + bin_dir +
-             " (../lib/tony, made by the build's tony-bundle target); the nodes "
-             "need tony's shared libraries installed");
-  auto cache = staging::make_stager(dir + "/" + bundle->hash, nn);
-  if (!cache)
-    return cache.error();
-  const std::string file = "tony.tgz";
-  auto res = (*cache)->stat(file, true);
-  if (!res) {
-    auto archive = scratch + "/" + file;
-    if (auto ok = staging::write_node_bundle(*bundle, archive, scratch + "/bundle"); !ok)
-      return ok.error();
-    res = (*cache)->put_shared(archive, file, true);
-    if (!res)
-      return res;
-  }
-  res->name = yarn_env::bundle_link;
-  res->visibility = "PRIVATE";
-  return res;
-}
-
 } // namespace
 
 namespace {
@@ -719,11 +663,12 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
       executor_resources.push_back(*res);
     return caf::unit;
   };
+  cache_use cache{user, webhdfs, stager->get(), complain};
   std::string am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
   std::string install_dir = job.cluster.install_dir;
   if (install_dir.empty()) {
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    auto res = stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), webhdfs);
+    auto res = stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), cache);
     if (!res)
       return fail_staging(res.error());
     am_resources.push_back(*res);
@@ -741,10 +686,7 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   // on that node starts without downloading or unpacking it again.
   auto root = staging_uri.substr(0, staging_uri.rfind('/'));
   auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
-    auto res = stage_once(root + "/envs", path, name, archive, webhdfs);
-    if (res)
-      res->visibility = "PRIVATE";
-    return res;
+    return stage_once(root + "/envs", path, name, archive, cache);
   };
   auto shipped = ship_job_files(job, **stager, scratch.string(), conf, auth, stage_env);
   if (!shipped) {

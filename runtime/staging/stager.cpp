@@ -42,6 +42,21 @@ std::string octal(unsigned mode) {
   return buf;
 }
 
+// What makes one path of a cached copy untrustworthy, or empty: `owned`
+// tells whether its owner is the user (or the superuser, who can write
+// anything anyway). The directory above the copy's may be shared if it is
+// sticky (as /tmp): others cannot move what is in it.
+std::string doubt_of(const std::string& path, const std::string& owner, bool owned,
+                     unsigned mode, bool above) {
+  if (above && (mode & 01000) != 0)
+    return {};
+  if (!owned)
+    return path + " is owned by " + owner;
+  if ((mode & 022) != 0)
+    return path + " is writable by its group or others (mode " + octal(mode) + ")";
+  return {};
+}
+
 class file_stager : public stager {
 public:
   file_stager(std::string dir, permissions modes)
@@ -101,6 +116,27 @@ public:
     res.archive = archive;
     res.visibility = "APPLICATION";
     return res;
+  }
+
+  caf::expected<std::string> doubt(const std::string& name, const std::string&) override {
+    auto file = dir_ + "/" + name;
+    auto above = fs::path{dir_}.parent_path().string();
+    for (auto& [path, is_above] :
+         {std::pair{file, false}, std::pair{dir_, false}, std::pair{above, true}}) {
+      struct stat st;
+      if (::lstat(path.c_str(), &st) != 0)
+        return fail("cannot stat " + path + ": " + std::strerror(errno));
+      if (S_ISLNK(st.st_mode))
+        return path + " is a symbolic link";
+      auto uid = ::geteuid();
+      auto said = doubt_of(path,
+                           "uid " + std::to_string(st.st_uid) + ", not by uid " +
+                               std::to_string(uid),
+                           st.st_uid == uid || st.st_uid == 0, st.st_mode, is_above);
+      if (!said.empty())
+        return said;
+    }
+    return std::string{};
   }
 
   caf::expected<std::string> read(const std::string& name) override {
@@ -224,6 +260,37 @@ public:
     res.archive = archive;
     res.visibility = "APPLICATION";
     return res;
+  }
+
+  caf::expected<std::string> doubt(const std::string& name,
+                                   const std::string& user) override {
+    auto above = dir_.substr(0, dir_.rfind('/'));
+    for (auto& [path, is_above] : {std::pair{dir_ + "/" + name, false},
+                                   std::pair{dir_, false}, std::pair{above, true}}) {
+      auto status =
+          webhdfs::call_op(nn_, "GET", path.empty() ? "/" : path, "GETFILESTATUS");
+      if (!status)
+        return status.error();
+      auto j = nlohmann::json::parse(status->body, nullptr, false);
+      if (status->status != 200 || !j.is_object() || !j.contains("FileStatus"))
+        return fail("WebHDFS GETFILESTATUS " + path + " failed (HTTP " +
+                    std::to_string(status->status) +
+                    "): " + webhdfs::remote_message(status->body));
+      auto& st = j["FileStatus"];
+      auto owner = st.value("owner", std::string{});
+      unsigned mode = 0;
+      try {
+        mode =
+            static_cast<unsigned>(std::stoul(st.value("permission", "777"), nullptr, 8));
+      } catch (const std::exception&) {
+        mode = 0777;
+      }
+      auto said = doubt_of(fs_uri_ + path, owner + ", not by " + user, owner == user,
+                           mode, is_above);
+      if (!said.empty())
+        return said;
+    }
+    return std::string{};
   }
 
   // OPEN answers 307 with the DataNode that serves the bytes.
@@ -384,6 +451,12 @@ public:
     if (auto ok = hadoop_fs(target, {"-chmod", "600", target}); !ok)
       return ok.error();
     return stat(name, false);
+  }
+
+  // Object stores report every file as the caller's, writable by all: the
+  // bucket's policy, not a mode, decides who writes (stager.hpp).
+  caf::expected<std::string> doubt(const std::string&, const std::string&) override {
+    return std::string{};
   }
 
   caf::expected<local_resource> stat(const std::string& name, bool archive) override {

@@ -62,6 +62,18 @@ public:
   /// when there is none.
   virtual caf::expected<local_resource> stat(const std::string& name, bool archive) = 0;
 
+  /// Why a copy already staged as `name` may not hold what its name
+  /// promises: empty when `user` owns the file and its directory and
+  /// nobody else can write either, nor move the directory (the directory
+  /// above is `user`'s or sticky, and not writable by others); otherwise
+  /// the first thing wrong ("... is owned by mallory, not by alice").
+  /// Shared caches (the node bundle, packed environments: the content hash
+  /// is in the path) reuse a copy only when this is empty. On object
+  /// stores (the `hadoop fs` stager) ownership means nothing and the
+  /// bucket's policy decides who writes: always empty there.
+  virtual caf::expected<std::string> doubt(const std::string& name,
+                                           const std::string& user) = 0;
+
   /// The content of the staged file `name` (a small one: the AM's address,
   /// its saved state); errc::unsatisfiable when there is none.
   virtual caf::expected<std::string> read(const std::string& name) = 0;

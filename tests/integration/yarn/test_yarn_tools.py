@@ -266,3 +266,47 @@ def test_the_next_submit_sweeps_ended_jobs_and_spares_running_ones(tmp_path):
                        stderr=subprocess.DEVNULL, timeout=120)
         for uri in [staged_a, staged_b] + extra:
             y.remove_staged(uri)
+
+
+# -- a shared cache another user planted a bundle in --------------------------------
+
+
+def test_a_node_bundle_another_user_planted_in_a_shared_root_is_not_run(tmp_path):
+    """A staging root every user can write (mode 1777, as a shared /tmp
+    dir). A first job caches tony's binaries there as bin/<hash>/tony.tgz.
+    Another user (uid 65534) then owns that copy and has swapped it for an
+    archive whose tony-am and tony-executor only leave a mark. The next job
+    of the same build must not run it: tony-submit says which copy it does
+    not trust and why, stages a copy of its own, and the job succeeds with
+    no mark left."""
+    os.chmod(tmp_path, 0o755)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    job = tmp_path / "quick.toml"
+    job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
+                   '[tasks.worker]\nmemory = "256m"\n')
+    args = ["--set", f'cluster.staging_dir="file://{shared}"', str(job)]
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    cached = list((shared / "bin").glob("*/tony.tgz"))
+    assert len(cached) == 1, out
+    mark = tmp_path / "planted-ran"
+    planted = tmp_path / "planted"
+    (planted / "bin").mkdir(parents=True)
+    for name in ("tony-am", "tony-executor", "tony-guard"):
+        exe = planted / "bin" / name
+        exe.write_text(f"#!/bin/sh\necho {name} >> {mark}\nexit 3\n")
+        exe.chmod(0o755)
+    swapped = cached[0].with_name("tony.tgz.planted")
+    subprocess.run(["tar", "-czf", str(swapped), "-C", str(planted), "bin"], check=True)
+    os.replace(swapped, cached[0])
+    for path in (cached[0], cached[0].parent):
+        os.chown(path, 65534, 65534)
+
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    assert f"not using the cached file://{cached[0]}: {cached[0]} is owned by uid 65534" \
+        in out, out
+    assert "FINISHED/SUCCEEDED" in out, out
+    assert not mark.exists(), mark.read_text()

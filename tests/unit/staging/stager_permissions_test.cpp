@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -81,6 +82,103 @@ TEST_F(file_staging, a_directory_there_already_keeps_its_mode) {
   ASSERT_TRUE(s->put(source, "a.jsonl", false));
   EXPECT_EQ(mode_of(root + "/shared"), 01777u);
   EXPECT_EQ(mode_of(root + "/shared/a.jsonl"), 0640u);
+}
+
+// What doubt() said, or the error's text.
+std::string said(const caf::expected<std::string>& x) {
+  return x ? *x : "error: " + describe(x.error());
+}
+
+// Shared caches reuse a copy only when nobody but the user could have
+// written it (stager::doubt): in a root others can write, a copy someone
+// else owns, or can write, or can move, is doubted.
+TEST_F(file_staging, a_cached_copy_is_trusted_only_when_nobody_else_could_write_it) {
+  auto bin = root + "/shared/bin";
+  fs::create_directories(bin);
+  ::chmod((root + "/shared").c_str(), 01777);
+  auto cache = make_file_stager(bin + "/0123abcd");
+  ASSERT_TRUE(cache->put_shared(source, "tony.tgz", true));
+  auto trusted = cache->doubt("tony.tgz", "alice");
+  ASSERT_TRUE(trusted) << describe(trusted.error());
+  EXPECT_EQ(*trusted, "");
+
+  auto file = bin + "/0123abcd/tony.tgz";
+  ::chmod(file.c_str(), 0666);
+  auto writable = cache->doubt("tony.tgz", "alice");
+  ASSERT_TRUE(writable);
+  EXPECT_EQ(*writable, file + " is writable by its group or others (mode 666)");
+  ::chmod(file.c_str(), 0600);
+
+  // The directory above the copy's: others may not move the copy's
+  // directory, unless it is sticky.
+  ::chmod(bin.c_str(), 0777);
+  auto movable = cache->doubt("tony.tgz", "alice");
+  ASSERT_TRUE(movable);
+  EXPECT_EQ(*movable, bin + " is writable by its group or others (mode 777)");
+  ::chmod(bin.c_str(), 01777);
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")), "");
+  ::chmod(bin.c_str(), 0755);
+
+  // A link the user did not make there.
+  fs::rename(file, file + ".real");
+  fs::create_symlink(file + ".real", file);
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")), file + " is a symbolic link");
+  fs::remove(file);
+  fs::rename(file + ".real", file);
+
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "another owner needs root (chown)";
+  ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+  auto planted = cache->doubt("tony.tgz", "alice");
+  ASSERT_TRUE(planted);
+  EXPECT_EQ(*planted, file + " is owned by uid 65534, not by uid 0");
+}
+
+// The same judgement on HDFS, from GETFILESTATUS's owner and permission.
+struct owning_namenode {
+  http::http_server server;
+  int port = 0;
+  std::map<std::string, std::pair<std::string, std::string>> status; // path: owner, mode
+
+  owning_namenode() {
+    port = *server.bind("127.0.0.1", 0);
+    server.start(
+        [this](const httplib::Request& req, const std::string&, httplib::Response& res) {
+          auto path = req.path.substr(std::string{"/webhdfs/v1"}.size());
+          auto i = status.find(path);
+          if (req.get_param_value("op") != "GETFILESTATUS" || i == status.end()) {
+            res.status = 404;
+            return;
+          }
+          res.set_content(R"({"FileStatus":{"length":28,"modificationTime":1,"owner":")" +
+                              i->second.first + R"(","permission":")" + i->second.second +
+                              R"("}})",
+                          "application/json");
+        });
+  }
+};
+
+TEST_F(file_staging, an_hdfs_copy_is_trusted_by_its_owner_and_permission) {
+  owning_namenode nn;
+  nn.status["/shared/bin/0123abcd/tony.tgz"] = {"alice", "600"};
+  nn.status["/shared/bin/0123abcd"] = {"alice", "700"};
+  nn.status["/shared/bin"] = {"hdfs", "1777"};
+  webhdfs::namenode_http endpoint{"http://127.0.0.1:" + std::to_string(nn.port), {}};
+  endpoint.auth.user = "alice";
+  auto cache = make_webhdfs_stager(endpoint, "hdfs://nn:8020", "/shared/bin/0123abcd");
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")), "");
+  nn.status["/shared/bin/0123abcd"] = {"mallory", "755"};
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")),
+            "hdfs://nn:8020/shared/bin/0123abcd is owned by mallory, not by alice");
+  nn.status["/shared/bin/0123abcd"] = {"alice", "700"};
+  nn.status["/shared/bin"] = {"mallory", "755"};
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")),
+            "hdfs://nn:8020/shared/bin is owned by mallory, not by alice");
+  nn.status["/shared/bin"] = {"alice", "755"};
+  nn.status["/shared/bin/0123abcd/tony.tgz"] = {"alice", "664"};
+  EXPECT_EQ(said(cache->doubt("tony.tgz", "alice")),
+            "hdfs://nn:8020/shared/bin/0123abcd/tony.tgz is writable by its group or "
+            "others (mode 664)");
 }
 
 // A NameNode and DataNode in one: records every request, answers as
