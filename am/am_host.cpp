@@ -110,7 +110,7 @@ void serve_tracking_page(http::http_server& server, application_master& am,
   server.set_body_policy(http::tracking_body_rule);
   server.start([source, routes](const httplib::Request& req, const std::string& body,
                                 httplib::Response& res) {
-    http::handle_job_request(*source, req.path, req, body, res, routes);
+    http::handle_job_request(source, req.path, req, body, res, routes);
   });
 }
 

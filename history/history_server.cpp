@@ -186,9 +186,18 @@ void serve_tensorboard(tensorboard_launcher& tb, const cached_log& c,
                     text_plain);
     return;
   }
-  auto s = tb.get(c.log.app_id, log_dir);
+  auto s = tb.get(c.log.app_id, log_dir, req.remote_addr);
   if (s.state == tensorboard_launcher::status::starting)
     return starting_page(res, log_dir);
+  if (s.state == tensorboard_launcher::status::too_many ||
+      s.state == tensorboard_launcher::status::busy) {
+    res.status = s.state == tensorboard_launcher::status::too_many ? 429 : 503;
+    res.set_header("Retry-After", std::to_string(s.retry_after_s));
+    res.set_content("tony-history: no TensorBoard started for " + c.log.app_id + ": " +
+                        s.why + "\n",
+                    text_plain);
+    return;
+  }
   if (s.state == tensorboard_launcher::status::failed) {
     res.status = 502;
     res.set_content("tony-history: no TensorBoard for " + c.log.app_id + " on " +
@@ -256,9 +265,16 @@ struct server_state {
       : opts(o)
       , so(s)
       , cache(o)
-      , tb(tensorboard_launcher::options{s.tensorboard, s.tensorboard_idle_ms,
-                                         s.max_tensorboards, 120 * 1000, ""}) {
+      , tb(launcher_options(s)) {
     // nop
+  }
+
+  static tensorboard_launcher::options launcher_options(const serve_options& s) {
+    tensorboard_launcher::options x;
+    x.program = s.tensorboard;
+    x.idle_ms = s.tensorboard_idle_ms;
+    x.max_running = s.max_tensorboards;
+    return x;
   }
 };
 
@@ -316,7 +332,7 @@ void serve_job(server_state& st, const httplib::Request& req, const std::string&
     return serve_tensorboard(st.tb, *c, mount, req, body, res);
   if (path == "/config")
     return serve_config(*c, res);
-  replay_source src{c->record};
+  auto src = std::make_shared<replay_source>(c->record);
   http::route_options ro;
   ro.mount = mount;
   ro.note = "from the event log " + c->log.location;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <thread>
 
@@ -99,15 +100,63 @@ void tensorboard_launcher::stop(instance& x) {
 }
 
 // The least recently used goes when the launcher is full.
-void tensorboard_launcher::make_room() {
+bool tensorboard_launcher::make_room() {
+  auto now = clock_type::now();
   while (up_.size() >= opts_.max_running && !up_.empty()) {
     auto oldest = up_.begin();
     for (auto i = up_.begin(); i != up_.end(); ++i)
       if (i->second.used < oldest->second.used)
         oldest = i;
+    if (now - oldest->second.used < milliseconds(opts_.keep_ms))
+      return false;
     stop(oldest->second);
     up_.erase(oldest);
   }
+  return true;
+}
+
+bool tensorboard_launcher::refuse_start(const std::string& client, status& s) {
+  auto now = clock_type::now();
+  auto window = milliseconds(opts_.start_window_ms);
+  for (auto i = starts_.begin(); i != starts_.end();) { // forget old starts
+    auto& times = i->second;
+    times.erase(std::remove_if(times.begin(), times.end(),
+                               [&](auto t) { return now - t >= window; }),
+                times.end());
+    i = times.empty() ? starts_.erase(i) : std::next(i);
+  }
+  auto& mine = starts_[client];
+  auto seconds_until = [](clock_type::duration d) {
+    return std::max<int64_t>(
+        1, std::chrono::duration_cast<std::chrono::seconds>(d).count() + 1);
+  };
+  if (mine.size() >= opts_.starts_per_client) {
+    s.state = status::too_many;
+    s.retry_after_s = seconds_until(mine.front() + window - now);
+    s.why = std::to_string(mine.size()) + " TensorBoards were started for " +
+            (client.empty() ? std::string{"this client"} : client) + " in the last " +
+            std::to_string(opts_.start_window_ms / 1000) + " s; try again in " +
+            std::to_string(s.retry_after_s) + " s";
+    if (mine.empty())
+      starts_.erase(client);
+    return true;
+  }
+  if (!make_room()) {
+    auto oldest_use = clock_type::time_point::max();
+    for (auto& [key, x] : up_)
+      oldest_use = std::min(oldest_use, x.used);
+    s.state = status::busy;
+    s.retry_after_s = seconds_until(oldest_use + milliseconds(opts_.keep_ms) - now);
+    s.why = "all " + std::to_string(opts_.max_running) +
+            " TensorBoards this server runs were used in the last " +
+            std::to_string(opts_.keep_ms / 1000) + " s; try again in " +
+            std::to_string(s.retry_after_s) + " s";
+    if (mine.empty())
+      starts_.erase(client);
+    return true;
+  }
+  mine.push_back(now);
+  return false;
 }
 
 tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
@@ -119,7 +168,6 @@ tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
             " (set TMPDIR to a directory of yours)";
     return s;
   }
-  make_room();
   instance x;
   x.log_dir = log_dir;
   x.port = free_loopback_port();
@@ -172,7 +220,8 @@ void tensorboard_launcher::check(const std::string&, instance& x) {
 }
 
 tensorboard_launcher::status tensorboard_launcher::get(const std::string& key,
-                                                       const std::string& log_dir) {
+                                                       const std::string& log_dir,
+                                                       const std::string& client) {
   std::lock_guard<std::mutex> guard{mtx_};
   auto i = up_.find(key);
   if (i != up_.end() && (i->second.log_dir != log_dir ||
@@ -184,6 +233,9 @@ tensorboard_launcher::status tensorboard_launcher::get(const std::string& key,
     i = up_.end();
   }
   if (i == up_.end()) {
+    status refused;
+    if (!output_dir_.empty() && refuse_start(client, refused))
+      return refused;
     auto s = start(key, log_dir);
     if (s.state == status::failed)
       return s;

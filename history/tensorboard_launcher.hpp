@@ -8,6 +8,12 @@
 // runs in a session of its own and is stopped (TERM, then KILL) with the
 // launcher.
 //
+// Starts are bounded, so that no visitor can churn TensorBoards (each a
+// Python process of a few hundred MB): a client (its address) starts at
+// most `starts_per_client` in `start_window_ms`, and a TensorBoard used in
+// the last `keep_ms` is never stopped to make room for another; a start
+// beyond either is refused (too_many, busy) with when to try again.
+//
 //   get(app, dir) ─▶ starting ──port answers──▶ ready ──idle──▶ stopped
 //                        │ exits, or no answer within start_timeout
 //                        ▼
@@ -33,6 +39,9 @@ public:
     int64_t idle_ms = 10 * 60 * 1000;
     size_t max_running = 4;
     int64_t start_timeout_ms = 120 * 1000;
+    size_t starts_per_client = 4;
+    int64_t start_window_ms = 60 * 1000;
+    int64_t keep_ms = 60 * 1000;
     /// Where the launcher makes its private directory for the
     /// TensorBoards' output (<dir>/<key>.log); empty: $TMPDIR, else /tmp,
     /// else ~/.tony/tmp (base/files.hpp make_private_dir).
@@ -40,9 +49,12 @@ public:
   };
 
   struct status {
-    enum state_t { ready, starting, failed } state = starting;
-    std::string address; // "127.0.0.1:<port>" when ready
-    std::string why;     // when failed
+    /// too_many: this client started its share of late; busy: every
+    /// TensorBoard up was used too recently to be stopped for another.
+    enum state_t { ready, starting, failed, too_many, busy } state = starting;
+    std::string address;       // "127.0.0.1:<port>" when ready
+    std::string why;           // when failed, too_many or busy
+    int64_t retry_after_s = 0; // too_many, busy
   };
 
   explicit tensorboard_launcher(options opts);
@@ -52,8 +64,10 @@ public:
   tensorboard_launcher& operator=(const tensorboard_launcher&) = delete;
 
   /// The TensorBoard of `key` (an application id) on `log_dir`: started
-  /// when there is none, and marked used now. Thread-safe.
-  status get(const std::string& key, const std::string& log_dir);
+  /// when there is none, and marked used now; a start counts against
+  /// `client` (the requester's address). Thread-safe.
+  status get(const std::string& key, const std::string& log_dir,
+             const std::string& client);
 
   /// Stops the TensorBoards idle for longer than idle_ms; calls `said` with
   /// a line for each. Thread-safe.
@@ -83,13 +97,18 @@ private:
   status start(const std::string& key, const std::string& log_dir);
   void check(const std::string& key, instance& x);
   void stop(instance& x);
-  void make_room();
+  // False when every TensorBoard up was used within keep_ms.
+  bool make_room();
+  // Refuses a start `client` may not make now (too_many or busy).
+  bool refuse_start(const std::string& client, status& s);
 
   options opts_;
   std::string output_dir_;
   std::string no_output_dir_; // why there is none
   mutable std::mutex mtx_;
   std::map<std::string, instance> up_;
+  // Each client's starts within the window, oldest first.
+  std::map<std::string, std::vector<std::chrono::steady_clock::time_point>> starts_;
 };
 
 /// A free TCP port on 127.0.0.1 (bound and released: another process may

@@ -1,5 +1,7 @@
 #include "web/http_server.hpp"
 
+#include <fcntl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,10 +26,23 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 // cpp-httplib's Server, used only to parse, route and answer requests that
-// arrive on streams of ours; it never listens.
+// arrive on streams of ours; it never listens. cpp-httplib writes a
+// content provider's body (a streamed answer) only while its listening
+// socket is valid, taking an invalid one for a server shutting down: this
+// one holds a descriptor of /dev/null there until streams() is stopped.
 class routing_server : public httplib::Server {
 public:
   using httplib::Server::process_request;
+
+  routing_server() { svr_sock_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC); }
+  ~routing_server() override { stop_streams(); }
+
+  /// Content providers still writing stop at their next piece.
+  void stop_streams() {
+    auto fd = svr_sock_.exchange(INVALID_SOCKET);
+    if (fd != INVALID_SOCKET)
+      ::close(fd);
+  }
 };
 
 // Whether `buf` holds a whole request line and header block.
@@ -402,6 +417,7 @@ void http_server::start(handler h) {
 void http_server::stop() {
   if (listener_)
     listener_->stop();
+  static_cast<routing_server&>(*server_).stop_streams();
   {
     std::lock_guard<std::mutex> guard{mutex_};
     stopping_ = true;

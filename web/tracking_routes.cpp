@@ -133,38 +133,167 @@ std::string param(const httplib::Request& req, const char* key) {
   return i == req.params.end() ? std::string{} : i->second;
 }
 
+// The parts of /api/job that grow with the job (?metrics, ?timeline), a
+// few tasks at a time: the whole answer never exists in memory (a
+// 1,000-task job's series are tens of MB, and its DOM several times that
+// per request), and the record is read only while a piece is made, never
+// while one is sent to a slow client.
+struct api_job_stream {
+  std::shared_ptr<job_source> src;
+  std::string head;    // the status object, without its closing brace
+  std::string metrics; // as asked: "latest" or any other value (every point)
+  bool timeline = false;
+  std::string only; // ?task=worker:0
+  enum class phase {
+    head,
+    metrics_open,
+    metrics_tasks,
+    timeline_open,
+    timeline_tasks,
+    end,
+    done
+  };
+  phase at = phase::head;
+  std::vector<task_id> tasks; // of the part being written
+  size_t next = 0;
+};
+
+constexpr size_t api_piece_bytes = 64 << 10;
+constexpr size_t api_tasks_per_read = 16;
+
+std::string key_of(const task_id& id) {
+  return json(to_string(id)).dump() + ":";
+}
+
+std::string compact(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Appends the next pieces of the answer to `out`, up to about
+// api_piece_bytes; false once everything was written.
+bool next_pieces(api_job_stream& p, std::string& out) {
+  using phase = api_job_stream::phase;
+  while (out.size() < api_piece_bytes) {
+    switch (p.at) {
+    case phase::head:
+      out += p.head;
+      p.at = p.metrics.empty() ? phase::timeline_open : phase::metrics_open;
+      break;
+    case phase::metrics_open: {
+      size_t capacity = 0;
+      bool kept = p.src->read_record([&](const history::job_record& rec) {
+        capacity = rec.metrics.capacity();
+        for (auto& id : rec.metrics.tasks())
+          if (p.only.empty() || to_string(id) == p.only)
+            p.tasks.push_back(id);
+      });
+      if (!kept) { // no record: neither part
+        p.at = phase::end;
+        break;
+      }
+      out += ",\"metrics\":{\"capacity_points\":" + std::to_string(capacity) +
+             ",\"tasks\":{";
+      p.next = 0;
+      p.at = phase::metrics_tasks;
+      break;
+    }
+    case phase::metrics_tasks:
+      if (p.next == p.tasks.size()) {
+        out += "}}";
+        p.at = phase::timeline_open;
+        break;
+      }
+      p.src->read_record([&](const history::job_record& rec) {
+        for (size_t n = 0; n < api_tasks_per_read && p.next < p.tasks.size();
+             ++n, ++p.next) {
+          auto& id = p.tasks[p.next];
+          out +=
+              (p.next == 0 ? "" : ",") + key_of(id) +
+              compact(task_metrics_json(rec.metrics.series(id), p.metrics != "latest"));
+        }
+      });
+      break;
+    case phase::timeline_open: {
+      if (!p.timeline) {
+        p.at = phase::end;
+        break;
+      }
+      p.tasks.clear();
+      bool kept = p.src->read_record([&](const history::job_record& rec) {
+        for (auto& t : rec.runs.tasks())
+          if (p.only.empty() || to_string(t.task) == p.only)
+            p.tasks.push_back(t.task);
+      });
+      if (!kept) {
+        p.at = phase::end;
+        break;
+      }
+      out += ",\"timeline\":{";
+      p.next = 0;
+      p.at = phase::timeline_tasks;
+      break;
+    }
+    case phase::timeline_tasks:
+      if (p.next == p.tasks.size()) {
+        out += "}";
+        p.at = phase::end;
+        break;
+      }
+      p.src->read_record([&](const history::job_record& rec) {
+        for (size_t n = 0; n < api_tasks_per_read && p.next < p.tasks.size();
+             ++n, ++p.next) {
+          auto& id = p.tasks[p.next];
+          auto* runs = rec.runs.find(id);
+          out += (p.next == 0 ? "" : ",") + key_of(id) +
+                 (runs ? compact(runs_json(*runs)) : std::string{"[]"});
+        }
+      });
+      break;
+    case phase::end:
+      out += "}\n";
+      p.at = phase::done;
+      return true;
+    case phase::done:
+      return !out.empty();
+    }
+  }
+  return true;
+}
+
 // /api/job: the status (as status.json); ?metrics=latest|1 and ?timeline=1
 // add the record's parts, ?task=worker:0 narrows them to one task.
-void serve_api_job(job_source& src, const job_status& st, const httplib::Request& req,
-                   httplib::Response& res) {
+void serve_api_job(const std::shared_ptr<job_source>& src, const job_status& st,
+                   const httplib::Request& req, httplib::Response& res) {
   auto metrics = param(req, "metrics");
   auto timeline = param(req, "timeline");
-  auto only = param(req, "task");
   res.set_header("Cache-Control", "no-store");
-  if ((metrics.empty() || metrics == "0") && (timeline.empty() || timeline == "0")) {
+  if (metrics == "0")
+    metrics.clear();
+  bool with_timeline = !timeline.empty() && timeline != "0";
+  if (metrics.empty() && !with_timeline) {
     res.set_content(to_json(st, 2) + "\n", "application/json");
     return;
   }
-  auto doc = json::parse(to_json(st));
-  src.read_record([&](const history::job_record& rec) {
-    if (!metrics.empty() && metrics != "0") {
-      json tasks = json::object();
-      for (auto& id : rec.metrics.tasks())
-        if (only.empty() || to_string(id) == only)
-          tasks[to_string(id)] =
-              task_metrics_json(rec.metrics.series(id), metrics != "latest");
-      doc["metrics"] = {{"capacity_points", rec.metrics.capacity()}, {"tasks", tasks}};
-    }
-    if (!timeline.empty() && timeline != "0") {
-      json tasks = json::object();
-      for (auto& t : rec.runs.tasks())
-        if (only.empty() || to_string(t.task) == only)
-          tasks[to_string(t.task)] = runs_json(t);
-      doc["timeline"] = std::move(tasks);
-    }
-  });
-  res.set_content(doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n",
-                  "application/json");
+  auto p = std::make_shared<api_job_stream>();
+  p->src = src;
+  p->head = to_json(st);
+  while (!p->head.empty() && p->head.back() != '}')
+    p->head.pop_back();
+  if (!p->head.empty())
+    p->head.pop_back();
+  p->metrics = metrics;
+  p->timeline = with_timeline;
+  p->only = param(req, "task");
+  res.set_chunked_content_provider(
+      "application/json", [p](size_t, httplib::DataSink& sink) {
+        std::string out;
+        bool more = next_pieces(*p, out);
+        if (!out.empty() && !sink.write(out.data(), out.size()))
+          return false;
+        if (!more || p->at == api_job_stream::phase::done)
+          sink.done();
+        return true;
+      });
 }
 
 } // namespace
@@ -193,9 +322,11 @@ std::string target_after(const std::string& target, const std::string& mount) {
   return rest;
 }
 
-void handle_job_request(job_source& src, const std::string& path,
-                        const httplib::Request& req, const std::string& body,
-                        httplib::Response& res, const route_options& opts) {
+void handle_job_request(const std::shared_ptr<job_source>& source,
+                        const std::string& path, const httplib::Request& req,
+                        const std::string& body, httplib::Response& res,
+                        const route_options& opts) {
+  auto& src = *source;
   bool tensorboard = path == "/tensorboard" || path.rfind("/tensorboard/", 0) == 0;
   if (!tensorboard && req.method != "GET" && req.method != "HEAD") {
     res.status = 405;
@@ -234,7 +365,7 @@ void handle_job_request(job_source& src, const std::string& path,
     return;
   }
   if (path == "/api/job" || path == "/api/job/")
-    return serve_api_job(src, *st, req, res);
+    return serve_api_job(source, *st, req, res);
   if (path.rfind("/logs/", 0) == 0)
     return serve_log(*st, path.substr(6), res);
   if (tensorboard) {

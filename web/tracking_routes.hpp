@@ -17,6 +17,7 @@
 // actors (am/am_host.cpp), in tony-history a replayed event log.
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <caf/expected.hpp>
@@ -62,8 +63,10 @@ struct route_options {
 };
 
 /// Answers the request for `path` (relative to the mount point, starting
-/// with "/" or empty) from `src`. `body` is the raw request body.
-void handle_job_request(job_source& src, const std::string& path,
+/// with "/" or empty) from `src`. `body` is the raw request body. The
+/// answer may be written after this returns (the API's metrics and
+/// timeline are streamed a few tasks at a time): `src` is kept until then.
+void handle_job_request(const std::shared_ptr<job_source>& src, const std::string& path,
                         const httplib::Request& req, const std::string& body,
                         httplib::Response& res, const route_options& opts);
 

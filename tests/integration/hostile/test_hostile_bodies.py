@@ -240,3 +240,82 @@ def test_request_bodies_cannot_hurt_tony_history(tmp_path):
         assert status == 302 and location == "./application_1_0001/", (status, location)
     finally:
         server.stop()
+
+
+def thousand_task_log(path, tasks=1000, lines=400):
+    """An event log of a job of `tasks` workers that each sent `lines`
+    metrics intervals: its record keeps about 350 points a task (the
+    store's 8 MiB budget), tens of MB as /api/job?metrics=1 JSON."""
+    with open(path, "w") as f:
+        f.write(json.dumps({"time_ms": 1000, "event": "job_submitted", "job": {
+            "app_id": "application_1_0002", "name": "thousand", "state": "RUNNING",
+            "attempt": 1}}) + "\n")
+        for i in range(tasks):
+            f.write(json.dumps({"time_ms": 1001, "event": "task_requested", "task": {
+                "type": "worker", "index": i, "attempt": 1, "state": "REQUESTED"}}) + "\n")
+        fields = ["rss_bytes", "cpu_cores", "gpu_util_pct", "gpu_used_bytes"]
+        for n in range(lines):
+            row = {f"worker:{i}": [(200 + i + n) << 20, 0.75, 0, 0] for i in range(tasks)}
+            f.write(json.dumps({"time_ms": 2000 + n * 10000, "event": "metrics",
+                                "step_ms": 10000, "fields": fields, "tasks": row}) + "\n")
+
+
+def test_a_thousand_tasks_metrics_cannot_hurt_tony_history(tmp_path):
+    """/api/job?metrics=1&timeline=1 of a 1,000-task job, fetched by six
+    clients at once, again and again: the answer (tens of MB) is streamed a
+    few tasks at a time, so tony-history stays under 64 MiB above its idle
+    RSS (the record loaded) and answers another client within a second."""
+    history_dir = tmp_path / "history"
+    history_dir.mkdir()
+    thousand_task_log(history_dir / "application_1_0002.jsonl")
+    # Under ASan, freed memory waits in a quarantine of 256 MiB before it
+    # is reused, so any churn of allocations would read as growth: a small
+    # quarantine leaves what the server holds (a build without ASan has
+    # none).
+    asan = os.environ.get("ASAN_OPTIONS", "detect_leaks=0")
+    os.environ["ASAN_OPTIONS"] = asan + ":quarantine_size_mb=4:thread_local_quarantine_size_kb=64"
+    try:
+        server = HistoryServer(history_dir)
+    finally:
+        os.environ["ASAN_OPTIONS"] = asan
+    try:
+        # The record is loaded by the job's first request (its page).
+        status, _, page = get(server.url + "jobs/application_1_0002/", timeout=60)
+        assert status == 200, page[:500]
+        watch = Watch(server.proc.pid, server.url)
+        api = server.url + "jobs/application_1_0002/api/job?metrics=1&timeline=1"
+        with urllib.request.urlopen(api, timeout=60) as res:
+            body = res.read()
+        size = len(body)
+        first = json.loads(body)
+        del body
+        assert len(first["metrics"]["tasks"]) == 1000, list(first)[:10]
+        assert len(first["timeline"]) == 1000, list(first["timeline"])[:10]
+        points = first["metrics"]["tasks"]["worker:999"]["points"]
+        assert points >= 100, points
+        del first
+        failures = []
+
+        def fetch():
+            for _ in range(3):
+                try:
+                    with urllib.request.urlopen(api, timeout=60) as res:
+                        got = 0
+                        while chunk := res.read(256 << 10):
+                            got += len(chunk)
+                            time.sleep(0.01)
+                    if got < size // 2:
+                        failures.append(f"only {got} bytes")
+                except OSError as e:
+                    failures.append(str(e))
+        clients = [threading.Thread(target=fetch) for _ in range(6)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join()
+        watch.stop()
+        assert not failures, failures[:3]
+        print(f"/api/job?metrics=1&timeline=1: {size} bytes as JSON")
+        watch.check("six clients reading a 1,000-task job's metrics")
+    finally:
+        server.stop()

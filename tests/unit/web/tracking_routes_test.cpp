@@ -3,12 +3,15 @@
 
 #include "web/tracking_routes.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "messages/error.hpp"
+#include "runtime/history/job_record.hpp"
 #include "runtime/status_json.hpp"
 #include "web/http_server.hpp"
 
@@ -27,9 +30,19 @@ public:
   }
   bool live() const override { return is_live; }
 
+  bool read_record(const std::function<void(const history::job_record&)>& f) override {
+    if (!record)
+      return false;
+    ++reads;
+    f(*record);
+    return true;
+  }
+
   job_status st;
   bool fail = false;
   bool is_live = true;
+  std::shared_ptr<history::job_record> record;
+  std::atomic<int> reads{0};
 };
 
 class routes_test : public ::testing::Test {
@@ -77,7 +90,9 @@ protected:
         res.status = 404;
         return;
       }
-      handle_job_request(src, req.path.substr(mount.size()), req, body, res, opts);
+      // The fixture outlives the server (stopped in TearDown).
+      std::shared_ptr<job_source> kept{&src, [](job_source*) {}};
+      handle_job_request(kept, req.path.substr(mount.size()), req, body, res, opts);
     });
     return httplib::Client("127.0.0.1", *port);
   }
@@ -147,6 +162,59 @@ TEST_F(routes_test, api_job_is_the_status_as_json) {
   auto st = job_status_from_json(res->body);
   ASSERT_TRUE(st);
   EXPECT_EQ(to_json(*st), to_json(src.st));
+}
+
+// A 1,000-task job's series are tens of MB as JSON: /api/job streams them a
+// few tasks at a time (chunked), reading the record once per piece, never
+// holding it while the answer is sent.
+TEST_F(routes_test, metrics_and_timeline_are_streamed_a_few_tasks_at_a_time) {
+  src.record = std::make_shared<history::job_record>();
+  auto& rec = *src.record;
+  rec.metrics.expect_tasks(1000);
+  for (int32_t i = 0; i < 1000; ++i) {
+    task_id id{"worker", i};
+    for (int64_t t = 1; t <= 40; ++t) {
+      task_sample x;
+      x.time_ms = t * 1000;
+      x.rss_bytes = (100 + i) << 20;
+      x.cpu_cores = 0.5f;
+      x.processes = 2;
+      rec.metrics.add(id, x);
+    }
+    history::job_event e;
+    e.time_ms = 5;
+    e.kind = "task_requested";
+    e.task.task = id;
+    e.task.attempt = 1;
+    e.task.state = "REQUESTED";
+    rec.runs.apply(e);
+  }
+  auto cli = serve();
+  auto res = cli.Get("/api/job?metrics=1&timeline=1");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Transfer-Encoding"), "chunked");
+  auto doc = nlohmann::json::parse(res->body, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << res->body.substr(0, 300);
+  EXPECT_EQ(doc["app_id"], "application_1_0001");
+  EXPECT_EQ(doc["metrics"]["capacity_points"], rec.metrics.capacity());
+  ASSERT_EQ(doc["metrics"]["tasks"].size(), 1000u);
+  auto& w7 = doc["metrics"]["tasks"]["worker:7"];
+  EXPECT_EQ(w7["points"], 40);
+  EXPECT_EQ(w7["series"]["rss_bytes"].size(), 40u);
+  EXPECT_EQ(w7["latest"]["rss_bytes"], int64_t{107} << 20);
+  ASSERT_EQ(doc["timeline"].size(), 1000u);
+  EXPECT_EQ(doc["timeline"]["worker:999"][0]["requested_ms"], 5);
+  // Read once per piece of at most 16 tasks, for each part.
+  EXPECT_GE(src.reads.load(), 2 * 1000 / 16);
+
+  auto one = cli.Get("/api/job?metrics=latest&task=worker:7");
+  ASSERT_TRUE(one);
+  auto only = nlohmann::json::parse(one->body, nullptr, false);
+  ASSERT_TRUE(only.is_object()) << one->body.substr(0, 300);
+  ASSERT_EQ(only["metrics"]["tasks"].size(), 1u);
+  EXPECT_FALSE(only["metrics"]["tasks"]["worker:7"].contains("series"));
+  EXPECT_FALSE(only.contains("timeline"));
 }
 
 TEST_F(routes_test, an_unavailable_status_is_a_503_that_says_why) {
