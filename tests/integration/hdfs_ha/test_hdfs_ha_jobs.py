@@ -189,3 +189,41 @@ def test_no_namenode_answering_is_a_clear_error_in_bounded_time():
     assert "no NameNode answered as active" in out, out
     for address in dead.values():
         assert f"http://{address}" in out, out
+
+
+def rm_app_count():
+    import urllib.request
+    with urllib.request.urlopen(f"http://{y.rm_web()}/ws/v1/cluster/apps", timeout=10) as r:
+        return len((json.load(r).get("apps") or {}).get("app") or [])
+
+
+def test_both_namenodes_really_down_is_a_clear_error_and_leaves_nothing():
+    """Both NameNodes of hdfs://tonyns killed with -9 (the active one, then
+    the one that took over; their ZKFCs keep running): tony-submit fails
+    with exit 3 in bounded time naming both, submits no application and
+    leaves no scratch directory. Both started again, the nameservice has an
+    active NameNode again for the tests after."""
+    first = kill_active()
+    other = "nn2" if first == "nn1" else "nn1"
+    try:
+        assert y.wait_until(lambda: nn_state(other) == "active", 90, step=0.5), \
+            f"{other} did not take over"
+        assert kill_active() == other
+        apps = rm_app_count()
+        scratch = tempfile.gettempdir()
+        before = {n for n in os.listdir(scratch) if n.startswith("tony-submit-")}
+        code, out, secs = y.submit([y.env_check_job()], timeout=180)
+        assert code == 3, out
+        assert secs < 60, f"{secs:.1f} s"
+        assert "no NameNode answered as active" in out, out
+        for nn in ("nn1", "nn2"):
+            assert web_of(nn) in out, out
+        assert "submitted application_" not in out, out
+        assert rm_app_count() == apps
+        after = {n for n in os.listdir(scratch) if n.startswith("tony-submit-")}
+        assert after <= before, after - before
+    finally:
+        for nn in ("nn1", "nn2"):
+            if nn_state(nn) == "down":
+                cluster("nn-start", nn)
+        cluster("nn-wait-active")
