@@ -169,6 +169,49 @@ std::string compact(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// Starts a part (metrics or timeline): its tasks, in the record's order,
+// and its opening; false when the source keeps no record (then neither
+// part is written).
+bool open_part(api_job_stream& p, std::string& out, bool metrics) {
+  p.tasks.clear();
+  p.next = 0;
+  size_t capacity = 0;
+  bool kept = p.src->read_record([&](const history::job_record& rec) {
+    capacity = rec.metrics.capacity();
+    if (metrics) {
+      for (auto& id : rec.metrics.tasks())
+        if (p.only.empty() || to_string(id) == p.only)
+          p.tasks.push_back(id);
+    } else {
+      for (auto& t : rec.runs.tasks())
+        if (p.only.empty() || to_string(t.task) == p.only)
+          p.tasks.push_back(t.task);
+    }
+  });
+  if (!kept)
+    return false;
+  out += metrics ? ",\"metrics\":{\"capacity_points\":" + std::to_string(capacity) +
+                       ",\"tasks\":{"
+                 : std::string{",\"timeline\":{"};
+  return true;
+}
+
+// The next few tasks of a part, from one read of the record.
+void write_tasks(api_job_stream& p, std::string& out, bool metrics) {
+  p.src->read_record([&](const history::job_record& rec) {
+    for (size_t n = 0; n < api_tasks_per_read && p.next < p.tasks.size(); ++n, ++p.next) {
+      auto& id = p.tasks[p.next];
+      out += (p.next == 0 ? "" : ",") + key_of(id);
+      if (metrics) {
+        out += compact(task_metrics_json(rec.metrics.series(id), p.metrics != "latest"));
+      } else {
+        auto* runs = rec.runs.find(id);
+        out += runs ? compact(runs_json(*runs)) : std::string{"[]"};
+      }
+    }
+  });
+}
+
 // Appends the next pieces of the answer to `out`, up to about
 // api_piece_bytes; false once everything was written.
 bool next_pieces(api_job_stream& p, std::string& out) {
@@ -179,75 +222,27 @@ bool next_pieces(api_job_stream& p, std::string& out) {
       out += p.head;
       p.at = p.metrics.empty() ? phase::timeline_open : phase::metrics_open;
       break;
-    case phase::metrics_open: {
-      size_t capacity = 0;
-      bool kept = p.src->read_record([&](const history::job_record& rec) {
-        capacity = rec.metrics.capacity();
-        for (auto& id : rec.metrics.tasks())
-          if (p.only.empty() || to_string(id) == p.only)
-            p.tasks.push_back(id);
-      });
-      if (!kept) { // no record: neither part
-        p.at = phase::end;
-        break;
-      }
-      out += ",\"metrics\":{\"capacity_points\":" + std::to_string(capacity) +
-             ",\"tasks\":{";
-      p.next = 0;
-      p.at = phase::metrics_tasks;
+    case phase::metrics_open:
+      p.at = open_part(p, out, true) ? phase::metrics_tasks : phase::end;
       break;
-    }
     case phase::metrics_tasks:
-      if (p.next == p.tasks.size()) {
+      if (p.next < p.tasks.size()) {
+        write_tasks(p, out, true);
+      } else {
         out += "}}";
         p.at = phase::timeline_open;
-        break;
       }
-      p.src->read_record([&](const history::job_record& rec) {
-        for (size_t n = 0; n < api_tasks_per_read && p.next < p.tasks.size();
-             ++n, ++p.next) {
-          auto& id = p.tasks[p.next];
-          out +=
-              (p.next == 0 ? "" : ",") + key_of(id) +
-              compact(task_metrics_json(rec.metrics.series(id), p.metrics != "latest"));
-        }
-      });
       break;
-    case phase::timeline_open: {
-      if (!p.timeline) {
-        p.at = phase::end;
-        break;
-      }
-      p.tasks.clear();
-      bool kept = p.src->read_record([&](const history::job_record& rec) {
-        for (auto& t : rec.runs.tasks())
-          if (p.only.empty() || to_string(t.task) == p.only)
-            p.tasks.push_back(t.task);
-      });
-      if (!kept) {
-        p.at = phase::end;
-        break;
-      }
-      out += ",\"timeline\":{";
-      p.next = 0;
-      p.at = phase::timeline_tasks;
+    case phase::timeline_open:
+      p.at = p.timeline && open_part(p, out, false) ? phase::timeline_tasks : phase::end;
       break;
-    }
     case phase::timeline_tasks:
-      if (p.next == p.tasks.size()) {
+      if (p.next < p.tasks.size()) {
+        write_tasks(p, out, false);
+      } else {
         out += "}";
         p.at = phase::end;
-        break;
       }
-      p.src->read_record([&](const history::job_record& rec) {
-        for (size_t n = 0; n < api_tasks_per_read && p.next < p.tasks.size();
-             ++n, ++p.next) {
-          auto& id = p.tasks[p.next];
-          auto* runs = rec.runs.find(id);
-          out += (p.next == 0 ? "" : ",") + key_of(id) +
-                 (runs ? compact(runs_json(*runs)) : std::string{"[]"});
-        }
-      });
       break;
     case phase::end:
       out += "}\n";
