@@ -31,11 +31,19 @@ ipc_client::key ipc_client::key_of(const connection_params& x) {
              x.server_kind,  security};
 }
 
+namespace {
+
+error shutting_down(const connection_params& target) {
+  return error{error_code::cancelled,
+               "no call to " + describe_server(target) + ": the client is shutting down"};
+}
+
+} // namespace
+
 expected<std::shared_ptr<ipc_connection>>
 ipc_client::acquire(const connection_params& target, deadline until, bool* reused) {
   if (shut_down_)
-    return error{error_code::cancelled, "no call to " + describe_server(target) +
-                                            ": the client is shutting down"};
+    return shutting_down(target);
   std::shared_ptr<slot> s;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -70,8 +78,7 @@ ipc_client::acquire(const connection_params& target, deadline until, bool* reuse
   if (shut_down_) { // shut down while connecting: close_all missed this one
     guard.unlock();
     (*conn)->close();
-    return error{error_code::cancelled, "no call to " + describe_server(target) +
-                                            ": the client is shutting down"};
+    return shutting_down(target);
   }
   s->conn = std::shared_ptr<ipc_connection>{std::move(*conn)};
   return s->conn;

@@ -125,20 +125,18 @@ bool tensorboard_launcher::refuse_start(const std::string& client, status& s) {
                 times.end());
     i = times.empty() ? starts_.erase(i) : std::next(i);
   }
-  auto& mine = starts_[client];
   auto seconds_until = [](clock_type::duration d) {
     return std::max<int64_t>(
         1, std::chrono::duration_cast<std::chrono::seconds>(d).count() + 1);
   };
-  if (mine.size() >= opts_.starts_per_client) {
+  auto mine = starts_.find(client);
+  if (mine != starts_.end() && mine->second.size() >= opts_.starts_per_client) {
     s.state = status::too_many;
-    s.retry_after_s = seconds_until(mine.front() + window - now);
-    s.why = std::to_string(mine.size()) + " TensorBoards were started for " +
+    s.retry_after_s = seconds_until(mine->second.front() + window - now);
+    s.why = std::to_string(mine->second.size()) + " TensorBoards were started for " +
             (client.empty() ? std::string{"this client"} : client) + " in the last " +
             std::to_string(opts_.start_window_ms / 1000) + " s; try again in " +
             std::to_string(s.retry_after_s) + " s";
-    if (mine.empty())
-      starts_.erase(client);
     return true;
   }
   if (!make_room()) {
@@ -151,11 +149,9 @@ bool tensorboard_launcher::refuse_start(const std::string& client, status& s) {
             " TensorBoards this server runs were used in the last " +
             std::to_string(opts_.keep_ms / 1000) + " s; try again in " +
             std::to_string(s.retry_after_s) + " s";
-    if (mine.empty())
-      starts_.erase(client);
     return true;
   }
-  mine.push_back(now);
+  starts_[client].push_back(now);
   return false;
 }
 

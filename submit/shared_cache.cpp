@@ -65,9 +65,6 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
   auto res = trusted_copy(**cache, name, archive, use, &doubted);
   if (doubted)
     return own_copy(use, path, "cache-" + hash + "-" + name, name, archive);
-  // Localized PRIVATE, like the binaries: the NodeManager keeps it in the
-  // user's cache, so the next job with the same content on that node
-  // starts without downloading or unpacking it again.
   // Absent: stage it, keeping a copy another submit put there meanwhile
   // (same content). Another size: a stale copy, replaced. Files are
   // written under a temporary name and renamed, so a copy is whole or
@@ -76,6 +73,9 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
     res = (*cache)->put_shared(path, name, archive);
   else if (res->size != size)
     res = (*cache)->put(path, name, archive);
+  // Localized PRIVATE, like the binaries: the NodeManager keeps it in the
+  // user's cache, so the next job with the same content on that node
+  // starts without downloading or unpacking it again.
   if (res)
     res->visibility = "PRIVATE";
   return res;

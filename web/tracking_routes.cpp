@@ -213,46 +213,40 @@ void write_tasks(api_job_stream& p, std::string& out, bool metrics) {
 }
 
 // Appends the next pieces of the answer to `out`, up to about
-// api_piece_bytes; false once everything was written.
-bool next_pieces(api_job_stream& p, std::string& out) {
+// api_piece_bytes or to its end (then p.at is done).
+void next_pieces(api_job_stream& p, std::string& out) {
   using phase = api_job_stream::phase;
-  while (out.size() < api_piece_bytes) {
+  while (out.size() < api_piece_bytes && p.at != phase::done) {
+    bool metrics = p.at == phase::metrics_open || p.at == phase::metrics_tasks;
     switch (p.at) {
     case phase::head:
       out += p.head;
       p.at = p.metrics.empty() ? phase::timeline_open : phase::metrics_open;
       break;
     case phase::metrics_open:
-      p.at = open_part(p, out, true) ? phase::metrics_tasks : phase::end;
+    case phase::timeline_open:
+      if ((!metrics && !p.timeline) || !open_part(p, out, metrics))
+        p.at = phase::end; // not asked, or no record: neither part
+      else
+        p.at = metrics ? phase::metrics_tasks : phase::timeline_tasks;
       break;
     case phase::metrics_tasks:
-      if (p.next < p.tasks.size()) {
-        write_tasks(p, out, true);
-      } else {
-        out += "}}";
-        p.at = phase::timeline_open;
-      }
-      break;
-    case phase::timeline_open:
-      p.at = p.timeline && open_part(p, out, false) ? phase::timeline_tasks : phase::end;
-      break;
     case phase::timeline_tasks:
       if (p.next < p.tasks.size()) {
-        write_tasks(p, out, false);
+        write_tasks(p, out, metrics);
       } else {
-        out += "}";
-        p.at = phase::end;
+        out += metrics ? "}}" : "}";
+        p.at = metrics ? phase::timeline_open : phase::end;
       }
       break;
     case phase::end:
       out += "}\n";
       p.at = phase::done;
-      return true;
+      break;
     case phase::done:
-      return !out.empty();
+      break;
     }
   }
-  return true;
 }
 
 // /api/job: the status (as status.json); ?metrics=latest|1 and ?timeline=1
@@ -282,10 +276,10 @@ void serve_api_job(const std::shared_ptr<job_source>& src, const job_status& st,
   res.set_chunked_content_provider(
       "application/json", [p](size_t, httplib::DataSink& sink) {
         std::string out;
-        bool more = next_pieces(*p, out);
+        next_pieces(*p, out);
         if (!out.empty() && !sink.write(out.data(), out.size()))
           return false;
-        if (!more || p->at == api_job_stream::phase::done)
+        if (p->at == api_job_stream::phase::done)
           sink.done();
         return true;
       });

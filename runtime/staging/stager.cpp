@@ -121,6 +121,7 @@ public:
   caf::expected<std::string> doubt(const std::string& name, const std::string&) override {
     auto file = dir_ + "/" + name;
     auto above = fs::path{dir_}.parent_path().string();
+    auto uid = ::geteuid();
     for (auto& [path, is_above] :
          {std::pair{file, false}, std::pair{dir_, false}, std::pair{above, true}}) {
       struct stat st;
@@ -128,7 +129,6 @@ public:
         return fail("cannot stat " + path + ": " + std::strerror(errno));
       if (S_ISLNK(st.st_mode))
         return path + " is a symbolic link";
-      auto uid = ::geteuid();
       auto said = doubt_of(path,
                            "uid " + std::to_string(st.st_uid) + ", not by uid " +
                                std::to_string(uid),
@@ -241,22 +241,14 @@ public:
 
   caf::expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
-    auto status = webhdfs::call_op(nn_, "GET", target, "GETFILESTATUS");
-    if (!status)
-      return status.error();
-    if (status->status == 404)
-      return make_error(errc::unsatisfiable, "no staged file " + fs_uri_ + target);
-    auto j = nlohmann::json::parse(status->body, nullptr, false);
-    if (status->status != 200 || !j.is_object() || !j.contains("FileStatus"))
-      return fail("WebHDFS GETFILESTATUS " + target + " failed (HTTP " +
-                  std::to_string(status->status) +
-                  "): " + webhdfs::remote_message(status->body));
-    auto& st = j["FileStatus"];
+    auto st = file_status(target);
+    if (!st)
+      return st.error();
     local_resource res;
     res.name = name;
     res.url = fs_uri_ + target;
-    res.size = st.value("length", int64_t{0});
-    res.timestamp = st.value("modificationTime", int64_t{0});
+    res.size = st->value("length", int64_t{0});
+    res.timestamp = st->value("modificationTime", int64_t{0});
     res.archive = archive;
     res.visibility = "APPLICATION";
     return res;
@@ -267,21 +259,14 @@ public:
     auto above = dir_.substr(0, dir_.rfind('/'));
     for (auto& [path, is_above] : {std::pair{dir_ + "/" + name, false},
                                    std::pair{dir_, false}, std::pair{above, true}}) {
-      auto status =
-          webhdfs::call_op(nn_, "GET", path.empty() ? "/" : path, "GETFILESTATUS");
-      if (!status)
-        return status.error();
-      auto j = nlohmann::json::parse(status->body, nullptr, false);
-      if (status->status != 200 || !j.is_object() || !j.contains("FileStatus"))
-        return fail("WebHDFS GETFILESTATUS " + path + " failed (HTTP " +
-                    std::to_string(status->status) +
-                    "): " + webhdfs::remote_message(status->body));
-      auto& st = j["FileStatus"];
-      auto owner = st.value("owner", std::string{});
+      auto st = file_status(path.empty() ? "/" : path);
+      if (!st)
+        return st.error();
+      auto owner = st->value("owner", std::string{});
       unsigned mode = 0;
       try {
         mode =
-            static_cast<unsigned>(std::stoul(st.value("permission", "777"), nullptr, 8));
+            static_cast<unsigned>(std::stoul(st->value("permission", "777"), nullptr, 8));
       } catch (const std::exception&) {
         mode = 0777;
       }
@@ -331,6 +316,22 @@ public:
   std::string uri() const override { return fs_uri_ + dir_; }
 
 private:
+  // GETFILESTATUS of `path`: its FileStatus object, errc::unsatisfiable
+  // when there is none.
+  caf::expected<nlohmann::json> file_status(const std::string& path) {
+    auto status = webhdfs::call_op(nn_, "GET", path, "GETFILESTATUS");
+    if (!status)
+      return status.error();
+    if (status->status == 404)
+      return make_error(errc::unsatisfiable, "no staged file " + fs_uri_ + path);
+    auto j = nlohmann::json::parse(status->body, nullptr, false);
+    if (status->status != 200 || !j.is_object() || !j.contains("FileStatus"))
+      return fail("WebHDFS GETFILESTATUS " + path + " failed (HTTP " +
+                  std::to_string(status->status) +
+                  "): " + webhdfs::remote_message(status->body));
+    return std::move(j["FileStatus"]);
+  }
+
   // Uploads under a temporary name, then renames: a concurrent reader sees
   // the whole file or none. CREATE answers 307 with the DataNode to send
   // the bytes to (its URL carries the NameNode's own delegation token).

@@ -215,6 +215,14 @@ TEST_F(routes_test, metrics_and_timeline_are_streamed_a_few_tasks_at_a_time) {
   ASSERT_EQ(only["metrics"]["tasks"].size(), 1u);
   EXPECT_FALSE(only["metrics"]["tasks"]["worker:7"].contains("series"));
   EXPECT_FALSE(only.contains("timeline"));
+
+  auto runs = cli.Get("/api/job?timeline=1&task=worker:3");
+  ASSERT_TRUE(runs);
+  auto timeline = nlohmann::json::parse(runs->body, nullptr, false);
+  ASSERT_TRUE(timeline.is_object()) << runs->body.substr(0, 300);
+  EXPECT_FALSE(timeline.contains("metrics"));
+  ASSERT_EQ(timeline["timeline"].size(), 1u);
+  EXPECT_EQ(timeline["timeline"]["worker:3"][0]["requested_ms"], 5);
 }
 
 TEST_F(routes_test, an_unavailable_status_is_a_503_that_says_why) {
