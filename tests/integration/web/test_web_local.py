@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from weblib import (BIN, SUMMARY_WRITER, Job, api_job, chromium, chromium_run, environment, get,
-                    history, png_size, read_events, replay_prefixes, table_of, task_states,
+from weblib import (BIN, SUMMARY_WRITER, Job, api_job, assert_time_series_shows_the_loss,
+                    chromium, chromium_run, environment, get, history, png_size, read_events, replay_prefixes, table_of, task_states,
                     wait_for)
 
 PAGE_JOB = """
@@ -288,7 +288,7 @@ def post_form(url, fields, timeout=20):
         return e.code, e.read().decode("utf-8", "replace")
 
 
-def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
+def test_the_tensorboard_proxy_serves_the_jobs_tensorboard(tmp_path):
     job = Job(TB_JOB, TB_FILES).submit()
     try:
         base = job.tracking_url()
@@ -321,6 +321,12 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard():
         assert answer and answer[0]["tag"] == "loss", answer
         assert "train" in answer[0]["runToSeries"], answer
         assert len(answer[0]["runToSeries"]["train"]) == 5, answer
+        # As a user meets it: the default dashboard in a real browser shows
+        # the run's points, fetched through the proxy.
+        assert chromium() is not None, "chromium is not installed (scripts/setup.sh installs it)"
+        shot = tmp_path / "tensorboard.png"
+        assert_time_series_shows_the_loss(base + "tensorboard/", shot)
+        assert png_size(shot) == (1280, 800) and shot.stat().st_size > 10_000
         st = api_job(base)
         tb = table_of(st)["tensorboard:0"]
         assert tb["state"] == "RUNNING" and not tb["tracked"]

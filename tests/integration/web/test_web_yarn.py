@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from weblib import (SUMMARY_WRITER, VENV, Job, am_log_line, api_job, get, history, replay_prefixes,
+from weblib import (SUMMARY_WRITER, VENV, Job, am_log_line, api_job,
+                    assert_time_series_shows_the_loss, chromium, get, history, replay_prefixes,
                     table_of, task_states, wait_for, yarn_am)
 
 CONF = os.environ.get("HADOOP_CONF_DIR", "")
@@ -121,6 +122,15 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
             return json.loads(body) if status == 200 and "train" in body else None
         assert "train" in wait_for(runs, 240, "the run 'train' through the RM's proxy", job,
                                    step=1)
+
+        def tags():
+            status, _, body = get(proxy + "tensorboard/data/plugin/scalars/tags", timeout=30)
+            return body if status == 200 and "loss" in body else None
+        wait_for(tags, 240, "the tag 'loss' through the RM's proxy", job, step=1)
+        # The default dashboard in a real browser, through the RM's proxy
+        # and the AM's: its data come by POST through both.
+        assert chromium() is not None, "chromium is not installed (scripts/setup.sh installs it)"
+        assert_time_series_shows_the_loss(proxy + "tensorboard/")
 
         job.release()
         assert job.wait(timeout=300) == 0, job.output()

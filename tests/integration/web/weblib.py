@@ -194,6 +194,55 @@ def chromium_run(url, *mode, size="1200,800", timeout=90):
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def time_series_in_chromium(tensorboard_url, shot=None):
+    """What TensorBoard's Time Series dashboard (its default) shows in headless
+    Chromium at `tensorboard_url` (ending in "tensorboard/"): {"rows": the
+    scalar cards' data-table rows as (run, value, step), "lines": each line
+    drawn, as its (x, y) vertices}. The charts are drawn in SVG
+    (?forceSVG=true) so their lines are in the DOM; Chromium's virtual time
+    does not run while requests are pending, so the page has loaded its data
+    when the DOM is dumped. `shot`: a PNG of the page is written there too."""
+    url = tensorboard_url + "?forceSVG=true#timeseries"
+    budget = "--virtual-time-budget=20000"
+    dom = chromium_run(url, budget, "--dump-dom", size="1280,800")
+    if shot is not None:
+        chromium_run(url, budget, f"--screenshot={shot}", size="1280,800")
+    def text(html):
+        return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+    rows = []
+    for table in re.findall(r"<scalar-card-data-table.*?</scalar-card-data-table>", dom, re.S):
+        # Columns by their headers (the first, a run's colour, has none).
+        head = [text(c) for c in re.findall(
+            r"<tb-data-table-header-cell\b.*?</tb-data-table-header-cell>", table, re.S)]
+        for row in re.findall(r"<tb-data-table-content-row\b.*?</tb-data-table-content-row>",
+                              table, re.S):
+            cells = dict(zip(head, (text(c) for c in re.findall(
+                r"<tb-data-table-content-cell\b.*?</tb-data-table-content-cell>", row, re.S))))
+            rows.append((cells["Run"], float(cells["Value"]), int(cells["Step"])))
+    lines = []
+    for chart in re.findall(r"<line-chart\b.*?</line-chart>", dom, re.S):
+        for d in re.findall(r'<path d="(M[-0-9.,L]+)" style="[^"]*stroke', chart):
+            lines.append([tuple(float(v) for v in p.split(","))
+                          for p in d[1:].split("L")])
+    return {"rows": rows, "lines": lines, "dom": dom}
+
+
+def assert_time_series_shows_the_loss(tensorboard_url, shot=None):
+    """SUMMARY_WRITER's run as a user sees it on TensorBoard's default
+    dashboard through `tensorboard_url`: the card's data table gives run
+    'train' its last point (step 4, loss 0.2) and the chart draws its five
+    points, the loss falling (SVG's y grows downwards)."""
+    seen = time_series_in_chromium(tensorboard_url, shot)
+    where = f"TensorBoard's Time Series at {tensorboard_url} in Chromium"
+    assert ("train", 0.2, 4) in seen["rows"], \
+        f"{where}: no row 'train 0.2 4' in {seen['rows']}; the DOM:\n{seen['dom'][-3000:]}"
+    drawn = [line for line in seen["lines"] if len(line) == 5]
+    assert drawn, f"{where}: no line of 5 points among {seen['lines']}"
+    xs, ys = zip(*drawn[0])
+    assert list(xs) == sorted(set(xs)) and list(ys) == sorted(set(ys)), \
+        f"{where}: the line {drawn[0]} is not the loss falling step by step"
+
+
 def png_size(path):
     """(width, height) from a PNG's IHDR chunk."""
     data = Path(path).read_bytes()
