@@ -104,6 +104,19 @@ void add_control_options(CLI::App& app, control_line& cl, tony::front_request& r
                  "~/.tony/jobs)");
 }
 
+// Who tony-submit logs in as on a secure cluster, and whom it submits for.
+void add_login_options(CLI::App& app, tony::submit_options& opts) {
+  app.add_option("--principal", opts.principal,
+                 "Kerberos principal to log in as (overrides [security] principal)");
+  app.add_option("--keytab", opts.keytab,
+                 "keytab of --principal: log in from it instead of the ticket cache "
+                 "(overrides [security] keytab)");
+  app.add_option("--proxy-user", opts.proxy_user,
+                 "submit for this user, who then owns the job, as Hadoop's proxy users "
+                 "(the cluster's hadoop.proxyuser.<you>.* must allow it; default "
+                 "$HADOOP_PROXY_USER; YARN only)");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -129,11 +142,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"local", "yarn"}));
   app.add_option("--hadoop-conf", opts.hadoop_conf,
                  "Hadoop configuration directory (default: $HADOOP_CONF_DIR)");
-  app.add_option("--principal", opts.principal,
-                 "Kerberos principal to log in as (overrides [security] principal)");
-  app.add_option("--keytab", opts.keytab,
-                 "keytab of --principal: log in from it instead of the ticket cache "
-                 "(overrides [security] keytab)");
+  add_login_options(app, opts);
   app.add_flag("--detach", opts.detach, "submit and return without following the job");
   app.add_flag("-q,--quiet", opts.quiet, "print only the outcome");
   app.add_option("--follow", opts.follow,

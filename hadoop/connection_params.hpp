@@ -1,7 +1,7 @@
 #pragma once
 
 // Who a connection is for and how it behaves. Connections are pooled per
-// (address, protocol, user, token, Kerberos principal, protection): two
+// (address, protocol, user, proxy user, token, Kerberos principal, protection): two
 // calls with equal params share one.
 
 #include <chrono>
@@ -27,6 +27,12 @@ struct connection_params {
   std::string protocol;
   /// The effective user for SIMPLE authentication.
   std::string user;
+  /// The user this connection acts for (Hadoop's proxy users), if any: the
+  /// connection context names it as the effective user and the server
+  /// checks the authenticated user (`user`, or the Kerberos principal)
+  /// against its hadoop.proxyuser.<user>.* settings. Not with a token: a
+  /// token carries its own user.
+  std::string proxy_user;
   /// With a token the connection authenticates with SASL DIGEST-MD5
   /// (TOKEN); with Kerberos credentials with SASL GSSAPI (KERBEROS);
   /// without either it uses SIMPLE (auth protocol NONE).

@@ -27,8 +27,9 @@ ipc_client::key ipc_client::key_of(const connection_params& x) {
       std::to_string(reinterpret_cast<uintptr_t>(x.kerberos.get())) + '\0' +
       std::to_string(x.protection.bits()) + '\0' + x.kerberos_principal.key + '\0' +
       x.kerberos_principal.principal + '\0' + x.kerberos_principal.pattern;
-  return key{x.address.host, x.address.port, x.protocol, x.user, tok,
-             x.server_kind,  security};
+  return key{
+      x.address.host, x.address.port, x.protocol, x.user + '\0' + x.proxy_user, tok,
+      x.server_kind,  security};
 }
 
 namespace {

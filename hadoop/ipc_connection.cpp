@@ -245,12 +245,18 @@ expected<void> ipc_connection::handshake(deadline until) {
   context.set_protocol(params_.protocol);
   auto* user_info = context.mutable_userinfo();
   // With a token the server takes the user from the token; KERBEROS names
-  // the principal (the authenticated user itself, so no proxy user);
-  // SIMPLE names the user it claims (ProtoUtil.makeIpcConnectionContext).
-  if (auth_method_ == "SIMPLE")
-    user_info->set_effectiveuser(params_.user);
-  else if (auth_method_ == "KERBEROS")
-    user_info->set_effectiveuser(params_.kerberos->principal());
+  // the effective user only (the principal, or the user it acts for: the
+  // authenticated principal is the real user); SIMPLE names the user it
+  // claims, and the real user when it acts for another
+  // (ProtoUtil.makeIpcConnectionContext).
+  const auto& proxy = params_.proxy_user;
+  if (auth_method_ == "SIMPLE") {
+    user_info->set_effectiveuser(proxy.empty() ? params_.user : proxy);
+    if (!proxy.empty())
+      user_info->set_realuser(params_.user);
+  } else if (auth_method_ == "KERBEROS") {
+    user_info->set_effectiveuser(proxy.empty() ? params_.kerberos->principal() : proxy);
+  }
   auto header = make_request_header(connection_context_call_id, client_id_, -1);
   if (auto ok = write_frame(make_frame({&header, &context}), until); !ok)
     return fail(ok.error(), "sending the connection context");

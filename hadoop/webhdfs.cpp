@@ -129,9 +129,10 @@ std::string op_url_at(const std::string& base, const http_auth& auth,
   auto url = base_url(base) + "/webhdfs/v1" + path + "?op=" + op;
   if (!auth.delegation.empty())
     return url + "&delegation=" + auth.delegation;
+  auto doas = auth.proxy_user.empty() ? std::string{} : "&doas=" + auth.proxy_user;
   if (auth.kerberos)
-    return url;
-  return url + "&user.name=" + auth.user;
+    return url + doas;
+  return url + "&user.name=" + auth.user + doas;
 }
 
 // What this process knows of each HA list (for every namenode_http that

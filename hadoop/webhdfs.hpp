@@ -37,6 +37,9 @@ struct http_auth {
   std::string user;
   /// SPNEGO with this login (wins over `user`).
   std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  /// The user the calls act for (Hadoop's proxy users; `doas`), the
+  /// authenticated user being `user` or the Kerberos login; empty: none.
+  std::string proxy_user;
   /// An HDFS delegation token's URL string (wins over both).
   std::string delegation;
   /// A PEM file of the CAs HTTPS servers are checked against; empty: the

@@ -155,6 +155,12 @@ int run_front(front_request& req) {
   }
   if (job->cluster.backend == "yarn")
     return submit_yarn(*job, req.opts);
+  if (!req.opts.proxy_user.empty()) {
+    std::cerr << req.program << ": --proxy-user " << req.opts.proxy_user
+              << " (or HADOOP_PROXY_USER) submits for another user on YARN; the local "
+                 "backend runs as you: drop it, or use --backend yarn\n";
+    return exit_usage;
+  }
   return submit_local(*job, req.opts);
 }
 

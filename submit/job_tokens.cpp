@@ -63,7 +63,8 @@ caf::expected<hadoop::credentials> forwarded_tokens() {
 caf::expected<job_credentials> gather_job_credentials(
     const hadoop::configuration& conf, const security_spec& security,
     const std::shared_ptr<hadoop::ipc_client>& ipc,
-    const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos) {
+    const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,
+    const std::string& proxy_user) {
   job_credentials result;
   auto forwarded = forwarded_tokens();
   if (!forwarded)
@@ -77,8 +78,9 @@ caf::expected<job_credentials> gather_job_credentials(
   result.plan = std::move(*plan);
   if (result.plan.namenodes.empty())
     return result;
-  auto got = hdfs::obtain_tokens(ipc, result.plan, kerberos,
-                                 hadoop::deadline_after(std::chrono::seconds(30)));
+  auto got =
+      hdfs::obtain_tokens(ipc, result.plan, kerberos,
+                          hadoop::deadline_after(std::chrono::seconds(30)), proxy_user);
   if (!got)
     return make_error(errc::infrastructure, got.error().message());
   result.hdfs = std::move(*got);

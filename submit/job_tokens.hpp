@@ -45,13 +45,15 @@ struct job_credentials {
 caf::expected<hadoop::credentials> forwarded_tokens();
 
 /// Everything the AM gets: forwarded tokens, and with `kerberos` an HDFS
-/// token from every NameNode of the job. errc::invalid_config for a client
+/// token from every NameNode of the job (for `proxy_user` when not empty:
+/// Hadoop's proxy users). errc::invalid_config for a client
 /// configuration that cannot name the renewer or a NameNode;
 /// errc::infrastructure when a NameNode does not give a token.
 caf::expected<job_credentials> gather_job_credentials(
     const hadoop::configuration& conf, const security_spec& security,
     const std::shared_ptr<hadoop::ipc_client>& ipc,
-    const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos);
+    const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,
+    const std::string& proxy_user = {});
 
 /// What the user is told about the tokens' life: with a keytab, that the
 /// AM gets new ones; without one, until when the job can run (the earliest

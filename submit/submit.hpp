@@ -33,6 +33,10 @@ struct submit_options {
   /// core-site.xml sets hadoop.security.authentication=kerberos.
   std::string principal;
   std::string keytab;
+  /// --proxy-user, else HADOOP_PROXY_USER: the user the job is submitted
+  /// for, as Hadoop's proxy users (doc/operations.md "Proxy users"). YARN
+  /// only.
+  std::string proxy_user;
   /// The directory holding tony-am and tony-executor (tony-submit's own).
   std::string bin_dir;
   /// Set (to the signal number) when the user interrupts tony-submit. The

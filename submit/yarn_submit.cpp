@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -120,12 +121,31 @@ std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
 // ticket cache or a keytab (--principal/--keytab, else [security]).
 struct rm_connection {
   yarn::application_client rm;
-  std::string user; // the short user name: staging dirs, HADOOP_USER_NAME
+  std::string user; // the job's short user name: staging dirs, HADOOP_USER_NAME
   std::shared_ptr<hadoop::ipc_client> ipc;
   /// The Kerberos login on a secure cluster, else null.
   std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
-  std::string keytab; // the keytab it came from, if any
+  std::string keytab;     // the keytab the AM gets new tokens with, if any
+  std::string proxy_user; // whom the calls act for (then `user`), if anyone
+  std::string login_user; // who tony-submit authenticates as
 };
+
+// --proxy-user, else HADOOP_PROXY_USER (as Hadoop's own clients read it):
+// the name, or empty. A name that cannot be a user's is refused here
+// rather than sent in a URL.
+std::variant<std::string, int> proxy_user_of(const submit_options& opts) {
+  auto* env = std::getenv("HADOOP_PROXY_USER");
+  auto name = !opts.proxy_user.empty() ? opts.proxy_user : env ? env : "";
+  auto bad = std::find_if(name.begin(), name.end(), [](unsigned char ch) {
+    return !std::isalnum(ch) && ch != '.' && ch != '_' && ch != '-' && ch != '@';
+  });
+  if (bad == name.end())
+    return name;
+  complain("proxy user '" + name + "' (" +
+           (opts.proxy_user.empty() ? "HADOOP_PROXY_USER" : "--proxy-user") +
+           "): a user name has letters, digits and . _ - @ only");
+  return exit_usage;
+}
 
 // Why a token file did not spare the user a login: a workflow scheduler
 // (Oozie's launcher) hands its clients HADOOP_TOKEN_FILE_LOCATION and no
@@ -177,8 +197,23 @@ std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
     complain(rm.error().message());
     return exit_usage;
   }
-  return rm_connection{std::move(*rm), user, ipc, kerberos,
-                       kerberos && kerberos->from_keytab() ? keytab : std::string{}};
+  auto proxy = proxy_user_of(opts);
+  if (auto code = std::get_if<int>(&proxy))
+    return *code;
+  auto& acting_for = std::get<std::string>(proxy);
+  // A keytab goes to the AM only for the login's own jobs: a proxy user's
+  // job lives on its tokens, and never holds the superuser's keytab.
+  auto shipped_keytab =
+      kerberos && kerberos->from_keytab() && acting_for.empty() ? keytab : std::string{};
+  if (!acting_for.empty()) {
+    rm->act_as(acting_for);
+    if (!opts.quiet)
+      say("proxy user: submitting for " + acting_for + " as " + user +
+          " (the cluster's hadoop.proxyuser." + user + ".* must allow it)");
+  }
+  auto job_user = acting_for.empty() ? user : acting_for;
+  return rm_connection{std::move(*rm), job_user,   ipc, kerberos,
+                       shipped_keytab, acting_for, user};
 }
 
 // The CA file HTTPS endpoints are checked against: [security] ca_file,
@@ -194,16 +229,19 @@ std::string ca_file_of(const security_spec& security) {
 // authenticate: SPNEGO with its Kerberos login, else SIMPLE as the user.
 webhdfs::http_auth http_auth_of(const rm_connection& c, const security_spec& security) {
   webhdfs::http_auth auth;
-  auth.user = c.user;
+  auth.user = c.login_user;
   auth.kerberos = c.kerberos;
+  auth.proxy_user = c.proxy_user;
   auth.ca_file = ca_file_of(security);
   return auth;
 }
 
 // The message for a ResourceManager that did not answer a first call.
 std::string rm_failure(const hadoop::error& err, const std::string& conf_dir) {
-  // Authentication problems carry their own what-to-do.
-  if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException"))
+  // Authentication problems carry their own what-to-do; a refused proxy
+  // user is the cluster's word (hadoop.proxyuser.*).
+  if (err.code() == hadoop::error_code::auth || err.is_remote("AccessControlException") ||
+      err.is_remote("AuthorizationException"))
     return err.message();
   // With HA the failover's message names every RM and what to check.
   if (err.message().rfind("no ResourceManager answered", 0) == 0)
@@ -485,7 +523,8 @@ std::string unfit_ask(const job_spec& job, const resource& max) {
 std::variant<job_credentials, int> credentials_for(const rm_connection& c,
                                                    const hadoop_setup& setup,
                                                    const job_spec& job, bool quiet) {
-  auto creds = gather_job_credentials(setup.conf, job.security, c.ipc, c.kerberos);
+  auto creds =
+      gather_job_credentials(setup.conf, job.security, c.ipc, c.kerberos, c.proxy_user);
   if (!creds) {
     complain(describe(creds.error()));
     return creds.error().code() == static_cast<uint8_t>(errc::invalid_config)

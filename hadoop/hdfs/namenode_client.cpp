@@ -19,7 +19,7 @@ void to_proto(const hadoop::token& x, tony::hadoop::proto::TokenProto* out) {
 namenode_client::namenode_client(
     std::shared_ptr<hadoop::ipc_client> ipc, std::string uri, hadoop::endpoint address,
     hadoop::kerberos_service principal, hadoop::qop_set protection,
-    std::shared_ptr<const hadoop::kerberos_credentials> kerberos)
+    std::shared_ptr<const hadoop::kerberos_credentials> kerberos, std::string proxy_user)
     : ipc_(std::move(ipc))
     , uri_(std::move(uri)) {
   target_.address = std::move(address);
@@ -29,6 +29,7 @@ namenode_client::namenode_client(
   target_.address_key = uri_;
   target_.protection = protection;
   target_.kerberos_principal = std::move(principal);
+  target_.proxy_user = std::move(proxy_user);
   if (kerberos) {
     target_.user = kerberos->principal();
     target_.kerberos = std::move(kerberos);

@@ -36,7 +36,8 @@ public:
   namenode_client(std::shared_ptr<hadoop::ipc_client> ipc, std::string uri,
                   hadoop::endpoint address, hadoop::kerberos_service principal,
                   hadoop::qop_set protection,
-                  std::shared_ptr<const hadoop::kerberos_credentials> kerberos);
+                  std::shared_ptr<const hadoop::kerberos_credentials> kerberos,
+                  std::string proxy_user = {});
 
   /// A new HDFS delegation token that `renewer` may renew (a principal; the
   /// NameNode keeps its short name), filed under the NameNode's service

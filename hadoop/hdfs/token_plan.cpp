@@ -92,11 +92,11 @@ hadoop::expected<token_plan> plan_tokens(const hadoop::configuration& conf,
 hadoop::expected<std::vector<obtained_token>>
 obtain_tokens(const std::shared_ptr<hadoop::ipc_client>& ipc, const token_plan& plan,
               const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,
-              hadoop::deadline until) {
+              hadoop::deadline until, const std::string& proxy_user) {
   std::vector<obtained_token> result;
   for (auto& nn : plan.namenodes) {
-    namenode_client client{ipc,          nn.uri,          nn.address,
-                           nn.principal, plan.protection, kerberos};
+    namenode_client client{ipc,      nn.uri,    nn.address, nn.principal, plan.protection,
+                           kerberos, proxy_user};
     auto token = client.get_delegation_token(plan.renewer, until);
     if (!token)
       return token.error().with_context("cannot get an HDFS delegation token from " +

@@ -65,12 +65,14 @@ struct obtained_token {
   token_identity identity;
 };
 
-/// One token from every NameNode of `plan`, as `kerberos`. The first
-/// failure ends it, its message naming the NameNode.
+/// One token from every NameNode of `plan`, as `kerberos`, or for
+/// `proxy_user` when it is not empty (the NameNode checks that `kerberos`
+/// may act for it). The first failure ends it, its message naming the
+/// NameNode.
 hadoop::expected<std::vector<obtained_token>>
 obtain_tokens(const std::shared_ptr<hadoop::ipc_client>& ipc, const token_plan& plan,
               const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,
-              hadoop::deadline until);
+              hadoop::deadline until, const std::string& proxy_user = {});
 
 /// The tokens as Hadoop credentials, each under its service as alias (as
 /// Hadoop's Credentials.addToken does).

@@ -71,6 +71,11 @@ public:
   /// The connection to the RM that answered last.
   hadoop::connection_params target() const { return failover_->current(target_); }
 
+  /// Every later call acts for `user` (Hadoop's proxy users): the RM
+  /// checks that the authenticated user may, and an application submitted
+  /// is `user`'s. Empty: the authenticated user's own calls.
+  void act_as(std::string user) { target_.proxy_user = std::move(user); }
+
   /// The ResourceManagers this client knows, and how often it failed over.
   const rm_failover& failover() const noexcept { return *failover_; }
 

@@ -45,6 +45,12 @@ secure_user_principal() {
   echo "$(id -un)@$krb5_realm"
 }
 
+# The user the user may submit for (Hadoop's proxy users), as a workflow
+# scheduler's account submits for the people it serves; nobody else.
+secure_proxied_user() {
+  echo "tonyguest"
+}
+
 # Prints the path of a Kerberos or TLS program: on PATH, else in
 # $TONY_KRB5_SBIN (default /usr/sbin, where Debian keeps krb5kdc, kdb5_util
 # and kadmin.local, and which a non-root PATH may lack). Fails when absent.
@@ -355,6 +361,9 @@ secure_core_props() {
   # One secret signs the auth cookies of every daemon (else each logs that
   # it falls back to a random one).
   prop hadoop.http.authentication.signature.secret.file "$krb5_dir/http-signature.secret"
+  # Proxy users: the user may act for one other user, from any host.
+  prop "hadoop.proxyuser.$(id -un).hosts" "*"
+  prop "hadoop.proxyuser.$(id -un).users" "$(secure_proxied_user)"
 }
 
 # Arg 1: the node whose NodeManager reads the file, or empty for the RM's
@@ -432,13 +441,15 @@ secure_curl() {
     curl --negotiate -u : --cacert "$tls_dir/ca.pem" "$@"
 }
 
-# Makes /tmp (1777) and the user's home directory (owned by the user) as
-# the HDFS superuser, as an administrator of a new cluster would: with
-# permissions on, the user may not write to / (owned by hdfs). Arg 1: the
+# Makes /tmp (1777) and the home directories of the user and of the user it
+# may act for (each owned by its user) as the HDFS superuser, as an
+# administrator of a new cluster would: with permissions on, the user may
+# not write to / (owned by hdfs). Arg 1: the
 # (active) NameNode's HTTPS endpoint, https://host:port.
 bootstrap_hdfs_dirs() {
-  local cache="$krb5_dir/hdfs.ccache" user base out
+  local cache="$krb5_dir/hdfs.ccache" user guest base out
   user=$(id -un)
+  guest=$(secure_proxied_user)
   base="$1/webhdfs/v1"
   KRB5_CONFIG="$krb5_dir/krb5.conf" kinit -kt "$keytab_dir/nn.keytab" -c "$cache" "nn/$host" ||
     fail_start "kinit as nn/$host failed"
@@ -450,9 +461,11 @@ bootstrap_hdfs_dirs() {
     hdfs_admin_put "/tmp?op=MKDIRS&permission=1777" &&
       hdfs_admin_put "/tmp?op=SETPERMISSION&permission=1777" &&
       hdfs_admin_put "/user/$user?op=MKDIRS&permission=755" &&
-      hdfs_admin_put "/user/$user?op=SETOWNER&owner=$user"
+      hdfs_admin_put "/user/$user?op=SETOWNER&owner=$user" &&
+      hdfs_admin_put "/user/$guest?op=MKDIRS&permission=755" &&
+      hdfs_admin_put "/user/$guest?op=SETOWNER&owner=$guest"
   ); then
-    fail_start "making /tmp and /user/$user in HDFS failed: $out"
+    fail_start "making /tmp, /user/$user and /user/$guest in HDFS failed: $out"
   fi
   KRB5_CONFIG="$krb5_dir/krb5.conf" kdestroy -q -c "$cache" || true
 }
@@ -470,6 +483,7 @@ secure_env_lines() {
     TONY_TEST_REALM "$krb5_realm" \
     TONY_TEST_KDC "$addr:$kdc_port" \
     TONY_TEST_PRINCIPAL "$(secure_user_principal)" \
+    TONY_TEST_PROXIED_USER "$(secure_proxied_user)" \
     TONY_TEST_KEYTAB "$keytab_dir/user.keytab" \
     TONY_TEST_TOKEN_MAX_LIFETIME "$(cat "$state/token-lifetimes/max" 2>/dev/null)" \
     TONY_TEST_TOKEN_RENEW_INTERVAL "$(cat "$state/token-lifetimes/renew" 2>/dev/null)"

@@ -13,7 +13,8 @@ comes from `scripts/yarn/cluster.sh env`, as a person would get it.
 The variables (doc/local-yarn.md): HADOOP_CONF_DIR, TONY_YARN_DIR,
 TONY_YARN_HOST, KRB5_CONFIG, KRB5CCNAME, KRB5_KDC_PROFILE (kadmin.local
 works on the cluster's KDC), TONY_TEST_REALM, TONY_TEST_KDC,
-TONY_TEST_PRINCIPAL, TONY_TEST_KEYTAB, TONY_TEST_TOKEN_MAX_LIFETIME,
+TONY_TEST_PRINCIPAL, TONY_TEST_PROXIED_USER (whom the user may act for),
+TONY_TEST_KEYTAB, TONY_TEST_TOKEN_MAX_LIFETIME,
 TONY_TEST_TOKEN_RENEW_INTERVAL and TONY_TEST_CA_FILE."""
 
 import os

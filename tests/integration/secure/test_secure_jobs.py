@@ -3,6 +3,7 @@ the test user from its ticket cache and from its keytab alone, tasks that
 read and write HDFS with the job's delegation tokens only, and the
 refusals a user meets (doc/operations.md, "Secure clusters")."""
 
+import json
 import os
 import re
 import subprocess
@@ -175,6 +176,57 @@ def test_a_keytab_login_with_no_ticket_cache_runs_a_job(tmp_path):
     assert f"HDFS delegation tokens for {first} (renewer" in out, out
     assert_task_wrote(work, user_env, other)
     assert not os.path.exists(env["KRB5CCNAME"]), "the keytab login wrote a ticket cache"
+
+
+def as_user(env, user):
+    """Hadoop's own CLI acting for `user` (its HADOOP_PROXY_USER)."""
+    env = dict(env)
+    env["HADOOP_PROXY_USER"] = user
+    return env
+
+
+def test_a_proxy_user_job_runs_as_that_user(tmp_path):
+    """Hadoop's proxy users (doc/operations.md "Proxy users"): the user's
+    Kerberos login (a keytab, as a scheduler's) submits for the one user the
+    cluster lets it act for. The application, its staging and its event log
+    are that user's, and the AM records that user; the keytab is not the
+    job's. Anyone else is refused with the cluster's own message, before
+    anything is staged."""
+    env = with_ca(securelib.client_env())
+    guest = env["TONY_TEST_PROXIED_USER"]
+    staging = f"/user/{guest}/.tony"
+    keytab_env, flags = login("keytab", tmp_path)
+    code, out = submit(["--backend", "yarn", *flags, "--proxy-user", guest, ENV_CHECK],
+                       keytab_env)
+    assert code == 0, out
+    assert f"proxy user: submitting for {guest} as " in out, out
+    # The job lives on the guest's tokens: the keytab stays with its owner.
+    assert "can run until" in out and "gets new ones with the keytab" not in out, out
+    app = app_id_of(out)
+    status = securelib.yarn_sh("application", "-status", app, env=env)
+    assert re.search(rf"\bUser\s*:\s*{guest}\s*$", status.stdout, re.M), status.stdout
+    # Its event log, written by its AM into the user's history dir, is the
+    # user's, and so is the staging root it was staged under.
+    guest_env = as_user(env, guest)
+    listing = dfs("-ls", f"{staging}/history/{app}.jsonl", env=guest_env).decode()
+    assert f" {guest} " in listing, listing
+    events = dfs("-cat", f"{staging}/history/{app}.jsonl", env=guest_env).decode()
+    submitted = json.loads(events.splitlines()[0])
+    assert submitted["submitted"]["user"] == guest, submitted
+    root = dfs("-ls", "-d", staging, env=guest_env).decode()
+    assert f" {guest} " in root, root
+    # tony-submit --status acts for the user too (the RM answers either way;
+    # the event log is the user's to read).
+    code, shown = submit(["--status", app, "--proxy-user", guest], env, timeout=120)
+    assert code == 0 and "task worker:1: SUCCEEDED" in shown, shown
+    # Someone the cluster does not let it act for: refused by the RM.
+    code, out = submit(["--backend", "yarn", "--proxy-user", "tonymallory", ENV_CHECK], env)
+    assert code == 3, out
+    assert "not allowed to impersonate tonymallory" in out, out
+    assert not APP_RE.search(out), out
+    # A name that is no user name is refused before any call.
+    code, out = submit(["--backend", "yarn", "--proxy-user", "a&b=c", ENV_CHECK], env)
+    assert code == 2 and "proxy user 'a&b=c'" in out, out
 
 
 @LOGINS

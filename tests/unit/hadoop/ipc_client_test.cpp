@@ -121,6 +121,40 @@ TEST(ipc_client, simple_call_sends_preamble_context_and_call_frame) {
   EXPECT_EQ(client.client_id().size(), 16u);
 }
 
+// Hadoop's proxy users: with SIMPLE the context names both users, the one
+// acted for as effective user, and a connection of its own (the pool keys
+// on it, so a call for alice never rides a connection made for bob).
+TEST(ipc_client, a_proxy_user_is_the_effective_user_and_the_caller_the_real_one) {
+  std::promise<std::string> seen;
+  fake_server server{[&](fake_peer& peer) {
+    if (!peer.read_preamble())
+      return;
+    auto ctx = testing::read_context(peer);
+    if (!ctx)
+      return;
+    auto call = read_call(peer);
+    if (!call)
+      return;
+    auto& who = ctx->userinfo();
+    if (who.effectiveuser() == "bob")
+      seen.set_value(who.effectiveuser() + " for " +
+                     (who.has_realuser() ? who.realuser() : "nobody"));
+    auto ok = make("");
+    peer.write(response_frame(call->call_id, status::SUCCESS, &ok));
+    peer.wait_for_eof();
+  }};
+  ipc_client client{fast()};
+  auto own = target(server.port());
+  ASSERT_TRUE(client.call<msg>(own, "m", make(""), deadline_after(5s)));
+  auto acting = own;
+  acting.proxy_user = "bob";
+  ASSERT_TRUE(client.call<msg>(acting, "m", make(""), deadline_after(5s)));
+  auto said = seen.get_future();
+  ASSERT_EQ(said.wait_for(5s), std::future_status::ready) << "no connection acted for bob";
+  EXPECT_EQ(said.get(), "bob for alice");
+  EXPECT_EQ(server.accepted(), 2);
+}
+
 TEST(ipc_client, concurrent_calls_are_matched_by_call_id) {
   fake_server server{[&](fake_peer& peer) {
     ASSERT_TRUE(accept_simple(peer));

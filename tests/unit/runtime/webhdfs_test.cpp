@@ -25,6 +25,18 @@ TEST(webhdfs, simple_calls_name_the_user) {
             "http://nn:9870/webhdfs/v1/user/alice/x?op=GETFILESTATUS&user.name=alice");
 }
 
+TEST(webhdfs, a_proxy_user_is_asked_for_with_doas) {
+  namenode_http nn{"nn:9870", {}};
+  nn.auth.user = "tony";
+  nn.auth.proxy_user = "alice";
+  EXPECT_EQ(op_url(nn, "/user/alice", "MKDIRS"),
+            "http://nn:9870/webhdfs/v1/user/alice?op=MKDIRS&user.name=tony&doas=alice");
+  // A delegation token is already alice's.
+  nn.auth.delegation = "HAAEcm9vdA";
+  EXPECT_EQ(op_url(nn, "/user/alice", "MKDIRS"),
+            "http://nn:9870/webhdfs/v1/user/alice?op=MKDIRS&delegation=HAAEcm9vdA");
+}
+
 TEST(webhdfs, a_delegation_token_replaces_every_other_parameter) {
   namenode_http nn{"https://nn:9871", {}};
   nn.auth.user = "alice";
