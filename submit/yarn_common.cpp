@@ -1,0 +1,167 @@
+// What tony-submit's YARN commands share (submit/yarn_common.hpp).
+
+#include "submit/yarn_common.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/actor_types.hpp"
+#include "hadoop/client_security.hpp"
+#include "hadoop/user.hpp"
+#include "runtime/yarn/am_env.hpp"
+#include "submit/backend_choice.hpp"
+
+namespace fs = std::filesystem;
+
+namespace tony::yarn_cli {
+
+client_config::client_config() {
+  load<caf::io::middleman>();
+  add_all_types(*this);
+  set("logger.verbosity", caf::atom("quiet"));
+}
+
+void say(const std::string& line) {
+  std::cout << "tony: " << line << std::endl;
+}
+
+void complain(const std::string& line) {
+  std::cerr << "tony-submit: " << line << std::endl;
+}
+
+std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
+                                            const std::string& from_job) {
+  auto dir = yarn_conf_dir(from_cli, from_job);
+  if (dir.empty()) {
+    complain("the yarn backend needs the cluster's Hadoop configuration: pass "
+             "--hadoop-conf DIR, set HADOOP_CONF_DIR or YARN_CONF_DIR, or set [cluster] "
+             "hadoop_conf");
+    return exit_usage;
+  }
+  auto conf = hadoop::configuration::load_dir(dir);
+  if (!conf) {
+    complain(conf.error().message());
+    return exit_usage;
+  }
+  // WebHDFS staging needs the NameNode's HTTP address.
+  if (fs::exists(dir + "/hdfs-site.xml"))
+    if (auto ok = conf->add_file(dir + "/hdfs-site.xml"); !ok) {
+      complain(ok.error().message());
+      return exit_usage;
+    }
+  return hadoop_setup{dir, std::move(*conf)};
+}
+
+namespace {
+
+// Why a token file did not spare the user a login: a workflow scheduler
+// (Oozie's launcher) hands its clients HADOOP_TOKEN_FILE_LOCATION and no
+// ticket, but tony-submit authenticates to the ResourceManager and the
+// NameNodes with Kerberos only; the file's tokens go to the job.
+std::string forwarded_tokens_do_not_log_in() {
+  auto* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
+  if (path == nullptr || *path == '\0')
+    return {};
+  return std::string{"; the tokens of HADOOP_TOKEN_FILE_LOCATION ("} + path +
+         ") are passed on to the job but do not log tony-submit in: it needs a "
+         "Kerberos ticket or keytab of its own to talk to the ResourceManager (a "
+         "workflow scheduler must give it a keytab: [security] principal and keytab)";
+}
+
+// The CA file HTTPS endpoints are checked against: [security] ca_file,
+// else TONY_CA_FILE, else (empty) the system's bundle.
+std::string ca_file_of(const security_spec& security) {
+  if (!security.ca_file.empty())
+    return security.ca_file;
+  auto env = std::getenv(yarn_env::ca_file);
+  return env != nullptr ? env : "";
+}
+
+} // namespace
+
+std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                            const submit_options& opts,
+                                            const security_spec& from_job) {
+  auto security = hadoop::client_security_from(setup.conf);
+  if (!security) {
+    complain(security.error().message());
+    return exit_usage;
+  }
+  auto principal = opts.principal.empty() ? from_job.principal : opts.principal;
+  auto keytab = from_job.keytab;
+  if (!opts.keytab.empty())
+    keytab = fs::absolute(opts.keytab).lexically_normal().string();
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  auto user = hadoop::current_user();
+  if (security->kerberos) {
+    auto login = hadoop::kerberos_credentials::login({principal, keytab});
+    if (!login) {
+      complain(login.error().message() + forwarded_tokens_do_not_log_in());
+      return exit_infra;
+    }
+    kerberos = *login;
+    user = kerberos->short_name();
+    if (!opts.quiet)
+      say("Kerberos: " + kerberos->principal() + " from " + kerberos->source());
+  } else if (!principal.empty() || !keytab.empty()) {
+    complain("warning: the Kerberos principal/keytab are not used: " + setup.dir +
+             "/core-site.xml sets hadoop.security.authentication to simple");
+  }
+  hadoop::connection_options ipc_opts;
+  ipc_opts.allow_simple_fallback = !security->kerberos || security->fallback_to_simple;
+  auto ipc = std::make_shared<hadoop::ipc_client>(ipc_opts);
+  auto rm = yarn::application_client::from_configuration(ipc, setup.conf, user, kerberos);
+  if (!rm) {
+    complain(rm.error().message());
+    return exit_usage;
+  }
+  return rm_connection{std::move(*rm), user, ipc, kerberos,
+                       kerberos && kerberos->from_keytab() ? keytab : std::string{}};
+}
+
+webhdfs::http_auth http_auth_of(const rm_connection& c, const security_spec& security) {
+  webhdfs::http_auth auth;
+  auth.user = c.user;
+  auth.kerberos = c.kerberos;
+  auth.ca_file = ca_file_of(security);
+  return auth;
+}
+
+std::optional<std::string> node_manager_file(const task_status& task,
+                                             const std::string& file,
+                                             const webhdfs::http_auth& auth) {
+  auto at = task.log_dir.find("/node/containerlogs/");
+  if (at == std::string::npos || task.container_id.empty())
+    return std::nullopt;
+  auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
+             task.container_id + "/" + file;
+  auto got = webhdfs::call("GET", url, auth, {}, true);
+  if (!got || got->status != 200)
+    return std::nullopt;
+  return std::move(got->body);
+}
+
+job_status final_view(const std::string& app, const job_spec* job,
+                      const yarn::application_report& report,
+                      const std::optional<job_status>& last) {
+  job_status st = last ? *last : job_status{};
+  st.app_id = app;
+  if (st.name.empty())
+    st.name = job ? job->name : report.name;
+  std::string final = yarn::to_string(report.final);
+  if (report.state == yarn::application_state::killed)
+    st.state = "KILLED";
+  else if (report.state == yarn::application_state::failed)
+    st.state = "FAILED";
+  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
+    st.state = final;
+  if (!report.diagnostics.empty())
+    st.diagnostics = report.diagnostics;
+  return st;
+}
+
+} // namespace tony::yarn_cli
