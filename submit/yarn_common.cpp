@@ -145,23 +145,4 @@ std::optional<std::string> node_manager_file(const task_status& task,
   return std::move(got->body);
 }
 
-job_status final_view(const std::string& app, const job_spec* job,
-                      const yarn::application_report& report,
-                      const std::optional<job_status>& last) {
-  job_status st = last ? *last : job_status{};
-  st.app_id = app;
-  if (st.name.empty())
-    st.name = job ? job->name : report.name;
-  std::string final = yarn::to_string(report.final);
-  if (report.state == yarn::application_state::killed)
-    st.state = "KILLED";
-  else if (report.state == yarn::application_state::failed)
-    st.state = "FAILED";
-  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
-    st.state = final;
-  if (!report.diagnostics.empty())
-    st.diagnostics = report.diagnostics;
-  return st;
-}
-
 } // namespace tony::yarn_cli

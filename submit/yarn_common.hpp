@@ -77,11 +77,4 @@ std::optional<std::string> node_manager_file(const task_status& task,
                                              const std::string& file,
                                              const webhdfs::http_auth& auth);
 
-/// The job's end as the RM reports it, with the tasks the AM last showed
-/// (the AM may be gone before it was asked for its final table); `job` may
-/// be null (--status).
-job_status final_view(const std::string& app, const job_spec* job,
-                      const yarn::application_report& report,
-                      const std::optional<job_status>& last);
-
 } // namespace tony::yarn_cli

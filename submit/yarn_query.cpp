@@ -23,6 +23,7 @@
 #include "submit/aggregated_logs.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/backend_choice.hpp"
+#include "submit/follow_core.hpp"
 #include "submit/job_control.hpp"
 #include "submit/job_locations.hpp"
 #include "submit/submit.hpp"
@@ -253,8 +254,9 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
   if (yarn::is_terminal(report.state))
     gate::forget_secret(app_id);
   if (json) {
-    auto st = yarn::is_terminal(report.state) ? final_view(app_id, nullptr, report, tasks)
-                                              : tasks.value_or(job_status{});
+    auto st = yarn::is_terminal(report.state)
+                  ? submit_core::final_view(app_id, nullptr, report, tasks)
+                  : tasks.value_or(job_status{});
     st.app_id = app_id;
     if (st.name.empty())
       st.name = report.name;

@@ -1,5 +1,6 @@
 // tony-submit on YARN: checks the job against the cluster, stages it,
-// submits it to the ResourceManager, and follows it to its end. --status,
+// submits it to the ResourceManager, and follows it to its end (the rules
+// in submit/follow_core.hpp; the loop here carries them out). --status,
 // --kill and --logs are submit/yarn_query.cpp's.
 
 #include <algorithm>
@@ -20,7 +21,6 @@
 #include "hadoop/kerberos.hpp"
 #include "hadoop/webhdfs.hpp"
 #include "hadoop/yarn/application_client.hpp"
-#include "hadoop/yarn/node_clock.hpp"
 #include "hadoop/yarn/protocols.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
@@ -31,6 +31,7 @@
 #include "submit/am_watcher.hpp"
 #include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
+#include "submit/follow_core.hpp"
 #include "submit/job_control.hpp"
 #include "submit/job_locations.hpp"
 #include "submit/job_tokens.hpp"
@@ -97,184 +98,170 @@ log_follower::reader node_manager_log_reader(webhdfs::http_auth auth) {
   };
 }
 
-// Follows the application to its end; returns tony-submit's exit code.
+// The steady clock in milliseconds: the follow core's time.
+int64_t now_ms() {
+  return std::chrono::duration_cast<milliseconds>(clock_type::now().time_since_epoch())
+      .count();
+}
+
+// Carries out the follow core's commands (submit/follow_core.hpp) with the
+// RM, the AM watcher and the terminal, and turns what they answer into the
+// core's events.
+class follow_io {
+public:
+  follow_io(yarn::application_client& rm, const yarn::application_id& id,
+            am_watcher& watcher, status_view& view, const submit_options& opts,
+            std::unique_ptr<log_follower> follower)
+      : rm_(rm)
+      , id_(id)
+      , app_(yarn::to_string(id))
+      , watcher_(watcher)
+      , view_(view)
+      , opts_(opts)
+      , follower_(std::move(follower))
+      , hook_{opts.client} {
+    // nop
+  }
+
+  /// Gives `e` to `core` with each answer it leads to, carrying out every
+  /// command; the round's last command says how long to wait, or the exit.
+  void feed(submit_core::follow_core& core, submit_core::event e) {
+    std::vector<submit_core::event> todo{std::move(e)};
+    for (size_t i = 0; i < todo.size(); ++i)
+      for (auto& cmd : core.handle(todo[i], now_ms()))
+        std::visit([&](const auto& x) { run(x, todo); }, cmd);
+  }
+
+  std::optional<int> exit_code;
+  milliseconds next_wait{0};
+
+private:
+  using answers = std::vector<submit_core::event>;
+
+  // What the watcher knows now, said before every answer; am_link last.
+  void sync(answers& out) const {
+    if (!watcher_.refusal().empty())
+      out.emplace_back(submit_core::am_refused{watcher_.refusal()});
+    if (auto end = watcher_.final_status())
+      out.emplace_back(submit_core::am_final{std::move(*end)});
+    out.emplace_back(submit_core::am_link{watcher_.connected(), watcher_.lost()});
+  }
+
+  void run(const submit_core::kill_app& c, answers& out) {
+    auto killed =
+        rm_.force_kill_application(id_, c.reason, hadoop::deadline_after(c.timeout));
+    sync(out);
+    out.emplace_back(submit_core::kill_result{killed ? "" : killed.error().message()});
+  }
+
+  void run(const submit_core::ask_rm& c, answers& out) {
+    auto report = rm_.get_application_report(id_, hadoop::deadline_after(c.timeout));
+    sync(out);
+    if (report)
+      out.emplace_back(submit_core::rm_report{std::move(*report)});
+    else
+      out.emplace_back(submit_core::rm_error{
+          report.error().message(),
+          report.error().is_remote("ApplicationNotFoundException")});
+  }
+
+  void run(const submit_core::connect_am& c, answers& out) {
+    if (watcher_.connect(c.host, c.port))
+      watcher_.watch_end();
+    sync(out);
+  }
+
+  void run(const submit_core::poll_am& c, answers& out) {
+    auto st = watcher_.poll(c.timeout);
+    sync(out);
+    out.emplace_back(submit_core::am_status{std::move(st)});
+  }
+
+  void run(const submit_core::await_final& c, answers& out) {
+    auto until = clock_type::now() + c.up_to;
+    while (!watcher_.final_status() && !watcher_.lost() && clock_type::now() < until)
+      std::this_thread::sleep_for(milliseconds(20));
+    sync(out);
+  }
+
+  void run(const submit_core::show& c, answers&) {
+    view_.show(c.status);
+    if (!c.pass_on)
+      return;
+    if (follower_)
+      for (auto& line : follower_->poll(c.status))
+        view_.output(line);
+    if (opts_.events)
+      opts_.events->show(c.status);
+    hook_.on_status(c.status);
+  }
+
+  void run(const submit_core::drain_logs& c, answers&) {
+    if (follower_)
+      for (auto& line : follower_->drain(c.status))
+        view_.output(line);
+  }
+
+  void run(const submit_core::yarn_state& c, answers&) {
+    if (opts_.events)
+      opts_.events->yarn_state(app_, c.state, c.tracking_url);
+  }
+
+  void run(const submit_core::finished& c, answers&) {
+    if (opts_.events)
+      opts_.events->finished(c.status, c.code);
+  }
+
+  void run(const submit_core::stop_client& c, answers&) {
+    if (opts_.client != nullptr)
+      opts_.client->stop(c.grace);
+  }
+
+  void run(const submit_core::next_round& c, answers&) { next_wait = c.interval; }
+  void run(const submit_core::exit_with& c, answers&) { exit_code = c.code; }
+  void run(const submit_core::note& c, answers&) { view_.note(c.line); }
+  void run(const submit_core::say& c, answers&) { say(c.line); }
+  void run(const submit_core::complain& c, answers&) { complain(c.line); }
+  void run(const submit_core::tracking_url& c, answers&) { view_.tracking_url(c.url); }
+  void run(const submit_core::leave& c, answers&) { view_.leave(c.status); }
+  void run(const submit_core::forget_secret&, answers&) { gate::forget_secret(app_); }
+
+  yarn::application_client& rm_;
+  const yarn::application_id& id_;
+  std::string app_;
+  am_watcher& watcher_;
+  status_view& view_;
+  const submit_options& opts_;
+  std::unique_ptr<log_follower> follower_;
+  client_hook hook_;
+};
+
+// Follows the application to its end; returns tony-submit's exit code. The
+// rules are the follow core's; this loop begins each round, and sleeps
+// between rounds as long as the core says.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
            const job_spec* job, const submit_options& opts, const std::string& secret,
            const std::string& history_uri = {}, const webhdfs::http_auth& auth = {}) {
-  auto quiet = opts.quiet;
-  auto interrupted = [&opts] {
-    return opts.interrupted && opts.interrupted->load() != 0;
-  };
   client_config cfg;
   caf::actor_system sys{cfg};
   am_watcher watcher{sys, secret};
-  bool refusal_said = false;
-  status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
+                   opts.quiet};
   view.tensorboard_probe(&http::tensorboard_address);
   auto follower = make_follower(opts, node_manager_log_reader(auth));
-  auto app = yarn::to_string(id);
-  std::string last_yarn_state;
-  bool kill_sent = false;
+  follow_io io{rm, id, watcher, view, opts, std::move(follower)};
   client_hook hook{opts.client};
-  bool stopped_for_client = false;
-  auto last_report_ok = clock_type::now();
-  auto last_am_ok = last_report_ok; // the AM answered a poll while no RM did
-  std::optional<job_status> last_status;
-  int32_t last_attempt = 0;
-  std::string last_recovery;
+  submit_core::follow_core core{{yarn::to_string(id), job, history_uri, opts.quiet},
+                                now_ms()};
   for (;;) {
-    auto client_stop = hook.stop_reason();
-    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
-      kill_sent = true;
-      stopped_for_client = !interrupted();
-      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app);
-      auto killed = rm.force_kill_application(
-          id,
-          stopped_for_client ? "killed by tony-submit: " + client_stop
-                             : "killed by tony-submit (interrupted)",
-          hadoop::deadline_after(seconds(15)));
-      if (!killed)
-        complain("could not kill " + app + ": " + killed.error().message());
-    }
-    auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(5)));
-    if (!report && report.error().is_remote("ApplicationNotFoundException")) {
-      // An RM restarted without recovery (or another RM without the state
-      // store) has forgotten the job: no poll will bring it back.
-      complain("the ResourceManager no longer knows " + app +
-               " (it restarted or failed over without recovering its applications): " +
-               report.error().message() +
-               "; its NodeManagers stop the job's containers when they register with it");
-      return exit_infra;
-    }
-    if (!report) {
-      // No RM answers, but the AM may: it decides the job's end whatever the
-      // RMs do, and keeps trying to tell them (at most its rm_failure_limit).
-      // Its answers count as contact, so a job that ends while the RMs
-      // restart is followed to the end the RM reports once it is back.
-      if (watcher.connected() && !watcher.lost()) {
-        if (auto st = watcher.poll(seconds(2))) {
-          last_am_ok = clock_type::now();
-          last_status = *st;
-          view.show(*st);
-        }
-      }
-      if (clock_type::now() - std::max(last_report_ok, last_am_ok) > seconds(60)) {
-        if (auto end = watcher.final_status()) {
-          // The AM said how the job ended; YARN's record of it is unknown.
-          gate::forget_secret(app);
-          view.leave(*end);
-          say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " +
-              end->state +
-              " (its AM's final status: no ResourceManager answered for 60 s "
-              "after the AM ended, so YARN's record of it is unknown; tony-submit "
-              "--status " +
-              app + ")");
-          if (!end->diagnostics.empty())
-            say("diagnostics: " + end->diagnostics);
-          say("last ResourceManager error: " + report.error().message());
-          return end->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
-        }
-        complain("lost the ResourceManager for 60 s: " + report.error().message() +
-                 "; the application may still run (tony-submit --status " + app + ")");
-        return exit_infra;
-      }
-      std::this_thread::sleep_for(milliseconds(500));
-      continue;
-    }
-    last_report_ok = clock_type::now();
-    auto state = yarn::to_string(report->state);
-    if (state != last_yarn_state) {
-      last_yarn_state = state;
-      if (opts.events)
-        opts.events->yarn_state(app, state, report->tracking_url);
-      view.note("YARN: " + app + " " + state +
-                (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
-    }
-    // A new AM attempt (the last one died): say so; the watcher follows it
-    // to its own address.
-    if (report->current_attempt && report->current_attempt->attempt > last_attempt) {
-      if (last_attempt > 0)
-        view.note("YARN: " + app + " AM attempt " +
-                  std::to_string(report->current_attempt->attempt) +
-                  " (the previous AM ended without unregistering)");
-      last_attempt = report->current_attempt->attempt;
-    }
-    // The RM's web proxy URL: it works wherever the RM's UI does.
-    if (report->state == yarn::application_state::running)
-      view.tracking_url(report->tracking_url);
-    if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
-        !report->host.empty() && report->host != "N/A")
-      if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
-        watcher.watch_end();
-    if (!watcher.refusal().empty() && !refusal_said) {
-      refusal_said = true;
-      view.note("cannot follow the tasks: " + watcher.refusal());
-    }
-    // The final status comes from the AM itself (it waits for us to have
-    // it); until then the polls show the job.
-    if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
-      // What a later AM attempt did with the job: adopted it, or started over.
-      if (st->recovery != last_recovery && !st->recovery.empty())
-        view.note(st->recovery);
-      last_recovery = st->recovery;
-      last_status = *st;
-      view.show(*st);
-      if (follower)
-        for (auto& line : follower->poll(*st))
-          view.output(line);
-      if (opts.events)
-        opts.events->show(*st);
-      hook.on_status(*st);
-    }
-    if (yarn::is_terminal(report->state)) {
-      // YARN reports the end as soon as the AM has unregistered, a moment
-      // before the AM hands its waiters the final status. Leaving before it
-      // arrives would cost the AM its linger (it waits up to 5 s for every
-      // client that waits for the end to say it has it) with the job's
-      // container still held: so wait a little for it, never for an AM
-      // that is gone.
-      if (watcher.connected() && !watcher.lost() && !watcher.final_status()) {
-        auto until = clock_type::now() + seconds(2);
-        while (!watcher.final_status() && !watcher.lost() && clock_type::now() < until)
-          std::this_thread::sleep_for(milliseconds(20));
-        if (auto end = watcher.final_status())
-          last_status = *end;
-      }
-      gate::forget_secret(app);
-      if (follower && last_status)
-        for (auto& line : follower->drain(*last_status))
-          view.output(line);
-      if (last_status)
-        view.leave(*last_status);
-      auto final = yarn::to_string(report->final);
-      say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " + state +
-          "/" + final);
-      if (!report->diagnostics.empty())
-        say("diagnostics: " + report->diagnostics);
-      // An AM that could not unregister (no RM answered it in time) left
-      // YARN only its container's exit: its own word on the end says why.
-      if (auto end = watcher.final_status();
-          end && !end->diagnostics.empty() &&
-          report->diagnostics.find(end->diagnostics) == std::string::npos)
-        say("the AM's diagnostics: " + end->diagnostics);
-      if (auto clock =
-              yarn::describe_am_clock_ahead(report->diagnostics, report->finish_time))
-        say(*clock);
-      say("logs: yarn logs -applicationId " + app);
-      if (!quiet && !history_uri.empty())
-        say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
-            history_uri + " show " + app + ")");
-      auto grace = milliseconds(job ? job->policy.stop_grace_ms : 3000);
-      auto code = hook.exit_code(report->state == yarn::application_state::finished &&
-                                         report->final == yarn::final_status::succeeded
-                                     ? exit_succeeded
-                                     : exit_failed,
-                                 stopped_for_client, grace);
-      if (opts.events)
-        opts.events->finished(final_view(app, job, *report, last_status), code);
-      return code;
-    }
-    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 250 : 100));
+    if (opts.interrupted && opts.interrupted->load() != 0)
+      io.feed(core, submit_core::interrupt{});
+    if (auto why = hook.stop_reason(); !why.empty())
+      io.feed(core, submit_core::client_stop{why, opts.client->ended().value_or(1)});
+    io.feed(core, submit_core::tick{});
+    if (io.exit_code)
+      return *io.exit_code;
+    std::this_thread::sleep_for(io.next_wait);
   }
 }
 
