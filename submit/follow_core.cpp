@@ -45,7 +45,8 @@ commands follow_core::handle(const event& e, int64_t now) {
           return on_kill("interrupted: killing " + setup_.app,
                          "killed by tony-submit (interrupted)", false);
         } else if constexpr (std::is_same_v<T, client_stop>) {
-          client_code_ = kill_sent_ ? client_code_ : x.code;
+          if (!kill_sent_)
+            client_code_ = x.code;
           return on_kill(x.reason, "killed by tony-submit: " + x.reason, true);
         } else if constexpr (std::is_same_v<T, kill_result>) {
           pending_ = pending::none;

@@ -219,9 +219,6 @@ public:
   /// Takes one event at `now` and returns what to do.
   commands handle(const event& e, int64_t now);
 
-  /// True once a kill was sent.
-  bool kill_sent() const { return kill_sent_; }
-
 private:
   // What an am_status or am_link answers.
   enum class pending : uint8_t { none, kill, rm, connect, poll_lost, poll_report, end };

@@ -476,6 +476,16 @@ TEST(follow_core, a_failed_kill_is_complained_about) {
   EXPECT_EQ(std::get<complain>(cs[0]).line, "could not kill " + app + ": no RM");
 }
 
+TEST(follow_core, every_call_to_the_rm_and_the_am_is_bounded) {
+  follow_core core{{app, nullptr, {}, false}, 0};
+  auto cs = core.handle(tick{}, 0);
+  EXPECT_EQ(std::get<ask_rm>(cs.at(0)).timeout, milliseconds(5000));
+  cs = core.handle(rm_report{report(application_state::running)}, 0);
+  EXPECT_EQ(std::get<connect_am>(cs.back()).host, "node1");
+  cs = core.handle(am_link{true, false}, 0);
+  EXPECT_EQ(std::get<poll_am>(cs.at(0)).timeout, milliseconds(2000));
+}
+
 TEST(follow_core, statuses_pass_on_only_while_the_rm_answers) {
   driver d;
   d.play({running(0), rm_down(250, status_of("RUNNING"))});
