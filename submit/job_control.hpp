@@ -4,7 +4,7 @@
 // backend. A local-backend job is found by its directory under the jobs dir
 // (<jobs_dir>/<app>/: job.json, am.json while the AM runs, status.json once
 // it ended, one directory of logs per container); anything else is asked of
-// YARN (submit/yarn_submit.cpp).
+// YARN (submit/yarn_query.cpp).
 //
 //   which backend   --backend if given; else local when <jobs_dir>/<app>
 //                   exists; else YARN when a Hadoop configuration is known

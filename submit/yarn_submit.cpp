@@ -1,48 +1,37 @@
-#include <signal.h>
-#include <unistd.h>
+// tony-submit on YARN: checks the job against the cluster, stages it,
+// submits it to the ResourceManager, and follows it to its end (the rules
+// in submit/follow_core.hpp; the loop here carries them out). --status,
+// --kill and --logs are submit/yarn_query.cpp's.
 
 #include <algorithm>
-#include <atomic>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <set>
 #include <thread>
 
 #include <caf/all.hpp>
-#include <caf/io/all.hpp>
-#include <nlohmann/json.hpp>
 
-#include "actors/actor_types.hpp"
 #include "base/text.hpp"
 #include "config/job_json.hpp"
 #include "config/setting_names.hpp"
-#include "hadoop/client_security.hpp"
 #include "hadoop/configuration.hpp"
 #include "hadoop/credentials.hpp"
 #include "hadoop/ipc_client.hpp"
 #include "hadoop/kerberos.hpp"
-#include "hadoop/user.hpp"
 #include "hadoop/webhdfs.hpp"
 #include "hadoop/yarn/application_client.hpp"
-#include "hadoop/yarn/node_clock.hpp"
 #include "hadoop/yarn/protocols.hpp"
 #include "messages/error.hpp"
 #include "runtime/gate/job_secret.hpp"
-#include "runtime/history/event_log.hpp"
-#include "runtime/history/history_store.hpp"
 #include "runtime/staging/node_bundle.hpp"
 #include "runtime/staging/stager.hpp"
-#include "runtime/status_json.hpp"
 #include "runtime/status_printer.hpp"
 #include "runtime/yarn/am_env.hpp"
-#include "submit/aggregated_logs.hpp"
 #include "submit/am_watcher.hpp"
 #include "submit/backend_choice.hpp"
 #include "submit/event_output.hpp"
+#include "submit/follow_core.hpp"
 #include "submit/job_control.hpp"
 #include "submit/job_locations.hpp"
 #include "submit/job_tokens.hpp"
@@ -51,6 +40,7 @@
 #include "submit/shipping.hpp"
 #include "submit/staging_sweep.hpp"
 #include "submit/submit.hpp"
+#include "submit/yarn_common.hpp"
 #include "web/job_page.hpp"
 #include "web/proxy_filter.hpp"
 
@@ -58,182 +48,18 @@ namespace fs = std::filesystem;
 
 namespace tony {
 
+using namespace yarn_cli;
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-struct client_config : caf::actor_system_config {
-  client_config() {
-    load<caf::io::middleman>();
-    add_all_types(*this);
-    set("logger.verbosity", caf::atom("quiet"));
-  }
-};
-
-void say(const std::string& line) {
-  std::cout << "tony: " << line << std::endl;
-}
-
-void complain(const std::string& line) {
-  std::cerr << "tony-submit: " << line << std::endl;
-}
-
 // Bad job.toml or client configuration: said, and exit 2.
 int usage_error(const caf::error& err) {
   complain(describe(err));
   return exit_usage;
-}
-
-// The Hadoop configuration directory and its contents.
-struct hadoop_setup {
-  std::string dir;
-  hadoop::configuration conf;
-};
-
-// Exit code and message when the configuration cannot be had.
-std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
-                                            const std::string& from_job) {
-  auto dir = yarn_conf_dir(from_cli, from_job);
-  if (dir.empty()) {
-    complain("the yarn backend needs the cluster's Hadoop configuration: pass "
-             "--hadoop-conf DIR, set HADOOP_CONF_DIR or YARN_CONF_DIR, or set [cluster] "
-             "hadoop_conf");
-    return exit_usage;
-  }
-  auto conf = hadoop::configuration::load_dir(dir);
-  if (!conf) {
-    complain(conf.error().message());
-    return exit_usage;
-  }
-  // WebHDFS staging needs the NameNode's HTTP address.
-  if (fs::exists(dir + "/hdfs-site.xml"))
-    if (auto ok = conf->add_file(dir + "/hdfs-site.xml"); !ok) {
-      complain(ok.error().message());
-      return exit_usage;
-    }
-  return hadoop_setup{dir, std::move(*conf)};
-}
-
-// A client of the cluster's ResourceManager, authenticated as its client
-// configuration asks: SIMPLE as the current user, or Kerberos from the
-// ticket cache or a keytab (--principal/--keytab, else [security]).
-struct rm_connection {
-  yarn::application_client rm;
-  std::string user; // the job's short user name: staging dirs, HADOOP_USER_NAME
-  std::shared_ptr<hadoop::ipc_client> ipc;
-  /// The Kerberos login on a secure cluster, else null.
-  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
-  std::string keytab;     // the keytab the AM gets new tokens with, if any
-  std::string proxy_user; // whom the calls act for (then `user`), if anyone
-  std::string login_user; // who tony-submit authenticates as
-};
-
-// --proxy-user, else HADOOP_PROXY_USER (as Hadoop's own clients read it):
-// the name, or empty. A name that cannot be a user's is refused here
-// rather than sent in a URL.
-std::variant<std::string, int> proxy_user_of(const submit_options& opts) {
-  auto* env = std::getenv("HADOOP_PROXY_USER");
-  auto name = !opts.proxy_user.empty() ? opts.proxy_user : env ? env : "";
-  auto bad = std::find_if(name.begin(), name.end(), [](unsigned char ch) {
-    return !std::isalnum(ch) && ch != '.' && ch != '_' && ch != '-' && ch != '@';
-  });
-  if (bad == name.end())
-    return name;
-  complain("proxy user '" + name + "' (" +
-           (opts.proxy_user.empty() ? "HADOOP_PROXY_USER" : "--proxy-user") +
-           "): a user name has letters, digits and . _ - @ only");
-  return exit_usage;
-}
-
-// Why a token file did not spare the user a login: a workflow scheduler
-// (Oozie's launcher) hands its clients HADOOP_TOKEN_FILE_LOCATION and no
-// ticket, but tony-submit authenticates to the ResourceManager and the
-// NameNodes with Kerberos only; the file's tokens go to the job.
-std::string forwarded_tokens_do_not_log_in() {
-  auto* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
-  if (path == nullptr || *path == '\0')
-    return {};
-  return std::string{"; the tokens of HADOOP_TOKEN_FILE_LOCATION ("} + path +
-         ") are passed on to the job but do not log tony-submit in: it needs a "
-         "Kerberos ticket or keytab of its own to talk to the ResourceManager (a "
-         "workflow scheduler must give it a keytab: [security] principal and keytab)";
-}
-
-std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
-                                            const submit_options& opts,
-                                            const security_spec& from_job) {
-  auto security = hadoop::client_security_from(setup.conf);
-  if (!security) {
-    complain(security.error().message());
-    return exit_usage;
-  }
-  auto principal = opts.principal.empty() ? from_job.principal : opts.principal;
-  auto keytab = from_job.keytab;
-  if (!opts.keytab.empty())
-    keytab = fs::absolute(opts.keytab).lexically_normal().string();
-  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
-  auto user = hadoop::current_user();
-  if (security->kerberos) {
-    auto login = hadoop::kerberos_credentials::login({principal, keytab});
-    if (!login) {
-      complain(login.error().message() + forwarded_tokens_do_not_log_in());
-      return exit_infra;
-    }
-    kerberos = *login;
-    user = kerberos->short_name();
-    if (!opts.quiet)
-      say("Kerberos: " + kerberos->principal() + " from " + kerberos->source());
-  } else if (!principal.empty() || !keytab.empty()) {
-    complain("warning: the Kerberos principal/keytab are not used: " + setup.dir +
-             "/core-site.xml sets hadoop.security.authentication to simple");
-  }
-  hadoop::connection_options ipc_opts;
-  ipc_opts.allow_simple_fallback = !security->kerberos || security->fallback_to_simple;
-  auto ipc = std::make_shared<hadoop::ipc_client>(ipc_opts);
-  auto rm = yarn::application_client::from_configuration(ipc, setup.conf, user, kerberos);
-  if (!rm) {
-    complain(rm.error().message());
-    return exit_usage;
-  }
-  auto proxy = proxy_user_of(opts);
-  if (auto code = std::get_if<int>(&proxy))
-    return *code;
-  auto& acting_for = std::get<std::string>(proxy);
-  // A keytab goes to the AM only for the login's own jobs: a proxy user's
-  // job lives on its tokens, and never holds the superuser's keytab.
-  auto shipped_keytab =
-      kerberos && kerberos->from_keytab() && acting_for.empty() ? keytab : std::string{};
-  if (!acting_for.empty()) {
-    rm->act_as(acting_for);
-    if (!opts.quiet)
-      say("proxy user: submitting for " + acting_for + " as " + user +
-          " (the cluster's hadoop.proxyuser." + user + ".* must allow it)");
-  }
-  auto job_user = acting_for.empty() ? user : acting_for;
-  return rm_connection{std::move(*rm), job_user,   ipc, kerberos,
-                       shipped_keytab, acting_for, user};
-}
-
-// The CA file HTTPS endpoints are checked against: [security] ca_file,
-// else TONY_CA_FILE, else (empty) the system's bundle.
-std::string ca_file_of(const security_spec& security) {
-  if (!security.ca_file.empty())
-    return security.ca_file;
-  auto env = std::getenv(yarn_env::ca_file);
-  return env != nullptr ? env : "";
-}
-
-// How tony-submit's own HTTP calls (WebHDFS, NodeManagers' web services)
-// authenticate: SPNEGO with its Kerberos login, else SIMPLE as the user.
-webhdfs::http_auth http_auth_of(const rm_connection& c, const security_spec& security) {
-  webhdfs::http_auth auth;
-  auth.user = c.login_user;
-  auth.kerberos = c.kerberos;
-  auth.proxy_user = c.proxy_user;
-  auth.ca_file = ca_file_of(security);
-  return auth;
 }
 
 // The message for a ResourceManager that did not answer a first call.
@@ -261,46 +87,6 @@ const char* application_type(const std::string& framework) {
   return "TONY";
 }
 
-// The job's end as the RM reports it, with the tasks the AM last showed:
-// the AM may be gone before it was asked for its final table.
-job_status final_view(const std::string& app, const job_spec* job,
-                      const yarn::application_report& report,
-                      const std::optional<job_status>& last) {
-  job_status st = last ? *last : job_status{};
-  st.app_id = app;
-  if (st.name.empty())
-    st.name = job ? job->name : report.name;
-  std::string final = yarn::to_string(report.final);
-  if (report.state == yarn::application_state::killed)
-    st.state = "KILLED";
-  else if (report.state == yarn::application_state::failed)
-    st.state = "FAILED";
-  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
-    st.state = final;
-  if (!report.diagnostics.empty())
-    st.diagnostics = report.diagnostics;
-  return st;
-}
-
-// A task's file through its NodeManager's web service (its log_dir is the
-// NM's containerlogs page, http://<nm>/node/containerlogs/<container>/<user>).
-// The service serves whole files: each poll reads the file and keeps what
-// lies past `offset` (logs of a few MiB; doc/operations.md).
-// A NodeManager's web services take SPNEGO on a secure cluster (`auth`).
-std::optional<std::string> node_manager_file(const task_status& task,
-                                             const std::string& file,
-                                             const webhdfs::http_auth& auth) {
-  auto at = task.log_dir.find("/node/containerlogs/");
-  if (at == std::string::npos || task.container_id.empty())
-    return std::nullopt;
-  auto url = task.log_dir.substr(0, at) + "/ws/v1/node/containerlogs/" +
-             task.container_id + "/" + file;
-  auto got = webhdfs::call("GET", url, auth, {}, true);
-  if (!got || got->status != 200)
-    return std::nullopt;
-  return std::move(got->body);
-}
-
 log_follower::reader node_manager_log_reader(webhdfs::http_auth auth) {
   return [auth](const task_status& task, const std::string& file, int64_t offset,
                 size_t max_bytes) -> std::optional<std::string> {
@@ -314,184 +100,170 @@ log_follower::reader node_manager_log_reader(webhdfs::http_auth auth) {
   };
 }
 
-// Follows the application to its end; returns tony-submit's exit code.
+// The steady clock in milliseconds: the follow core's time.
+int64_t now_ms() {
+  return std::chrono::duration_cast<milliseconds>(clock_type::now().time_since_epoch())
+      .count();
+}
+
+// Carries out the follow core's commands (submit/follow_core.hpp) with the
+// RM, the AM watcher and the terminal, and turns what they answer into the
+// core's events.
+class follow_io {
+public:
+  follow_io(yarn::application_client& rm, const yarn::application_id& id,
+            am_watcher& watcher, status_view& view, const submit_options& opts,
+            std::unique_ptr<log_follower> follower)
+      : rm_(rm)
+      , id_(id)
+      , app_(yarn::to_string(id))
+      , watcher_(watcher)
+      , view_(view)
+      , opts_(opts)
+      , follower_(std::move(follower))
+      , hook_{opts.client} {
+    // nop
+  }
+
+  /// Gives `e` to `core` with each answer it leads to, carrying out every
+  /// command; the round's last command says how long to wait, or the exit.
+  void feed(submit_core::follow_core& core, submit_core::event e) {
+    std::vector<submit_core::event> todo{std::move(e)};
+    for (size_t i = 0; i < todo.size(); ++i)
+      for (auto& cmd : core.handle(todo[i], now_ms()))
+        std::visit([&](const auto& x) { run(x, todo); }, cmd);
+  }
+
+  std::optional<int> exit_code;
+  milliseconds next_wait{0};
+
+private:
+  using answers = std::vector<submit_core::event>;
+
+  // What the watcher knows now, said before every answer; am_link last.
+  void sync(answers& out) const {
+    if (!watcher_.refusal().empty())
+      out.emplace_back(submit_core::am_refused{watcher_.refusal()});
+    if (auto end = watcher_.final_status())
+      out.emplace_back(submit_core::am_final{std::move(*end)});
+    out.emplace_back(submit_core::am_link{watcher_.connected(), watcher_.lost()});
+  }
+
+  void run(const submit_core::kill_app& c, answers& out) {
+    auto killed =
+        rm_.force_kill_application(id_, c.reason, hadoop::deadline_after(c.timeout));
+    sync(out);
+    out.emplace_back(submit_core::kill_result{killed ? "" : killed.error().message()});
+  }
+
+  void run(const submit_core::ask_rm& c, answers& out) {
+    auto report = rm_.get_application_report(id_, hadoop::deadline_after(c.timeout));
+    sync(out);
+    if (report)
+      out.emplace_back(submit_core::rm_report{std::move(*report)});
+    else
+      out.emplace_back(submit_core::rm_error{
+          report.error().message(),
+          report.error().is_remote("ApplicationNotFoundException")});
+  }
+
+  void run(const submit_core::connect_am& c, answers& out) {
+    if (watcher_.connect(c.host, c.port))
+      watcher_.watch_end();
+    sync(out);
+  }
+
+  void run(const submit_core::poll_am& c, answers& out) {
+    auto st = watcher_.poll(c.timeout);
+    sync(out);
+    out.emplace_back(submit_core::am_status{std::move(st)});
+  }
+
+  void run(const submit_core::await_final& c, answers& out) {
+    auto until = clock_type::now() + c.up_to;
+    while (!watcher_.final_status() && !watcher_.lost() && clock_type::now() < until)
+      std::this_thread::sleep_for(milliseconds(20));
+    sync(out);
+  }
+
+  void run(const submit_core::show& c, answers&) {
+    view_.show(c.status);
+    if (!c.pass_on)
+      return;
+    if (follower_)
+      for (auto& line : follower_->poll(c.status))
+        view_.output(line);
+    if (opts_.events)
+      opts_.events->show(c.status);
+    hook_.on_status(c.status);
+  }
+
+  void run(const submit_core::drain_logs& c, answers&) {
+    if (follower_)
+      for (auto& line : follower_->drain(c.status))
+        view_.output(line);
+  }
+
+  void run(const submit_core::yarn_state& c, answers&) {
+    if (opts_.events)
+      opts_.events->yarn_state(app_, c.state, c.tracking_url);
+  }
+
+  void run(const submit_core::finished& c, answers&) {
+    if (opts_.events)
+      opts_.events->finished(c.status, c.code);
+  }
+
+  void run(const submit_core::stop_client& c, answers&) {
+    if (opts_.client != nullptr)
+      opts_.client->stop(c.grace);
+  }
+
+  void run(const submit_core::next_round& c, answers&) { next_wait = c.interval; }
+  void run(const submit_core::exit_with& c, answers&) { exit_code = c.code; }
+  void run(const submit_core::note& c, answers&) { view_.note(c.line); }
+  void run(const submit_core::say& c, answers&) { say(c.line); }
+  void run(const submit_core::complain& c, answers&) { complain(c.line); }
+  void run(const submit_core::tracking_url& c, answers&) { view_.tracking_url(c.url); }
+  void run(const submit_core::leave& c, answers&) { view_.leave(c.status); }
+  void run(const submit_core::forget_secret&, answers&) { gate::forget_secret(app_); }
+
+  yarn::application_client& rm_;
+  const yarn::application_id& id_;
+  std::string app_;
+  am_watcher& watcher_;
+  status_view& view_;
+  const submit_options& opts_;
+  std::unique_ptr<log_follower> follower_;
+  client_hook hook_;
+};
+
+// Follows the application to its end; returns tony-submit's exit code. The
+// rules are the follow core's; this loop begins each round, and sleeps
+// between rounds as long as the core says.
 int follow(yarn::application_client& rm, const yarn::application_id& id,
            const job_spec* job, const submit_options& opts, const std::string& secret,
            const std::string& history_uri = {}, const webhdfs::http_auth& auth = {}) {
-  auto quiet = opts.quiet;
-  auto interrupted = [&opts] {
-    return opts.interrupted && opts.interrupted->load() != 0;
-  };
   client_config cfg;
   caf::actor_system sys{cfg};
   am_watcher watcher{sys, secret};
-  bool refusal_said = false;
-  status_view view{std::cout, !quiet && status_view::stdout_is_terminal(), quiet};
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
+                   opts.quiet};
   view.tensorboard_probe(&http::tensorboard_address);
   auto follower = make_follower(opts, node_manager_log_reader(auth));
-  auto app = yarn::to_string(id);
-  std::string last_yarn_state;
-  bool kill_sent = false;
+  follow_io io{rm, id, watcher, view, opts, std::move(follower)};
   client_hook hook{opts.client};
-  bool stopped_for_client = false;
-  auto last_report_ok = clock_type::now();
-  auto last_am_ok = last_report_ok; // the AM answered a poll while no RM did
-  std::optional<job_status> last_status;
-  int32_t last_attempt = 0;
-  std::string last_recovery;
+  submit_core::follow_core core{{yarn::to_string(id), job, history_uri, opts.quiet},
+                                now_ms()};
   for (;;) {
-    auto client_stop = hook.stop_reason();
-    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
-      kill_sent = true;
-      stopped_for_client = !interrupted();
-      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app);
-      auto killed = rm.force_kill_application(
-          id,
-          stopped_for_client ? "killed by tony-submit: " + client_stop
-                             : "killed by tony-submit (interrupted)",
-          hadoop::deadline_after(seconds(15)));
-      if (!killed)
-        complain("could not kill " + app + ": " + killed.error().message());
-    }
-    auto report = rm.get_application_report(id, hadoop::deadline_after(seconds(5)));
-    if (!report && report.error().is_remote("ApplicationNotFoundException")) {
-      // An RM restarted without recovery (or another RM without the state
-      // store) has forgotten the job: no poll will bring it back.
-      complain("the ResourceManager no longer knows " + app +
-               " (it restarted or failed over without recovering its applications): " +
-               report.error().message() +
-               "; its NodeManagers stop the job's containers when they register with it");
-      return exit_infra;
-    }
-    if (!report) {
-      // No RM answers, but the AM may: it decides the job's end whatever the
-      // RMs do, and keeps trying to tell them (at most its rm_failure_limit).
-      // Its answers count as contact, so a job that ends while the RMs
-      // restart is followed to the end the RM reports once it is back.
-      if (watcher.connected() && !watcher.lost()) {
-        if (auto st = watcher.poll(seconds(2))) {
-          last_am_ok = clock_type::now();
-          last_status = *st;
-          view.show(*st);
-        }
-      }
-      if (clock_type::now() - std::max(last_report_ok, last_am_ok) > seconds(60)) {
-        if (auto end = watcher.final_status()) {
-          // The AM said how the job ended; YARN's record of it is unknown.
-          gate::forget_secret(app);
-          view.leave(*end);
-          say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " +
-              end->state +
-              " (its AM's final status: no ResourceManager answered for 60 s "
-              "after the AM ended, so YARN's record of it is unknown; tony-submit "
-              "--status " +
-              app + ")");
-          if (!end->diagnostics.empty())
-            say("diagnostics: " + end->diagnostics);
-          say("last ResourceManager error: " + report.error().message());
-          return end->state == "SUCCEEDED" ? exit_succeeded : exit_failed;
-        }
-        complain("lost the ResourceManager for 60 s: " + report.error().message() +
-                 "; the application may still run (tony-submit --status " + app + ")");
-        return exit_infra;
-      }
-      std::this_thread::sleep_for(milliseconds(500));
-      continue;
-    }
-    last_report_ok = clock_type::now();
-    auto state = yarn::to_string(report->state);
-    if (state != last_yarn_state) {
-      last_yarn_state = state;
-      if (opts.events)
-        opts.events->yarn_state(app, state, report->tracking_url);
-      view.note("YARN: " + app + " " + state +
-                (report->tracking_url.empty() ? "" : " (" + report->tracking_url + ")"));
-    }
-    // A new AM attempt (the last one died): say so; the watcher follows it
-    // to its own address.
-    if (report->current_attempt && report->current_attempt->attempt > last_attempt) {
-      if (last_attempt > 0)
-        view.note("YARN: " + app + " AM attempt " +
-                  std::to_string(report->current_attempt->attempt) +
-                  " (the previous AM ended without unregistering)");
-      last_attempt = report->current_attempt->attempt;
-    }
-    // The RM's web proxy URL: it works wherever the RM's UI does.
-    if (report->state == yarn::application_state::running)
-      view.tracking_url(report->tracking_url);
-    if (report->state == yarn::application_state::running && report->rpc_port > 0 &&
-        !report->host.empty() && report->host != "N/A")
-      if (watcher.connect(report->host, static_cast<uint16_t>(report->rpc_port)))
-        watcher.watch_end();
-    if (!watcher.refusal().empty() && !refusal_said) {
-      refusal_said = true;
-      view.note("cannot follow the tasks: " + watcher.refusal());
-    }
-    // The final status comes from the AM itself (it waits for us to have
-    // it); until then the polls show the job.
-    if (auto st = watcher.final_status(); st || (st = watcher.poll(seconds(2)))) {
-      // What a later AM attempt did with the job: adopted it, or started over.
-      if (st->recovery != last_recovery && !st->recovery.empty())
-        view.note(st->recovery);
-      last_recovery = st->recovery;
-      last_status = *st;
-      view.show(*st);
-      if (follower)
-        for (auto& line : follower->poll(*st))
-          view.output(line);
-      if (opts.events)
-        opts.events->show(*st);
-      hook.on_status(*st);
-    }
-    if (yarn::is_terminal(report->state)) {
-      // YARN reports the end as soon as the AM has unregistered, a moment
-      // before the AM hands its waiters the final status. Leaving before it
-      // arrives would cost the AM its linger (it waits up to 5 s for every
-      // client that waits for the end to say it has it) with the job's
-      // container still held: so wait a little for it, never for an AM
-      // that is gone.
-      if (watcher.connected() && !watcher.lost() && !watcher.final_status()) {
-        auto until = clock_type::now() + seconds(2);
-        while (!watcher.final_status() && !watcher.lost() && clock_type::now() < until)
-          std::this_thread::sleep_for(milliseconds(20));
-        if (auto end = watcher.final_status())
-          last_status = *end;
-      }
-      gate::forget_secret(app);
-      if (follower && last_status)
-        for (auto& line : follower->drain(*last_status))
-          view.output(line);
-      if (last_status)
-        view.leave(*last_status);
-      auto final = yarn::to_string(report->final);
-      say("job " + app + (job ? " (" + job->name + ")" : std::string{}) + " " + state +
-          "/" + final);
-      if (!report->diagnostics.empty())
-        say("diagnostics: " + report->diagnostics);
-      // An AM that could not unregister (no RM answered it in time) left
-      // YARN only its container's exit: its own word on the end says why.
-      if (auto end = watcher.final_status();
-          end && !end->diagnostics.empty() &&
-          report->diagnostics.find(end->diagnostics) == std::string::npos)
-        say("the AM's diagnostics: " + end->diagnostics);
-      if (auto clock =
-              yarn::describe_am_clock_ahead(report->diagnostics, report->finish_time))
-        say(*clock);
-      say("logs: yarn logs -applicationId " + app);
-      if (!quiet && !history_uri.empty())
-        say("event log: " + history_uri + "/" + app + ".jsonl (tony-history --dir " +
-            history_uri + " show " + app + ")");
-      auto grace = milliseconds(job ? job->policy.stop_grace_ms : 3000);
-      auto code = hook.exit_code(report->state == yarn::application_state::finished &&
-                                         report->final == yarn::final_status::succeeded
-                                     ? exit_succeeded
-                                     : exit_failed,
-                                 stopped_for_client, grace);
-      if (opts.events)
-        opts.events->finished(final_view(app, job, *report, last_status), code);
-      return code;
-    }
-    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 250 : 100));
+    if (opts.interrupted && opts.interrupted->load() != 0)
+      io.feed(core, submit_core::interrupt{});
+    if (auto why = hook.stop_reason(); !why.empty())
+      io.feed(core, submit_core::client_stop{why, opts.client->ended().value_or(1)});
+    io.feed(core, submit_core::tick{});
+    if (io.exit_code)
+      return *io.exit_code;
+    std::this_thread::sleep_for(io.next_wait);
   }
 }
 
@@ -830,312 +602,6 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto code = follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
   remove_own_staging(*rm, fresh->id, **stager);
   return code;
-}
-
-namespace {
-
-// What --kill, --status and --logs work with: the application and a client
-// of its ResourceManager; or tony-submit's exit code when either cannot be
-// had.
-struct rm_target {
-  yarn::application_id id;
-  yarn::application_client rm;
-  hadoop::configuration conf;
-  webhdfs::http_auth auth; // tony-submit's own HTTP calls
-};
-
-std::variant<rm_target, int> rm_for_application(const std::string& app_id,
-                                                const submit_options& opts) {
-  auto id = yarn::parse_application_id(app_id);
-  if (!id) {
-    complain(id.error().message());
-    return exit_usage;
-  }
-  auto setup = load_hadoop(opts.hadoop_conf, {});
-  if (auto code = std::get_if<int>(&setup))
-    return *code;
-  auto& conf = std::get<hadoop_setup>(setup).conf;
-  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
-  if (auto code = std::get_if<int>(&connection))
-    return *code;
-  auto& c = std::get<rm_connection>(connection);
-  auto auth = http_auth_of(c, security_spec{});
-  return rm_target{*id, std::move(c.rm), conf, std::move(auth)};
-}
-
-// The report of an application, or the exit code: 2 when the RM does not
-// know the id, 3 when it cannot be asked.
-std::variant<yarn::application_report, int> report_of(rm_target& target,
-                                                      const std::string& app_id) {
-  auto report =
-      target.rm.get_application_report(target.id, hadoop::deadline_after(seconds(10)));
-  if (report)
-    return std::move(*report);
-  if (report.error().is_remote("ApplicationNotFoundException")) {
-    complain("the ResourceManager knows no application " + app_id);
-    return exit_usage;
-  }
-  complain("cannot get the report of " + app_id + ": " + report.error().message());
-  return exit_infra;
-}
-
-// The job's tasks: from its AM while it runs, else from the event log the
-// AM left in the default history dir (doc/tracking.md). Nothing if neither
-// answers.
-std::optional<job_status> tasks_of(const yarn::application_report& report,
-                                   const std::string& app_id,
-                                   const hadoop::configuration& conf,
-                                   const webhdfs::http_auth& auth,
-                                   std::string* why_not = nullptr) {
-  if (report.state == yarn::application_state::running && report.rpc_port > 0 &&
-      !report.host.empty() && report.host != "N/A") {
-    // Through the AM's gate, with the secret tony-submit kept when it
-    // submitted the job.
-    auto secret = gate::load_secret(app_id);
-    if (!secret) {
-      if (why_not)
-        *why_not = describe(secret.error());
-      return std::nullopt;
-    }
-    client_config cfg;
-    caf::actor_system sys{cfg};
-    am_watcher watcher{sys, *secret};
-    auto port = static_cast<uint16_t>(report.rpc_port);
-    if (watcher.connect(report.host, port))
-      if (auto st = watcher.poll(seconds(5)))
-        return st;
-    if (why_not)
-      *why_not = watcher.refusal().empty() ? "the AM at " + report.host + ":" +
-                                                 std::to_string(port) + " did not answer"
-                                           : watcher.refusal();
-  }
-  if (!yarn::is_terminal(report.state))
-    return std::nullopt;
-  auto default_fs = conf.get_or("fs.defaultFS", "file:///");
-  auto user = report.user.empty() ? hadoop::current_user() : report.user;
-  auto uri = history::history_location({}, default_fs, user);
-  auto address = webhdfs_for(uri, conf);
-  if (!address) {
-    if (why_not)
-      *why_not = describe(address.error());
-    return std::nullopt;
-  }
-  webhdfs::namenode_http nn{*address, auth};
-  if (!nn.auth.kerberos)
-    nn.auth.user = user; // SIMPLE: read as the application's user
-  auto dir = history::open_history(uri, std::move(nn));
-  if (!dir)
-    return std::nullopt;
-  // The AM copies its event log there as it ends, and the RM may report the
-  // end first: a job that ended moments ago gets a few seconds.
-  auto now_ms = std::chrono::duration_cast<milliseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  auto patience = now_ms - report.finish_time < 60000 ? seconds(10) : seconds(0);
-  auto deadline = clock_type::now() + patience;
-  for (;;) {
-    if (auto logs = (*dir)->list())
-      for (auto& log : *logs)
-        if (log.app_id == app_id)
-          if (auto text = (*dir)->read(log))
-            if (auto events = history::parse_event_log(*text))
-              return history::replay(*events);
-    if (clock_type::now() >= deadline)
-      return std::nullopt;
-    std::this_thread::sleep_for(milliseconds(500));
-  }
-}
-
-// The tasks as --logs shows them after the end: each task whose container
-// the NodeManagers aggregated points at the aggregated file. The upload
-// follows the application's end by a moment: until the RM says the
-// NodeManagers are done (or, from an RM that does not say, for a job that
-// ended in the last minutes), --logs waits, at most 60 s, for every
-// container it prints; the others are read from their NodeManager.
-job_status aggregated_view(const job_status& st, const logs_request& req,
-                           aggregated_logs& logs, rm_target& target,
-                           yarn::application_report report) {
-  std::vector<std::string> wanted;
-  std::set<std::string> hosts; // only their nodes' files are read
-  for (auto& task : st.tasks)
-    if ((req.task.empty() || to_string(task.task) == req.task) &&
-        !task.container_id.empty()) {
-      wanted.push_back(task.container_id);
-      hosts.insert(task.host);
-    }
-  if (hosts.count("") != 0)
-    hosts.clear(); // a task without its host: read every node's file
-  auto now_ms = std::chrono::duration_cast<milliseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-  auto recent = now_ms - report.finish_time < 300000;
-  auto deadline = clock_type::now() + seconds(60);
-  bool said = false;
-  for (;;) {
-    // Read what is there now, then see whether more may come.
-    auto uploading = report.log_aggregation == yarn::log_aggregation_state::unknown
-                         ? recent
-                         : !yarn::is_final(report.log_aggregation);
-    logs.refresh(hosts);
-    auto missing = std::count_if(wanted.begin(), wanted.end(),
-                                 [&logs](auto& id) { return logs.find(id) == nullptr; });
-    if (missing == 0 || !uploading || clock_type::now() >= deadline)
-      break;
-    if (!said) {
-      said = true;
-      complain("waiting for the NodeManagers to aggregate the logs of " + st.app_id +
-               " (at most 60 s)");
-    }
-    std::this_thread::sleep_for(seconds(1));
-    if (auto again = target.rm.get_application_report(target.id,
-                                                      hadoop::deadline_after(seconds(5))))
-      report = std::move(*again);
-  }
-  auto view = st;
-  for (auto& task : view.tasks) {
-    std::string from;
-    if (logs.find(task.container_id, &from) != nullptr)
-      task.log_dir = from + " " + task.container_id;
-  }
-  return view;
-}
-
-} // namespace
-
-bool hadoop_conf_known(const submit_options& opts) {
-  return !find_hadoop_conf(backend_inputs_here(front_end::job_toml, "", opts.hadoop_conf))
-              .first.empty();
-}
-
-int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
-  auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& [id, rm, conf, auth] = std::get<rm_target>(target);
-  auto deadline = clock_type::now() + seconds(30);
-  for (;;) {
-    auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
-                                          hadoop::deadline_after(seconds(10)));
-    if (!done) {
-      complain("cannot kill " + app_id + ": " + done.error().message());
-      return done.error().is_remote("ApplicationNotFoundException") ? exit_usage
-                                                                    : exit_infra;
-    }
-    if (*done) {
-      gate::forget_secret(app_id);
-      say(app_id + " killed");
-      return exit_succeeded;
-    }
-    if (clock_type::now() > deadline) {
-      complain("the ResourceManager did not confirm the kill of " + app_id + " in 30 s");
-      return exit_infra;
-    }
-    std::this_thread::sleep_for(milliseconds(200));
-  }
-}
-
-int status_yarn_application(const std::string& app_id, const submit_options& opts,
-                            bool json) {
-  auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& t = std::get<rm_target>(target);
-  auto got = report_of(t, app_id);
-  if (auto code = std::get_if<int>(&got))
-    return *code;
-  auto& report = std::get<yarn::application_report>(got);
-  std::string why_no_tasks;
-  auto tasks = tasks_of(report, app_id, t.conf, t.auth, &why_no_tasks);
-  if (yarn::is_terminal(report.state))
-    gate::forget_secret(app_id);
-  if (json) {
-    auto st = yarn::is_terminal(report.state) ? final_view(app_id, nullptr, report, tasks)
-                                              : tasks.value_or(job_status{});
-    st.app_id = app_id;
-    if (st.name.empty())
-      st.name = report.name;
-    if (st.state.empty())
-      st.state = yarn::to_string(report.state); // NEW, ACCEPTED: the AM is not up
-    if (st.tracking_url.empty())
-      st.tracking_url = report.tracking_url;
-    auto j = nlohmann::json::parse(to_json(st));
-    j["backend"] = "yarn";
-    j["yarn_state"] = yarn::to_string(report.state);
-    j["final_status"] = yarn::to_string(report.final);
-    j["queue"] = report.queue;
-    j["application_type"] = report.application_type;
-    j["yarn_diagnostics"] = report.diagnostics;
-    j["progress"] = report.progress;
-    std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-              << std::endl;
-    return exit_succeeded;
-  }
-  std::cout << "application: " << app_id << "\nname: " << report.name
-            << "\ntype: " << report.application_type << "\nqueue: " << report.queue
-            << "\nstate: " << yarn::to_string(report.state)
-            << "\nfinal status: " << yarn::to_string(report.final)
-            << "\nprogress: " << static_cast<int>(report.progress * 100.0f + 0.5f) << "%"
-            << "\ntracking url: " << report.tracking_url << "\n";
-  if (!report.diagnostics.empty())
-    std::cout << "diagnostics: " << report.diagnostics << "\n";
-  if (!tasks && !why_no_tasks.empty())
-    std::cout << "tasks: not shown: " << why_no_tasks << "\n";
-  if (tasks)
-    for (auto& task : tasks->tasks)
-      std::cout << "task " << to_string(task.task) << ": " << task.state << " "
-                << task.host << ":" << task.port << " " << task.container_id << "\n";
-  return exit_succeeded;
-}
-
-int logs_yarn_application(const std::string& app_id, const submit_options& opts,
-                          const logs_request& req) {
-  auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& t = std::get<rm_target>(target);
-  auto got = report_of(t, app_id);
-  if (auto code = std::get_if<int>(&got))
-    return *code;
-  auto& report = std::get<yarn::application_report>(got);
-  auto st = tasks_of(report, app_id, t.conf, t.auth);
-  if (!st) {
-    complain("cannot tell the tasks of " + app_id + " (" + yarn::to_string(report.state) +
-             "): its ApplicationMaster does not answer and its event log is not in the "
-             "history dir; try `yarn logs -applicationId " +
-             app_id + "`");
-    return exit_infra;
-  }
-  // A task's log_dir is its NodeManager's containerlogs page
-  // (http://<nm>/node/containerlogs/<container>/<user>); the NM's web
-  // service serves each file as plain text while the NM keeps the logs.
-  auto from_node_manager = [&t](const task_status& task, const std::string& file) {
-    return node_manager_file(task, file, t.auth);
-  };
-  auto aggregation = log_aggregation_of(t.conf);
-  if (!yarn::is_terminal(report.state) || !aggregation.enabled)
-    return print_task_logs(*st, req, from_node_manager);
-  // Ended: the NodeManagers upload the containers' logs (log aggregation).
-  auto user = report.user.empty() ? hadoop::current_user() : report.user;
-  auto address = webhdfs_for(aggregation.root, t.conf);
-  if (!address) {
-    complain(describe(address.error()));
-    return exit_usage;
-  }
-  webhdfs::namenode_http nn{*address, t.auth};
-  if (!nn.auth.kerberos)
-    nn.auth.user = user; // SIMPLE: read as the application's user
-  aggregated_logs logs{aggregation, user, app_id, nn};
-  auto view = aggregated_view(*st, req, logs, t, report);
-  for (auto& problem : logs.problems())
-    complain("warning: aggregated logs: " + problem);
-  return print_task_logs(
-      view, req, [&](const task_status& task, const std::string& file) {
-        if (auto* c = logs.find(task.container_id)) {
-          auto* f = c->find(file);
-          return f ? std::optional<std::string>{f->content} : std::nullopt;
-        }
-        return from_node_manager(task, file);
-      });
 }
 
 } // namespace tony
