@@ -10,6 +10,7 @@
 #include "runtime/status_json.hpp"
 #include "web/job_page.hpp"
 #include "web/reverse_proxy.hpp"
+#include "web/tensorboard_shim.hpp"
 
 namespace tony::http {
 
@@ -285,6 +286,34 @@ void serve_api_job(const std::shared_ptr<job_source>& src, const job_status& st,
       });
 }
 
+// The job's TensorBoard at `upstream` (path and query). Behind YARN's web
+// proxy, which refuses POST, its page gets the script that sends its forms
+// as GETs, that script is served here, and such a GET goes on as the POST
+// it stands for (web/tensorboard_shim.hpp).
+void forward_tensorboard(const proxy_target& target, const std::string& upstream,
+                         const route_options& opts, const httplib::Request& req,
+                         const std::string& body, httplib::Response& res) {
+  bool behind_rm_proxy = !opts.public_base.empty();
+  if (behind_rm_proxy && upstream == tensorboard_shim_path) {
+    res.set_header("Cache-Control", "no-store");
+    res.set_content(tensorboard_shim_js(), "text/javascript; charset=utf-8");
+    return;
+  }
+  if (auto form = behind_rm_proxy && req.method == "GET" ? carried_form_of(upstream)
+                                                         : std::nullopt) {
+    auto post = req;
+    post.method = "POST";
+    post.headers.erase("Content-Type");
+    post.headers.emplace("Content-Type", "application/x-www-form-urlencoded");
+    return forward(target, form->target, post, form->body, res);
+  }
+  forward(target, upstream, req, body, res);
+  auto page = upstream.substr(0, upstream.find('?'));
+  if (behind_rm_proxy && res.status == 200 && (page == "/" || page == "/index.html") &&
+      res.get_header_value("Content-Type").rfind("text/html", 0) == 0)
+    res.body = with_tensorboard_shim(std::move(res.body));
+}
+
 } // namespace
 
 job_source::~job_source() {
@@ -384,9 +413,9 @@ void handle_job_request(const std::shared_ptr<job_source>& source,
     target.host = host;
     target.port = port;
     target.public_prefix = opts.public_base + opts.mount + "/tensorboard";
-    forward(target, target_after(req.target, opts.mount + "/tensorboard"), req, body,
-            res);
-    return;
+    return forward_tensorboard(target,
+                               target_after(req.target, opts.mount + "/tensorboard"),
+                               opts, req, body, res);
   }
   not_found(res, "nothing at '" + path + "'; the job page is at the tracking URL's root");
 }

@@ -14,6 +14,7 @@
 #include "runtime/history/job_record.hpp"
 #include "runtime/status_json.hpp"
 #include "web/http_server.hpp"
+#include "web/tensorboard_shim.hpp"
 
 using namespace tony;
 using namespace tony::http;
@@ -113,6 +114,10 @@ protected:
             return;
           }
           res.set_header("X-Upstream", "tb");
+          if (req.path == "/index.html" || req.path == "/page.html") {
+            res.set_content("<html><head><title>TB</title></head></html>", "text/html");
+            return;
+          }
           if (req.path == "/echo") {
             res.set_content(body, req.get_header_value("Content-Type"));
             return;
@@ -333,6 +338,72 @@ TEST_F(routes_test, tensorboard_requests_are_forwarded_with_query_and_body) {
   auto root = cli.Get("/tensorboard/");
   ASSERT_TRUE(root);
   EXPECT_EQ(root->body, "GET / [] ae=identity");
+}
+
+// Behind YARN's web proxy (which refuses POST) TensorBoard's page loads the
+// AM's script that sends its forms as GET queries; directly it does not.
+TEST_F(routes_test, behind_the_rm_proxy_tensorboards_page_gets_the_post_as_get_script) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve("", "/proxy/application_1_0001");
+  auto page = cli.Get("/tensorboard/page.html");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->body, "<html><head><title>TB</title></head></html>")
+      << "its root page only";
+  page = cli.Get("/tensorboard/index.html?x=1");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->body,
+            "<html><head><script src=\"./tony-post-as-get.js\"></script><title>TB</title>"
+            "</head></html>");
+  auto js = cli.Get("/tensorboard/tony-post-as-get.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  EXPECT_NE(js->body.find("FormData"), std::string::npos);
+  EXPECT_EQ(js->get_header_value("X-Upstream"), "") << "served by the AM itself";
+}
+
+// The script's GET for a form goes on to TensorBoard as the form's POST.
+TEST_F(routes_test, behind_the_rm_proxy_a_carried_form_reaches_tensorboard_as_a_post) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve("", "/proxy/application_1_0001");
+  cli.set_url_encode(false);
+  // "requests=%5B1%5D" in hex.
+  auto res = cli.Get("/tensorboard/data/plugin/timeseries/timeSeries?a=1&tony-form="
+                     "72657175657374733d25354231253544");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body,
+            "POST /data/plugin/timeseries/timeSeries?a=1 [requests=%5B1%5D] ae=identity");
+  res = cli.Get("/tensorboard/data/x?tony-form=7z");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body, "GET /data/x?tony-form=7z [] ae=identity")
+      << "not hex: as it came";
+}
+
+TEST(tensorboard_shim, a_carried_form_is_read_from_anywhere_in_the_query) {
+  auto form = carried_form_of("/t?tony-form=613d31&b=2");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->target, "/t?b=2");
+  EXPECT_EQ(form->body, "a=1");
+  form = carried_form_of("/t?tony-form=");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->target, "/t");
+  EXPECT_EQ(form->body, "");
+  EXPECT_FALSE(carried_form_of("/t?x=1"));
+  EXPECT_FALSE(carried_form_of("/t"));
+  EXPECT_FALSE(carried_form_of("/t?tony-form=abc"));
+}
+
+TEST_F(routes_test, directly_tensorboards_page_is_left_as_it_is) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto direct = serve();
+  auto page = direct.Get("/tensorboard/index.html");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->body, "<html><head><title>TB</title></head></html>");
+  auto js = direct.Get("/tensorboard/tony-post-as-get.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->get_header_value("X-Upstream"), "tb")
+      << "directly, TensorBoard's own path";
 }
 
 // TensorBoard's front end posts FormData (its Time Series dashboard): the
