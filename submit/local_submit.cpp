@@ -1,3 +1,7 @@
+// tony-submit on the local backend: the job's own directory under the jobs
+// dir, its AM started on this machine, and the AM followed to its end. Also
+// make_follower, which both backends use.
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -165,25 +170,33 @@ std::string placement_note(const job_spec& job) {
          ": placement and max_per_node apply on YARN only; every task runs here)";
 }
 
-} // namespace
+// -- the submission's phases ----------------------------------------------------
 
-int submit_local(const job_spec& job, const submit_options& opts) {
-  if (auto remote = first_remote_source(job); !remote.empty()) {
-    complain(remote + ": the local backend ships local paths only; copy the file here "
-                      "first, or run on YARN (--backend yarn)");
-    return exit_usage;
-  }
-  auto interrupted = [&opts] {
-    return opts.interrupted && opts.interrupted->load() != 0;
-  };
+// A local job as submit_local's phases fill it in: where it runs, its id,
+// its secret, and its AM.
+struct local_job {
+  std::string app_id;
+  std::string job_dir;
+  std::string secret;
+  pid_t am_pid = 0;
+};
 
+// True once tony-submit was interrupted (Ctrl-C: submit_options::interrupted).
+bool interrupted(const submit_options& opts) {
+  return opts.interrupted && opts.interrupted->load() != 0;
+}
+
+// The job's own directory under the jobs dir, with its code's snapshot and
+// job.json; else said, and the exit code.
+std::optional<int> make_job_dir(const job_spec& job, local_job& lj) {
   auto jobs_dir =
       expand_home(job.cluster.jobs_dir.empty() ? "~/.tony/jobs" : job.cluster.jobs_dir);
   std::error_code ec;
   fs::create_directories(jobs_dir, ec);
   int64_t cluster_ts = 0;
-  auto app_id = new_app_id(jobs_dir, &cluster_ts);
-  auto job_dir = jobs_dir + "/" + app_id;
+  lj.app_id = new_app_id(jobs_dir, &cluster_ts);
+  lj.job_dir = jobs_dir + "/" + lj.app_id;
+  auto& job_dir = lj.job_dir;
   fs::create_directories(job_dir, ec);
   if (ec) {
     complain("cannot create the job directory " + job_dir + ": " + ec.message() +
@@ -208,10 +221,18 @@ int submit_local(const job_spec& job, const submit_options& opts) {
       return exit_infra;
     }
   }
+  return std::nullopt;
+}
+
+// The job's secret and its AM, started; else said, and the exit code.
+std::optional<int> start_am(const submit_options& opts, local_job& lj) {
+  auto& app_id = lj.app_id;
+  auto& job_dir = lj.job_dir;
   // The AM's gate admits whoever proves this secret: the executors (the AM
   // hands it on) and this process's watcher. In the AM's environment, which
   // only the user can read, never on its command line.
-  auto secret = gate::make_job_secret();
+  lj.secret = gate::make_job_secret();
+  auto& secret = lj.secret;
   if (secret.empty()) {
     complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
     return exit_infra;
@@ -241,102 +262,118 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     complain("cannot start the ApplicationMaster: " + describe(child.error()));
     return exit_infra;
   }
-  pid_t am_pid = child->pid;
-  if (!opts.quiet)
-    say("submitted " + app_id + " (" + job.name + ", " +
-        base::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
-        job_dir + placement_note(job));
-  if (opts.events)
-    opts.events->submitted(app_id, "local", job.name, job.total_tasks(),
-                           {{"job_dir", job_dir}, {"am_pid", std::to_string(am_pid)}});
-  if (opts.detach) {
-    say("detached; the job runs on. Follow it with: tony-submit --status " + app_id +
-        jobs_dir_flag(job) + ", stop it with: tony-submit --kill " + app_id +
-        jobs_dir_flag(job));
-    return exit_succeeded;
-  }
+  lj.am_pid = child->pid;
+  return std::nullopt;
+}
 
-  client_config cfg;
-  caf::actor_system sys{cfg};
-  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
-                   opts.quiet};
-  view.tensorboard_probe(&http::tensorboard_address);
-  auto follower = make_follower(opts, local_log_reader());
-  std::optional<process::exit_info> am_exit;
-  am_watcher watcher{sys, secret};
+// -- following the AM -------------------------------------------------------------
+
+// What the rounds of following a local AM share.
+struct local_follow {
+  const job_spec& job;
+  const submit_options& opts;
+  const local_job& lj;
+  status_view& view;
+  log_follower* follower;
+  am_watcher& watcher;
+  client_hook& hook;
+  std::optional<process::exit_info> am_exit{};
   bool refusal_said = false;
   bool kill_sent = false;
-  client_hook hook{opts.client};
   bool stopped_for_client = false;
-  auto kill_deadline = clock_type::time_point::max();
+  clock_type::time_point kill_deadline = clock_type::time_point::max();
   // Once the AM wrote its final status it has only cleanup left; an AM that
   // hangs in it must not hang tony-submit.
-  auto exit_deadline = clock_type::time_point::max();
-  auto exit_grace = milliseconds(job.policy.stop_grace_ms) + std::chrono::seconds(15);
-  auto connect_deadline = clock_type::now() + std::chrono::seconds(30);
-  for (;;) {
-    if (!am_exit)
-      am_exit = process::try_wait(am_pid);
-    if (am_exit)
-      break;
-    auto client_stop = hook.stop_reason();
-    if ((interrupted() || !client_stop.empty()) && !kill_sent) {
-      kill_sent = true;
-      stopped_for_client = !interrupted();
-      view.note(stopped_for_client ? client_stop : "interrupted: killing " + app_id);
-      ::kill(am_pid, SIGINT); // the AM reports a user's kill on SIGINT
-      kill_deadline = clock_type::now() + milliseconds(job.policy.stop_grace_ms) +
+  clock_type::time_point exit_deadline = clock_type::time_point::max();
+  milliseconds exit_grace =
+      milliseconds(job.policy.stop_grace_ms) + std::chrono::seconds(15);
+  clock_type::time_point connect_deadline = clock_type::now() + std::chrono::seconds(30);
+};
+
+// Asks the AM to stop on Ctrl-C or the client's stop, and kills one that
+// does not stop, or does not exit after its final status, in time; true
+// when it was killed (and waited for).
+bool stop_when_due(local_follow& f) {
+  auto& job_dir = f.lj.job_dir;
+  auto am_pid = f.lj.am_pid;
+  auto client_stop = f.hook.stop_reason();
+  if ((interrupted(f.opts) || !client_stop.empty()) && !f.kill_sent) {
+    f.kill_sent = true;
+    f.stopped_for_client = !interrupted(f.opts);
+    f.view.note(f.stopped_for_client ? client_stop
+                                     : "interrupted: killing " + f.lj.app_id);
+    ::kill(am_pid, SIGINT); // the AM reports a user's kill on SIGINT
+    f.kill_deadline = clock_type::now() + milliseconds(f.job.policy.stop_grace_ms) +
                       std::chrono::seconds(15);
-    }
-    if (clock_type::now() > kill_deadline) {
-      complain("the ApplicationMaster did not stop in time; killing it");
-      process::kill_session(am_pid, SIGKILL);
-      am_exit = process::wait(am_pid);
-      break;
-    }
-    if (exit_deadline == clock_type::time_point::max() &&
-        fs::exists(job_dir + "/status.json", ec))
-      exit_deadline = clock_type::now() + exit_grace;
-    if (clock_type::now() > exit_deadline) {
-      complain("the ApplicationMaster wrote its final status but did not exit within " +
-               std::to_string(exit_grace.count() / 1000) + " s; killing it (see " +
-               job_dir + "/am.log)");
-      process::kill_session(am_pid, SIGKILL);
-      am_exit = process::wait(am_pid);
-      break;
-    }
-    if (!watcher.connected()) {
-      auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
-      if (info.is_object() && info.contains("port")) {
-        if (watcher.connect(info.value("host", std::string{"127.0.0.1"}),
-                            info["port"].get<uint16_t>()))
-          watcher.watch_end();
-      } else if (clock_type::now() > connect_deadline) {
-        complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
-                 "/am.log");
-        process::kill_session(am_pid, SIGKILL);
-        process::wait(am_pid);
-        return exit_infra;
-      }
-    }
-    if (!watcher.refusal().empty() && !refusal_said) {
-      refusal_said = true;
-      view.note("cannot follow the tasks: " + watcher.refusal());
-    }
-    if (auto st = watcher.poll(std::chrono::seconds(2))) {
-      view.show(*st);
-      if (follower)
-        for (auto& line : follower->poll(*st))
-          view.output(line);
-      if (opts.events)
-        opts.events->show(*st);
-      hook.on_status(*st);
-    }
-    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
   }
+  if (clock_type::now() > f.kill_deadline) {
+    complain("the ApplicationMaster did not stop in time; killing it");
+    process::kill_session(am_pid, SIGKILL);
+    f.am_exit = process::wait(am_pid);
+    return true;
+  }
+  std::error_code ec;
+  if (f.exit_deadline == clock_type::time_point::max() &&
+      fs::exists(job_dir + "/status.json", ec))
+    f.exit_deadline = clock_type::now() + f.exit_grace;
+  if (clock_type::now() > f.exit_deadline) {
+    complain("the ApplicationMaster wrote its final status but did not exit within " +
+             std::to_string(f.exit_grace.count() / 1000) + " s; killing it (see " +
+             job_dir + "/am.log)");
+    process::kill_session(am_pid, SIGKILL);
+    f.am_exit = process::wait(am_pid);
+    return true;
+  }
+  return false;
+}
+
+// Connects the watcher once the AM says where it listens (am.json); an AM
+// that does not come up in time is killed, said, and exit 3.
+std::optional<int> connect_when_up(local_follow& f) {
+  auto& job_dir = f.lj.job_dir;
+  auto info = nlohmann::json::parse(read_file(job_dir + "/am.json"), nullptr, false);
+  if (info.is_object() && info.contains("port")) {
+    if (f.watcher.connect(info.value("host", std::string{"127.0.0.1"}),
+                          info["port"].get<uint16_t>()))
+      f.watcher.watch_end();
+  } else if (clock_type::now() > f.connect_deadline) {
+    complain("the ApplicationMaster did not come up within 30 s; see " + job_dir +
+             "/am.log");
+    process::kill_session(f.lj.am_pid, SIGKILL);
+    process::wait(f.lj.am_pid);
+    return exit_infra;
+  }
+  return std::nullopt;
+}
+
+// Shows what the watcher says: its refusal once, and the job's status.
+void show_status(local_follow& f) {
+  if (!f.watcher.refusal().empty() && !f.refusal_said) {
+    f.refusal_said = true;
+    f.view.note("cannot follow the tasks: " + f.watcher.refusal());
+  }
+  if (auto st = f.watcher.poll(std::chrono::seconds(2))) {
+    f.view.show(*st);
+    if (f.follower)
+      for (auto& line : f.follower->poll(*st))
+        f.view.output(line);
+    if (f.opts.events)
+      f.opts.events->show(*st);
+    f.hook.on_status(*st);
+  }
+}
+
+// The job's end as the AM recorded it (or, when it was stopped on request
+// before it could, as KILLED), said; tony-submit's exit code.
+int finish(local_follow& f) {
+  auto& job = f.job;
+  auto& opts = f.opts;
+  auto& app_id = f.lj.app_id;
+  auto& job_dir = f.lj.job_dir;
+  auto& am_exit = f.am_exit;
   auto text = read_file(job_dir + "/status.json");
   auto final_status = job_status_from_json(text);
-  if (!final_status && kill_sent) {
+  if (!final_status && f.kill_sent) {
     // Stopped on request before it recorded a status (e.g. killed by the
     // SIGKILL above): the job was killed all the same.
     job_status st;
@@ -362,20 +399,78 @@ int submit_local(const job_spec& job, const submit_options& opts) {
     return exit_infra;
   }
   gate::forget_secret(app_id);
-  if (follower) // the last lines the task wrote before it ended
-    for (auto& line : follower->drain(*final_status))
-      view.output(line);
-  view.finish(*final_status, job_dir);
+  if (f.follower) // the last lines the task wrote before it ended
+    for (auto& line : f.follower->drain(*final_status))
+      f.view.output(line);
+  f.view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
   auto code =
-      hook.exit_code(final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed,
-                     stopped_for_client, milliseconds(job.policy.stop_grace_ms));
+      f.hook.exit_code(final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed,
+                       f.stopped_for_client, milliseconds(job.policy.stop_grace_ms));
   if (opts.events) {
     opts.events->show(*final_status);
     opts.events->finished(*final_status, code);
   }
   return code;
+}
+
+// Follows the local AM to its end; tony-submit's exit code.
+int follow(const job_spec& job, const submit_options& opts, const local_job& lj) {
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  status_view view{std::cout, !opts.quiet && status_view::stdout_is_terminal(),
+                   opts.quiet};
+  view.tensorboard_probe(&http::tensorboard_address);
+  auto follower = make_follower(opts, local_log_reader());
+  am_watcher watcher{sys, lj.secret};
+  client_hook hook{opts.client};
+  local_follow f{job, opts, lj, view, follower.get(), watcher, hook};
+  for (;;) {
+    if (!f.am_exit)
+      f.am_exit = process::try_wait(lj.am_pid);
+    if (f.am_exit)
+      break;
+    if (stop_when_due(f))
+      break;
+    if (!watcher.connected())
+      if (auto code = connect_when_up(f))
+        return *code;
+    show_status(f);
+    std::this_thread::sleep_for(milliseconds(watcher.connected() ? 200 : 20));
+  }
+  return finish(f);
+}
+
+} // namespace
+
+int submit_local(const job_spec& job, const submit_options& opts) {
+  if (auto remote = first_remote_source(job); !remote.empty()) {
+    complain(remote + ": the local backend ships local paths only; copy the file here "
+                      "first, or run on YARN (--backend yarn)");
+    return exit_usage;
+  }
+  local_job lj;
+  if (auto code = make_job_dir(job, lj))
+    return *code;
+  if (auto code = start_am(opts, lj))
+    return *code;
+  auto& app_id = lj.app_id;
+  if (!opts.quiet)
+    say("submitted " + app_id + " (" + job.name + ", " +
+        base::plural(job.total_tasks(), "task") + ") on the local backend; job dir " +
+        lj.job_dir + placement_note(job));
+  if (opts.events)
+    opts.events->submitted(
+        app_id, "local", job.name, job.total_tasks(),
+        {{"job_dir", lj.job_dir}, {"am_pid", std::to_string(lj.am_pid)}});
+  if (opts.detach) {
+    say("detached; the job runs on. Follow it with: tony-submit --status " + app_id +
+        jobs_dir_flag(job) + ", stop it with: tony-submit --kill " + app_id +
+        jobs_dir_flag(job));
+    return exit_succeeded;
+  }
+  return follow(job, opts, lj);
 }
 
 std::unique_ptr<log_follower> make_follower(const submit_options& opts,

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -410,82 +413,88 @@ std::string constraints_handler(const hadoop::configuration& conf) {
                                                                     : std::string{};
 }
 
-} // namespace
+// -- the submission's phases ----------------------------------------------------
 
-int submit_yarn(const job_spec& job, const submit_options& opts) {
-  auto setup = load_hadoop(opts.hadoop_conf, job.cluster.hadoop_conf);
-  if (auto code = std::get_if<int>(&setup))
-    return *code;
-  auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
-  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
-  if (auto code = std::get_if<int>(&connection))
-    return *code;
-  auto& client = std::get<rm_connection>(connection);
-  auto& user = client.user;
-  auto* rm = &client.rm;
-  auto fresh = rm->get_new_application(hadoop::deadline_after(seconds(20)));
-  if (!fresh) {
-    complain(rm_failure(fresh.error(), conf_dir));
-    return exit_infra;
-  }
-  auto app = yarn::to_string(fresh->id);
-  if (auto unfit = unfit_ask(job, fresh->max_capability); !unfit.empty()) {
-    complain(unfit);
-    return exit_usage;
-  }
-  // Tokens before staging: a cluster that refuses them costs no upload.
-  auto got_creds =
-      credentials_for(client, std::get<hadoop_setup>(setup), job, opts.quiet);
-  if (auto code = std::get_if<int>(&got_creds))
-    return *code;
-  auto& creds = std::get<job_credentials>(got_creds);
-  auto auth = http_auth_of(client, job.security);
+// One submission as submit_yarn's phases fill it in, in order: the
+// application the RM granted, its tokens, where it is staged, and what the
+// AM and the executors localize from there.
+struct submission {
+  const job_spec& job;
+  const submit_options& opts;
+  rm_connection& client;
+  const hadoop::configuration& conf;
+  yarn::application_id id;
+  std::string app;
+  const job_credentials& creds;
+  webhdfs::http_auth auth;
+  job_locations where{};
+  webhdfs::namenode_http webhdfs{};
+  std::unique_ptr<staging::stager> stager{};
+  std::string am_program{};
+  std::vector<local_resource> am_resources{};
+  std::vector<local_resource> executor_resources{};
+  std::map<std::string, std::vector<local_resource>> type_resources{};
+};
 
-  // Stage what the job ships.
-  auto where = locate_job(job, conf, app, user);
+// A failed staging: said, the staging dir removed, and exit 3.
+int staging_failed(submission& s, const caf::error& err) {
+  complain("staging to " + s.where.staging_uri + " failed: " + describe(err));
+  s.stager->remove_all();
+  return exit_infra;
+}
+
+// The job's staging dir and its stager; else said, and exit 2.
+std::optional<int> open_staging(submission& s) {
+  auto where = locate_job(s.job, s.conf, s.app, s.client.user);
   if (!where)
     return usage_error(where.error());
-  auto& staging_uri = where->staging_uri;
-  webhdfs::namenode_http webhdfs{where->staging_webhdfs, auth};
-  auto stager = staging::make_stager(staging_uri, webhdfs);
+  s.where = std::move(*where);
+  s.webhdfs = webhdfs::namenode_http{s.where.staging_webhdfs, s.auth};
+  auto stager = staging::make_stager(s.where.staging_uri, s.webhdfs);
   if (!stager)
     return usage_error(stager.error());
-  fs::path scratch = private_scratch(app, to_json(job));
+  s.stager = std::move(*stager);
+  return std::nullopt;
+}
+
+// Stages what the job ships: the binaries (unless [cluster] install_dir has
+// them), job.json, the environment and the job's files. On failure said,
+// the staging dir and the scratch dir removed, and the exit code.
+std::optional<int> stage_job(submission& s) {
+  auto& staging_uri = s.where.staging_uri;
+  fs::path scratch = private_scratch(s.app, to_json(s.job));
   if (scratch.empty())
     return exit_infra;
   std::error_code ec;
   auto cleanup_scratch = [&] { fs::remove_all(scratch, ec); };
   auto fail_staging = [&](const caf::error& err) {
-    complain("staging to " + staging_uri + " failed: " + describe(err));
-    (*stager)->remove_all();
+    auto code = staging_failed(s, err);
     cleanup_scratch();
-    return exit_infra;
+    return code;
   };
-  std::vector<local_resource> am_resources;
-  std::vector<local_resource> executor_resources;
   auto stage = [&](const std::string& path, const std::string& name, bool archive,
                    bool for_am, bool for_executor) -> caf::expected<void> {
-    auto res = (*stager)->put(path, name, archive);
+    auto res = s.stager->put(path, name, archive);
     if (!res)
       return res.error();
     if (for_am)
-      am_resources.push_back(*res);
+      s.am_resources.push_back(*res);
     if (for_executor)
-      executor_resources.push_back(*res);
+      s.executor_resources.push_back(*res);
     return caf::unit;
   };
-  cache_use cache{user, webhdfs, stager->get(), complain};
-  std::string am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
-  std::string install_dir = job.cluster.install_dir;
+  cache_use cache{s.client.user, s.webhdfs, s.stager.get(), complain};
+  s.am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
+  const std::string& install_dir = s.job.cluster.install_dir;
   if (install_dir.empty()) {
     auto root = staging_uri.substr(0, staging_uri.rfind('/'));
-    auto res = stage_node_bundle(root + "/bin", opts.bin_dir, scratch.string(), cache);
+    auto res = stage_node_bundle(root + "/bin", s.opts.bin_dir, scratch.string(), cache);
     if (!res)
       return fail_staging(res.error());
-    am_resources.push_back(*res);
-    executor_resources.push_back(*res);
+    s.am_resources.push_back(*res);
+    s.executor_resources.push_back(*res);
   } else {
-    am_program = install_dir + "/tony-am";
+    s.am_program = install_dir + "/tony-am";
   }
   if (auto ok = stage(scratch.string() + "/job.json", "job.json", false, true, false);
       !ok)
@@ -499,22 +508,29 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto stage_env = [&](const std::string& path, const std::string& name, bool archive) {
     return stage_once(root + "/envs", path, name, archive, cache);
   };
-  auto shipped = ship_job_files(job, **stager, scratch.string(), conf, auth, stage_env);
+  auto shipped =
+      ship_job_files(s.job, *s.stager, scratch.string(), s.conf, s.auth, stage_env);
   if (!shipped) {
     if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
       return fail_staging(shipped.error());
     complain(describe(shipped.error()));
-    (*stager)->remove_all();
+    s.stager->remove_all();
     cleanup_scratch();
     return exit_usage;
   }
-  executor_resources.insert(executor_resources.end(), shipped->common.begin(),
-                            shipped->common.end());
+  s.executor_resources.insert(s.executor_resources.end(), shipped->common.begin(),
+                              shipped->common.end());
+  s.type_resources = std::move(shipped->by_type);
   cleanup_scratch();
+  return std::nullopt;
+}
 
-  // The AM's container.
-  yarn::submission_context ctx;
-  ctx.id = fresh->id;
+// The AM's container but for its tokens and command: its resources, the
+// security it needs, and the environment that tells it the cluster. On
+// failure said, the staging dir removed, and the exit code.
+std::optional<int> prepare_launch(submission& s, yarn::submission_context& ctx) {
+  auto& job = s.job;
+  ctx.id = s.id;
   ctx.name = job.name;
   ctx.queue = job.queue;
   ctx.application_type = application_type(job.framework);
@@ -525,35 +541,45 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   ctx.keep_containers_across_attempts = job.am.max_app_attempts >= 2;
   ctx.tags = job.tags;
   ctx.node_label = job.node_label;
-  ctx.am_launch.resources = am_resources;
-  if (auto ok = stage_security(client, creds, auth, **stager, ctx.am_launch); !ok)
-    return fail_staging(ok.error());
-  auto scheduler = yarn::rm_peers(conf, "yarn.resourcemanager.scheduler.address", 8030);
+  ctx.am_launch.resources = s.am_resources;
+  if (auto ok = stage_security(s.client, s.creds, s.auth, *s.stager, ctx.am_launch); !ok)
+    return staging_failed(s, ok.error());
+  auto scheduler = yarn::rm_peers(s.conf, "yarn.resourcemanager.scheduler.address", 8030);
   if (!scheduler) {
     complain(scheduler.error().message());
-    (*stager)->remove_all();
+    s.stager->remove_all();
     return exit_usage;
   }
-  ctx.am_launch.env[yarn_env::scheduler] = yarn::format_rm_peers(*scheduler);
-  ctx.am_launch.env[yarn_env::executor_resources] = resources_to_json(executor_resources);
-  if (!shipped->by_type.empty())
-    ctx.am_launch.env[yarn_env::type_resources] =
-        type_resources_to_json(shipped->by_type);
-  ctx.am_launch.env[yarn_env::staging_uri] = staging_uri;
-  if (auto places = node_places(*rm, job); !places.empty())
-    ctx.am_launch.env[yarn_env::nodes] = places;
-  if (auto handler = constraints_handler(conf); !handler.empty())
-    ctx.am_launch.env[yarn_env::placement_constraints] = handler;
-  if (!webhdfs.base.empty())
-    ctx.am_launch.env[yarn_env::webhdfs_address] = webhdfs.base;
-  if (!install_dir.empty())
-    ctx.am_launch.env[yarn_env::install_dir] = install_dir;
-  ctx.am_launch.env["HADOOP_USER_NAME"] = user;
+  auto& env = ctx.am_launch.env;
+  env[yarn_env::scheduler] = yarn::format_rm_peers(*scheduler);
+  env[yarn_env::executor_resources] = resources_to_json(s.executor_resources);
+  if (!s.type_resources.empty())
+    env[yarn_env::type_resources] = type_resources_to_json(s.type_resources);
+  env[yarn_env::staging_uri] = s.where.staging_uri;
+  if (auto places = node_places(s.client.rm, job); !places.empty())
+    env[yarn_env::nodes] = places;
+  if (auto handler = constraints_handler(s.conf); !handler.empty())
+    env[yarn_env::placement_constraints] = handler;
+  if (!s.webhdfs.base.empty())
+    env[yarn_env::webhdfs_address] = s.webhdfs.base;
+  if (!job.cluster.install_dir.empty())
+    env[yarn_env::install_dir] = job.cluster.install_dir;
+  env["HADOOP_USER_NAME"] = s.client.user;
   // Who may talk to the AM's tracking page directly (web/proxy_filter).
   std::string proxies;
-  for (auto& p : yarn::web_proxies(conf))
+  for (auto& p : yarn::web_proxies(s.conf))
     proxies += (proxies.empty() ? "" : ",") + p;
-  ctx.am_launch.env[http::web_proxies_env] = proxies;
+  env[http::web_proxies_env] = proxies;
+  return std::nullopt;
+}
+
+// Gives the AM its tokens and command, submits the application, and
+// follows it (unless --detach); tony-submit's exit code.
+int submit_and_follow(submission& s, yarn::submission_context& ctx) {
+  auto& job = s.job;
+  auto& opts = s.opts;
+  auto& app = s.app;
+  auto& staging_uri = s.where.staging_uri;
   // The job secret: a Credentials secret in the AM's tokens, which the
   // NodeManager writes to the container's token file (runtime/gate/job_secret),
   // beside the job's delegation tokens; the RM renews those it can and
@@ -561,26 +587,27 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto secret = gate::make_job_secret();
   if (secret.empty()) {
     complain("cannot generate the job secret (OpenSSL RAND_bytes failed)");
-    (*stager)->remove_all();
+    s.stager->remove_all();
     return exit_infra;
   }
-  auto am_tokens = creds.tokens;
+  auto am_tokens = s.creds.tokens;
   am_tokens.add_secret(gate::secret_alias, secret);
   ctx.am_launch.tokens = hadoop::serialize_credentials(am_tokens);
   ctx.cancel_tokens_when_complete = true;
   // Where the AM keeps the event log when the job ends (doc/tracking.md).
-  auto history_uri = where->history_uri;
+  auto history_uri = s.where.history_uri;
   ctx.am_launch.env[yarn_env::history_uri] = history_uri;
-  if (!where->history_webhdfs.empty())
-    ctx.am_launch.env[yarn_env::history_webhdfs] = where->history_webhdfs;
-  ctx.am_launch.commands = {"exec",       am_program, "--backend",          "yarn",
-                            "--job",      "job.json", "--app-id",           app,
-                            "--work-dir", ".",        "1><LOG_DIR>/am.log", "2>&1"};
+  if (!s.where.history_webhdfs.empty())
+    ctx.am_launch.env[yarn_env::history_webhdfs] = s.where.history_webhdfs;
+  ctx.am_launch.commands = {"exec",       s.am_program, "--backend",          "yarn",
+                            "--job",      "job.json",   "--app-id",           app,
+                            "--work-dir", ".",          "1><LOG_DIR>/am.log", "2>&1"};
   ctx.am_launch.env = escape_env(std::move(ctx.am_launch.env));
-  auto submitted = rm->submit_application(ctx, hadoop::deadline_after(seconds(30)));
+  auto& rm = s.client.rm;
+  auto submitted = rm.submit_application(ctx, hadoop::deadline_after(seconds(30)));
   if (!submitted) {
     complain("the ResourceManager refused " + app + ": " + submitted.error().message());
-    (*stager)->remove_all();
+    s.stager->remove_all();
     return exit_infra;
   }
   if (auto kept = gate::save_secret(app, secret); !kept)
@@ -593,15 +620,58 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   if (opts.events)
     opts.events->submitted(app, "yarn", job.name, job.total_tasks(),
                            {{"queue", job.queue}, {"staging", staging_uri}});
-  sweep_ended_jobs(*rm, staging_uri.substr(0, staging_uri.rfind('/')), webhdfs,
-                   fresh->id.cluster_timestamp, app, opts.quiet);
+  sweep_ended_jobs(rm, staging_uri.substr(0, staging_uri.rfind('/')), s.webhdfs,
+                   s.id.cluster_timestamp, app, opts.quiet);
   if (opts.detach) {
     say("detached; follow it with: tony-submit --status " + app);
     return exit_succeeded;
   }
-  auto code = follow(*rm, fresh->id, &job, opts, secret, history_uri, auth);
-  remove_own_staging(*rm, fresh->id, **stager);
+  auto code = follow(rm, s.id, &job, opts, secret, history_uri, s.auth);
+  remove_own_staging(rm, s.id, *s.stager);
   return code;
+}
+
+} // namespace
+
+int submit_yarn(const job_spec& job, const submit_options& opts) {
+  auto setup = load_hadoop(opts.hadoop_conf, job.cluster.hadoop_conf);
+  if (auto code = std::get_if<int>(&setup))
+    return *code;
+  auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
+  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
+  if (auto code = std::get_if<int>(&connection))
+    return *code;
+  auto& client = std::get<rm_connection>(connection);
+  auto fresh = client.rm.get_new_application(hadoop::deadline_after(seconds(20)));
+  if (!fresh) {
+    complain(rm_failure(fresh.error(), conf_dir));
+    return exit_infra;
+  }
+  if (auto unfit = unfit_ask(job, fresh->max_capability); !unfit.empty()) {
+    complain(unfit);
+    return exit_usage;
+  }
+  // Tokens before staging: a cluster that refuses them costs no upload.
+  auto got_creds =
+      credentials_for(client, std::get<hadoop_setup>(setup), job, opts.quiet);
+  if (auto code = std::get_if<int>(&got_creds))
+    return *code;
+  submission s{job,
+               opts,
+               client,
+               conf,
+               fresh->id,
+               yarn::to_string(fresh->id),
+               std::get<job_credentials>(got_creds),
+               http_auth_of(client, job.security)};
+  if (auto code = open_staging(s))
+    return *code;
+  if (auto code = stage_job(s))
+    return *code;
+  yarn::submission_context ctx;
+  if (auto code = prepare_launch(s, ctx))
+    return *code;
+  return submit_and_follow(s, ctx);
 }
 
 } // namespace tony

@@ -1,111 +1,23 @@
+// The job page's frame (its head, summary, diagnostics and foot), its three
+// views (the job, a type's tasks, one task), the stylesheet it shares with
+// tony-history's index, and the formatters of web/job_page.hpp. The task
+// tables are web/job_page_tasks.cpp's, the pictures web/job_page_charts.cpp's.
+
 #include "web/job_page.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
-#include "base/text.hpp"
 #include "runtime/history/job_record.hpp"
-#include "web/charts.hpp"
+#include "web/job_page_parts.hpp"
 
 namespace tony::http {
 
-namespace {
-
-bool is_url(const std::string& s) {
-  return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0;
-}
-
-// Final task states (doc/lifecycle.md).
-bool task_final(const std::string& state) {
-  return state == "SUCCEEDED" || state == "FAILED" || state == "KILLED" ||
-         state == "LOST";
-}
-
-// A URL path segment: container ids and file names are [A-Za-z0-9_.-], but
-// nothing else may break the link.
-std::string url_segment(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
-// A query value: task names ("worker:0") and states stay readable.
-std::string query_value(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
-std::string task_href(const task_id& t) {
-  return "?task=" + query_value(to_string(t));
-}
-
-std::string log_links(const task_status& t) {
-  if (t.log_dir.empty() || t.container_id.empty())
-    return "";
-  std::string out;
-  for (auto file : {"stdout", "stderr", "executor.log"}) {
-    std::string href;
-    if (is_url(t.log_dir)) // a NodeManager's containerlogs page (YARN)
-      href = t.log_dir + "/" + file + "/?start=0";
-    else
-      href = "logs/" + url_segment(t.container_id) + "/" + file;
-    if (!out.empty())
-      out += " ";
-    out += "<a href=\"" + html_escape(href) + "\">" + file + "</a>";
-  }
-  return out;
-}
-
-// A task's time of day; the date is the job's and in the tooltip.
-std::string clock_cell(int64_t ms) {
-  if (ms <= 0)
-    return "<td></td>";
-  auto full = format_time(ms);
-  auto clock = full.size() >= 19 ? full.substr(11, 8) : full;
-  return "<td title=\"" + html_escape(full) + "\">" + html_escape(clock) + "</td>";
-}
-
-// The container's sequence ("01_000003"): the rest is the job's and in the
-// tooltip, so the column stays narrow.
-std::string container_cell(const std::string& id) {
-  if (id.empty())
-    return "<td></td>";
-  auto shown = id;
-  auto cut = id.rfind('_');
-  if (cut != std::string::npos && cut > 0)
-    cut = id.rfind('_', cut - 1);
-  if (cut != std::string::npos)
-    shown = "&hellip;" + html_escape(id.substr(cut));
-  else
-    shown = html_escape(id);
-  return "<td class=\"container\" title=\"" + html_escape(id) + "\">" + shown + "</td>";
-}
-
-const char* style = R"(
+const char* const page::style = R"(
 body{font-family:-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:24px;color:#1f2328;background:#fff;max-width:1400px}
 h1{font-size:22px;margin:0 0 4px 0;display:inline-block}
 h2{font-size:16px;margin:28px 0 8px 0}
@@ -165,24 +77,20 @@ form.filter input,form.filter select{font:inherit;padding:3px 6px}
 a.button{display:inline-block;padding:3px 10px;border:1px solid #d1d9e0;border-radius:6px;text-decoration:none;background:#f6f8fa}
 )";
 
-// -- the record's pieces the page reads -------------------------------------------
+namespace {
 
-// Memory per task type from the resolved job ([tasks.<type>] memory), MiB.
-std::map<std::string, int64_t> memory_limits(const std::string& config_json) {
-  std::map<std::string, int64_t> out;
-  auto j = nlohmann::json::parse(config_json, nullptr, false);
-  if (!j.is_object() || !j.contains("tasks") || !j["tasks"].is_array())
-    return out;
-  for (auto& t : j["tasks"]) {
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string())
-      continue;
-    auto cap = t.find("capability");
-    if (cap != t.end() && cap->is_object() && cap->contains("memory_mb") &&
-        (*cap)["memory_mb"].is_number_integer())
-      out[t["name"].get<std::string>()] = (*cap)["memory_mb"].get<int64_t>();
-  }
-  return out;
-}
+using page::attention_section;
+using page::metrics_section;
+using page::phases_section;
+using page::query_value;
+using page::span_of;
+using page::state_filters;
+using page::state_tally;
+using page::style;
+using page::task_charts;
+using page::tasks_table;
+using page::timeline_section;
+using page::types_table;
 
 // The job's log dir for TensorBoard ([tensorboard] log_dir), if any.
 std::string tensorboard_log_dir(const std::string& config_json) {
@@ -193,45 +101,6 @@ std::string tensorboard_log_dir(const std::string& config_json) {
   return tb.contains("log_dir") && tb["log_dir"].is_string()
              ? tb["log_dir"].get<std::string>()
              : std::string{};
-}
-
-struct usage {
-  bool known = false;
-  task_sample latest;
-  int64_t peak = 0;
-  int32_t gpus = 0;
-};
-
-usage usage_of(const history::job_record* rec, const task_id& t) {
-  usage u;
-  if (rec)
-    u.known = rec->metrics.summary(t, u.latest, u.peak, u.gpus);
-  return u;
-}
-
-std::string cpu_text(float cores) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", static_cast<double>(cores));
-  return buf;
-}
-
-// The time span the pictures cover.
-struct span {
-  int64_t t0 = 0;
-  int64_t t1 = 0;
-};
-
-span span_of(const job_status& st, const history::job_record* rec, int64_t now) {
-  span s;
-  s.t0 = st.started_ms;
-  if (rec && rec->runs.first_ms() > 0 && (s.t0 == 0 || rec->runs.first_ms() < s.t0))
-    s.t0 = rec->runs.first_ms();
-  s.t1 = st.finished_ms > 0 ? st.finished_ms : now;
-  if (rec)
-    s.t1 = std::max(s.t1, rec->runs.last_ms());
-  if (s.t0 == 0)
-    s.t0 = s.t1;
-  return s;
 }
 
 // -- the page's frame ------------------------------------------------------------
@@ -326,262 +195,6 @@ std::string diagnostics_section(const job_status& st) {
          "</h2><pre>" + html_escape(st.diagnostics) + "</pre></section>\n";
 }
 
-std::string state_tally(const std::vector<const task_status*>& tasks) {
-  std::map<std::string, int> counts;
-  for (auto* t : tasks)
-    ++counts[t->state];
-  std::string tally;
-  for (auto& [state, n] : counts)
-    tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + state;
-  return tally;
-}
-
-// -- the task table ---------------------------------------------------------------
-
-std::string memory_cell(const usage& u) {
-  if (!u.known)
-    return "<td class=\"num\"></td>";
-  return "<td class=\"num\" title=\"peak " + html_escape(format_bytes(u.peak)) + "\">" +
-         html_escape(format_bytes(u.latest.rss_bytes)) + "</td>";
-}
-
-std::string task_row(const task_status& t, const usage& u) {
-  auto name = to_string(t.task);
-  auto id = "task-" + t.task.type + "-" + std::to_string(t.task.index);
-  std::string h = "<tr class=\"task\" id=\"" + html_escape(id) + "\" data-task=\"" +
-                  html_escape(name) + "\" data-state=\"" + html_escape(t.state) + "\">";
-  h += "<td><a href=\"" + html_escape(task_href(t.task)) + "\">" + html_escape(name) +
-       "</a>" + (t.tracked ? "" : " <small>(untracked)</small>") + "</td>";
-  h += "<td>" +
-       (t.port > 0 ? html_escape(t.host + ":" + std::to_string(t.port))
-                   : html_escape(t.host)) +
-       "</td>";
-  h += "<td><span class=\"state state-" + html_escape(t.state) + "\">" +
-       html_escape(t.state) + "</span></td>";
-  h += "<td class=\"num\">" + std::to_string(t.attempt) +
-       (t.restarts > 0 ? " <small>+" + std::to_string(t.restarts) + "</small>" : "") +
-       "</td>";
-  h += "<td class=\"num\">" +
-       (task_final(t.state) && !t.container_id.empty() ? std::to_string(t.exit_code)
-                                                       : std::string{}) +
-       "</td>";
-  h += clock_cell(t.started_ms);
-  h += clock_cell(t.finished_ms);
-  h += memory_cell(u);
-  h += "<td class=\"num\">" +
-       (u.known && !task_final(t.state) ? cpu_text(u.latest.cpu_cores) : std::string{}) +
-       "</td>";
-  h += container_cell(t.container_id);
-  h += "<td class=\"logs\">" + log_links(t) + "</td></tr>\n";
-  if (!t.diagnostics.empty())
-    h += "<tr class=\"diag\"><td></td><td colspan=\"10\"><pre>" +
-         html_escape(t.diagnostics) + "</pre></td></tr>\n";
-  return h;
-}
-
-std::string tasks_table(const std::vector<const task_status*>& tasks,
-                        const history::job_record* rec) {
-  std::string h =
-      "<table id=\"tasks\"><thead><tr><th>Task</th><th>Host:port</th><th>State</th>"
-      "<th>Attempt</th><th>Exit</th><th>Started</th><th>Finished</th>"
-      "<th title=\"resident memory of the task's processes now (hover: "
-      "peak)\">Memory</th>"
-      "<th title=\"cores busy\">CPU</th><th>Container</th><th>Logs</th></tr></thead>\n"
-      "<tbody>\n";
-  for (auto* t : tasks)
-    h += task_row(*t, usage_of(rec, t->task));
-  return h + "</tbody></table>\n";
-}
-
-} // namespace
-
-// -- pictures ------------------------------------------------------------------------
-
-namespace {
-
-std::string timeline_section(const std::vector<const task_status*>& tasks,
-                             const history::job_record* rec, const span& s, int64_t now) {
-  if (!rec || tasks.empty())
-    return {};
-  std::vector<svg::timeline_row> rows;
-  for (auto* t : tasks)
-    rows.push_back({to_string(t->task), task_href(t->task), rec->runs.find(t->task)});
-  return "<section id=\"timeline-section\"><h2>Timeline</h2>" +
-         svg::timeline_chart("timeline", rows, s.t0, s.t1, now) + svg::timeline_legend() +
-         "</section>\n";
-}
-
-std::string phases_section(const job_status& st, const history::job_record* rec,
-                           const span& s, int64_t now) {
-  if (!rec)
-    return {};
-  std::vector<svg::phase_row> rows;
-  std::map<std::string, size_t> index;
-  for (auto& t : rec->runs.tasks()) {
-    auto [pos, added] = index.emplace(t.task.type, rows.size());
-    if (added)
-      rows.push_back({t.task.type, "?type=" + query_value(t.task.type), {}});
-    rows[pos->second].tasks.push_back(&t);
-  }
-  for (auto& r : rows)
-    r.label += " (" + std::to_string(r.tasks.size()) + ")";
-  (void)st;
-  return "<section id=\"timeline-section\"><h2>Timeline <small class=\"note\">tasks per "
-         "type by phase; pick a type for each task's runs</small></h2>" +
-         svg::phase_chart("timeline", rows, s.t0, s.t1, now) + svg::timeline_legend() +
-         "</section>\n";
-}
-
-struct metric_def {
-  const char* id;
-  const char* title;
-  const char* unit;
-  bool gpu;
-};
-
-const metric_def metric_defs[] = {
-    {"memory", "Memory (resident, the task's processes)", "MiB", false},
-    {"cpu", "CPU", "cores", false},
-    {"gpu-util", "GPU utilisation", "%", true},
-    {"gpu-memory", "GPU memory", "MiB", true},
-};
-
-std::vector<double> values_of(const metrics::task_series& s, const std::string& id) {
-  std::vector<double> v;
-  constexpr double mib = 1024.0 * 1024.0;
-  if (id == "memory")
-    for (auto x : s.rss_bytes)
-      v.push_back(static_cast<double>(x) / mib);
-  else if (id == "cpu")
-    for (auto x : s.cpu_cores)
-      v.push_back(x);
-  else if (id == "gpu-util")
-    for (auto x : s.gpu_util)
-      v.push_back(x);
-  else
-    for (auto x : s.gpu_used_bytes)
-      v.push_back(static_cast<double>(x) / mib);
-  return v;
-}
-
-std::string figure(const svg::chart_options& o, const std::vector<svg::line>& lines) {
-  std::string h = "<figure class=\"chart\"><figcaption>" + html_escape(o.title) +
-                  "</figcaption>" + svg::line_chart(o, lines);
-  if (lines.size() > 1) {
-    h += "<ul class=\"legend\">";
-    for (size_t i = 0; i < lines.size() && i < 12; ++i) {
-      auto name = html_escape(lines[i].label);
-      h += "<li><span class=\"swatch\" style=\"background:" +
-           std::string{svg::line_color(i)} + "\"></span>" +
-           (lines[i].href.empty()
-                ? name
-                : "<a href=\"" + html_escape(lines[i].href) + "\">" + name + "</a>") +
-           "</li>";
-    }
-    h += "</ul>";
-  }
-  return h + "</figure>";
-}
-
-} // namespace
-
-namespace {
-
-// A series' value at `t`: its last point at or before `t`, unless that point
-// ended more than two steps before (the task was not running then).
-bool value_at(const metrics::task_series& s, const std::vector<double>& v, int64_t t,
-              double& out) {
-  auto it = std::upper_bound(s.time_ms.begin(), s.time_ms.end(), t);
-  if (it == s.time_ms.begin())
-    return false;
-  auto i = static_cast<size_t>(it - s.time_ms.begin()) - 1;
-  if (i >= v.size() || t - s.time_ms[i] > 2 * std::max<int64_t>(s.step_ms, 1000))
-    return false;
-  out = v[i];
-  return true;
-}
-
-// One band per type: the min, median and max of its tasks at each of
-// `columns` times.
-std::vector<svg::line>
-type_bands(const std::map<std::string, std::vector<metrics::task_series>>& by_type,
-           const std::string& metric, const span& s) {
-  constexpr int columns = 120;
-  std::vector<svg::line> out;
-  for (auto& [type, series] : by_type) {
-    std::vector<std::vector<double>> values;
-    for (auto& x : series)
-      values.push_back(values_of(x, metric));
-    svg::line l;
-    l.label = type + " (min, median, max of " +
-              base::plural(static_cast<int64_t>(series.size()), "task") + ")";
-    l.href = "?type=" + query_value(type);
-    for (int c = 0; c <= columns; ++c) {
-      auto t = s.t0 + (s.t1 - s.t0) * c / columns;
-      std::vector<double> at;
-      for (size_t i = 0; i < series.size(); ++i) {
-        double v = 0;
-        if (value_at(series[i], values[i], t, v))
-          at.push_back(v);
-      }
-      if (at.empty())
-        continue;
-      std::sort(at.begin(), at.end());
-      l.t.push_back(t);
-      l.lo.push_back(at.front());
-      l.v.push_back(at[at.size() / 2]);
-      l.hi.push_back(at.back());
-    }
-    out.push_back(std::move(l));
-  }
-  return out;
-}
-
-std::string metrics_section(const std::vector<const task_status*>& tasks,
-                            const history::job_record* rec, const span& s) {
-  if (!rec)
-    return {};
-  bool per_task = tasks.size() <= 10;
-  std::vector<metrics::task_series> series;
-  std::map<std::string, std::vector<metrics::task_series>> by_type;
-  bool any = false, gpus = false;
-  for (auto* t : tasks) {
-    auto x = rec->metrics.series(t->task);
-    any = any || !x.time_ms.empty();
-    gpus = gpus || x.has_gpus();
-    if (per_task)
-      series.push_back(std::move(x));
-    else if (!x.time_ms.empty())
-      by_type[t->task.type].push_back(std::move(x));
-  }
-  std::string h = "<section id=\"metrics\"><h2>Resources</h2>";
-  if (!any)
-    return h + "<p class=\"note\">No samples yet: executors send them with their "
-               "heartbeats once their command runs.</p></section>\n";
-  h += "<div class=\"charts\">";
-  for (auto& m : metric_defs) {
-    if (m.gpu && !gpus)
-      continue;
-    svg::chart_options o{
-        std::string{"chart-"} + m.id, m.title, m.unit, s.t0, s.t1, -1, {}, 0};
-    std::vector<svg::line> lines;
-    if (per_task) {
-      for (size_t i = 0; i < series.size(); ++i)
-        if (!series[i].time_ms.empty())
-          lines.push_back({to_string(tasks[i]->task),
-                           task_href(tasks[i]->task),
-                           series[i].time_ms,
-                           values_of(series[i], m.id),
-                           {},
-                           {}});
-    } else {
-      lines = type_bands(by_type, m.id, s);
-    }
-    h += figure(o, lines);
-  }
-  return h + "</div></section>\n";
-}
-
 // -- the views ---------------------------------------------------------------------
 
 std::vector<const task_status*> all_tasks(const job_status& st) {
@@ -589,59 +202,6 @@ std::vector<const task_status*> all_tasks(const job_status& st) {
   for (auto& t : st.tasks)
     out.push_back(&t);
   return out;
-}
-
-std::string types_table(const job_status& st, const history::job_record* rec) {
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<const task_status*>> by_type;
-  for (auto& t : st.tasks) {
-    if (!by_type.count(t.task.type))
-      order.push_back(t.task.type);
-    by_type[t.task.type].push_back(&t);
-  }
-  std::string h = "<table id=\"types\"><thead><tr><th>Type</th><th>Tasks</th>"
-                  "<th>States</th><th>Memory now (median / max)</th><th>Peak memory</th>"
-                  "</tr></thead><tbody>\n";
-  for (auto& type : order) {
-    auto& tasks = by_type[type];
-    std::vector<int64_t> now;
-    int64_t peak = 0;
-    for (auto* t : tasks) {
-      auto u = usage_of(rec, t->task);
-      if (u.known && !task_final(t->state))
-        now.push_back(u.latest.rss_bytes);
-      peak = std::max(peak, u.peak);
-    }
-    std::sort(now.begin(), now.end());
-    std::string mem = now.empty() ? ""
-                                  : format_bytes(now[now.size() / 2]) + " / " +
-                                        format_bytes(now.back());
-    h += "<tr class=\"type\" data-type=\"" + html_escape(type) +
-         "\"><td><a href=\"?type=" + html_escape(query_value(type)) + "\">" +
-         html_escape(type) + "</a></td>";
-    h += "<td class=\"num\">" + std::to_string(tasks.size()) + "</td>";
-    h += "<td class=\"logs\">" + html_escape(state_tally(tasks)) + "</td>";
-    h += "<td>" + html_escape(mem) + "</td><td>" +
-         (peak > 0 ? html_escape(format_bytes(peak)) : std::string{}) + "</td></tr>\n";
-  }
-  return h + "</tbody></table>\n";
-}
-
-// The tasks that failed, first 20: a big job's page names them at once.
-std::string attention_section(const job_status& st, const history::job_record* rec) {
-  std::vector<const task_status*> bad;
-  size_t total = 0;
-  for (auto& t : st.tasks)
-    if (t.state == "FAILED" || t.state == "LOST") {
-      if (bad.size() < 20)
-        bad.push_back(&t);
-      ++total;
-    }
-  if (bad.empty())
-    return {};
-  return "<section id=\"failed-tasks\"><h2>Failed tasks <small class=\"note\">" +
-         std::to_string(total) + (total > bad.size() ? ", the first 20" : "") +
-         "</small></h2>" + tasks_table(bad, rec) + "</section>\n";
 }
 
 std::string job_view(const job_status& st, int64_t now, const page_options& opts,
@@ -661,23 +221,6 @@ std::string job_view(const job_status& st, int64_t now, const page_options& opts
   else
     h += tasks_table(tasks, rec);
   return h + page_foot(st, opts, now);
-}
-
-std::string state_filters(const std::string& type, const std::string& current,
-                          const std::vector<const task_status*>& tasks) {
-  std::map<std::string, int> counts;
-  for (auto* t : tasks)
-    ++counts[t->state];
-  auto base = "?type=" + query_value(type);
-  std::string h = "<nav class=\"filters\">";
-  h += "<a href=\"" + html_escape(base) + "\"" +
-       (current.empty() ? " class=\"on\"" : "") + ">all " + std::to_string(tasks.size()) +
-       "</a>";
-  for (auto& [state, n] : counts)
-    h += "<a href=\"" + html_escape(base + "&state=" + query_value(state)) + "\"" +
-         (current == state ? " class=\"on\"" : "") + ">" + html_escape(state) + " " +
-         std::to_string(n) + "</a>";
-  return h + "</nav>\n";
 }
 
 std::string type_view(const job_status& st, int64_t now, const page_options& opts,
@@ -721,41 +264,6 @@ std::string type_view(const job_status& st, int64_t now, const page_options& opt
     h += "</nav>\n";
   }
   return h + page_foot(st, opts, now);
-}
-
-std::string task_charts(const task_status& t, const history::job_record* rec,
-                        const span& s) {
-  auto x = rec->metrics.series(t.task);
-  if (x.time_ms.empty())
-    return "<section id=\"metrics\"><h2>Resources</h2><p class=\"note\">No samples from "
-           "this task (yet).</p></section>\n";
-  auto limits = memory_limits(rec->config_json);
-  std::string h = "<section id=\"metrics\"><h2>Resources</h2><div class=\"charts\">";
-  for (auto& m : metric_defs) {
-    if (m.gpu && !x.has_gpus())
-      continue;
-    svg::chart_options o{
-        std::string{"chart-"} + m.id, m.title, m.unit, s.t0, s.t1, -1, {}, 0};
-    if (std::string{m.id} == "memory")
-      if (auto i = limits.find(t.task.type); i != limits.end()) {
-        o.limit = static_cast<double>(i->second);
-        o.limit_label = "limit " + std::to_string(i->second) + " MiB";
-      }
-    h += figure(o, {{to_string(t.task), "", x.time_ms, values_of(x, m.id), {}, {}}});
-  }
-  h += "</div>";
-  if (!x.latest.gpus.empty()) {
-    h += "<table id=\"gpus\"><thead><tr><th>GPU</th><th>Utilisation</th><th>Memory "
-         "(the task's / the device's)</th></tr></thead><tbody>";
-    for (auto& g : x.latest.gpus)
-      h += "<tr><td class=\"num\">" + std::to_string(g.index) +
-           "</td><td class=\"num\">" + std::to_string(static_cast<int>(g.util_pct)) +
-           " %</td><td>" +
-           html_escape(format_bytes(g.used_bytes) + " / " + format_bytes(g.total_bytes)) +
-           "</td></tr>";
-    h += "</tbody></table>";
-  }
-  return h + "</section>\n";
 }
 
 std::string task_view(const job_status& st, int64_t now, const page_options& opts,
@@ -897,83 +405,6 @@ std::string render_job_page(const job_status& st, int64_t now_ms,
   if (!opts.type.empty())
     return type_view(st, now_ms, opts, rec);
   return job_view(st, now_ms, opts, rec);
-}
-
-// -- tony-history's index --------------------------------------------------------------
-
-namespace {
-
-std::string filter_form(const index_filter& f) {
-  auto input = [](const char* name, const char* label, const std::string& value) {
-    return std::string{"<label>"} + label + "<input name=\"" + name + "\" value=\"" +
-           html_escape(value) + "\" size=\"14\"></label>";
-  };
-  std::string h = "<form class=\"filter\" method=\"get\" action=\"\">";
-  h += input("name", "Name contains", f.name);
-  h += input("user", "User", f.user);
-  h += input("queue", "Queue", f.queue);
-  h += "<label>State<select name=\"state\"><option value=\"\">any</option>";
-  for (auto s : {"SUCCEEDED", "FAILED", "KILLED", "RUNNING"})
-    h += std::string{"<option"} + (f.state == s ? " selected" : "") + ">" + s +
-         "</option>";
-  h += "</select></label><button type=\"submit\">Filter</button>";
-  if (!f.empty())
-    h += " <a href=\"./\">clear</a>";
-  return h + "</form>\n";
-}
-
-} // namespace
-
-bool index_filter::matches(const job_summary& j) const {
-  if (!user.empty() && j.user != user)
-    return false;
-  if (!queue.empty() && j.queue != queue)
-    return false;
-  if (!state.empty() && j.state != state)
-    return false;
-  if (!name.empty() && base::lower(j.name).find(base::lower(name)) == std::string::npos)
-    return false;
-  return true;
-}
-
-std::string render_index_page(const std::vector<job_summary>& jobs,
-                              const index_filter& filter, size_t total,
-                              const std::string& retention) {
-  std::string h;
-  h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-       "<title>tony history</title>\n<style>" +
-       std::string{style} + "</style></head>\n<body>\n<h1>tony history</h1>\n";
-  if (total == 0)
-    total = jobs.size();
-  h += "<p class=\"note\" id=\"job-count\">" +
-       (filter.empty() ? base::plural(static_cast<int64_t>(jobs.size()), "job")
-                       : std::to_string(jobs.size()) + " of " +
-                             base::plural(static_cast<int64_t>(total), "job")) +
-       (retention.empty() ? "" : " &middot; " + html_escape(retention)) + "</p>\n";
-  h += filter_form(filter);
-  h += "<table id=\"jobs\"><thead><tr><th>Application</th><th>Name</th><th>State</th>"
-       "<th>User</th><th>Queue</th><th>Started</th><th>Duration</th><th>Event log</th>"
-       "</tr></thead>\n<tbody>\n";
-  for (auto& j : jobs) {
-    h += "<tr class=\"job\" data-app=\"" + html_escape(j.app_id) + "\" data-state=\"" +
-         html_escape(j.state) + "\">";
-    h += "<td><a href=\"jobs/" + url_segment(j.app_id) + "/\">" + html_escape(j.app_id) +
-         "</a></td>";
-    h += "<td>" + html_escape(j.name) + "</td>";
-    h += "<td><span class=\"state state-" + html_escape(j.state) + "\">" +
-         html_escape(j.state) + "</span></td>";
-    h += "<td>" + html_escape(j.user) + "</td><td>" + html_escape(j.queue) + "</td>";
-    h += "<td>" + html_escape(format_time(j.started_ms)) + "</td>";
-    h += "<td>" +
-         (j.finished_ms > 0 && j.started_ms > 0
-              ? html_escape(format_duration(j.finished_ms - j.started_ms))
-              : std::string{}) +
-         "</td>";
-    // A path or URI can be long: the cell wraps anywhere.
-    h += "<td class=\"source\">" + html_escape(j.source) + "</td></tr>\n";
-  }
-  h += "</tbody></table>\n</body></html>\n";
-  return h;
 }
 
 } // namespace tony::http
