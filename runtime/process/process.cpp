@@ -64,6 +64,169 @@ int open_output(const char* path) {
   return ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
+// What the child needs from the heap, built before fork: the child may not
+// allocate. The pointer arrays point into the strings, so an image is filled
+// in place and never moved.
+struct exec_image {
+  std::vector<std::string> env_strings;
+  std::vector<char*> envp;
+  std::vector<std::string> argv_strings;
+  std::vector<char*> argv;
+  const char* cwd = nullptr;
+  const char* out = nullptr;
+  const char* err = nullptr;
+  bool same_file = false;
+
+  exec_image() = default;
+  exec_image(const exec_image&) = delete;
+  exec_image& operator=(const exec_image&) = delete;
+};
+
+void prepare_image(const spawn_options& opts, exec_image& image) {
+  image.env_strings.reserve(opts.env.size());
+  for (auto& [k, v] : opts.env)
+    image.env_strings.push_back(k + "=" + v);
+  for (auto& s : image.env_strings)
+    image.envp.push_back(s.data());
+  image.envp.push_back(nullptr);
+  image.argv_strings = opts.argv;
+  for (auto& s : image.argv_strings)
+    image.argv.push_back(s.data());
+  image.argv.push_back(nullptr);
+  image.cwd = opts.cwd.empty() ? nullptr : opts.cwd.c_str();
+  image.out = opts.stdout_path.empty() ? nullptr : opts.stdout_path.c_str();
+  image.err = opts.stderr_path.empty() ? nullptr : opts.stderr_path.c_str();
+  image.same_file = image.out && image.err && opts.stdout_path == opts.stderr_path;
+}
+
+// Child, after fork: reports `stage` and errno on the status pipe and exits.
+[[noreturn]] void child_fail(int status_fd, int stage) {
+  int e = errno;
+  int msg[2] = {stage, e};
+  [[maybe_unused]] auto n = ::write(status_fd, msg, sizeof(msg));
+  ::_exit(127);
+}
+
+// Child, after fork: async-signal-safe calls only, on what prepare_image
+// built. Execs `program` or fails through the status pipe.
+[[noreturn]] void exec_child(const spawn_options& opts, const std::string& program,
+                             const exec_image& image, int status_fd, pid_t parent) {
+  sigset_t mask;
+  sigemptyset(&mask);
+  if (opts.block_stop_signals) {
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+  }
+  ::sigprocmask(SIG_SETMASK, &mask, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
+  if (opts.new_session && ::setsid() < 0)
+    child_fail(status_fd, 1);
+  if (opts.new_process_group && ::setpgid(0, 0) < 0)
+    child_fail(status_fd, 1);
+  if (opts.die_with_parent) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+  }
+  if (image.out) {
+    int fd = open_output(image.out);
+    if (fd < 0 || ::dup2(fd, 1) < 0)
+      child_fail(status_fd, 2);
+    if (image.same_file && ::dup2(fd, 2) < 0)
+      child_fail(status_fd, 2);
+  }
+  if (image.err && !image.same_file) {
+    int fd = open_output(image.err);
+    if (fd < 0 || ::dup2(fd, 2) < 0)
+      child_fail(status_fd, 3);
+  }
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0)
+    ::dup2(devnull, 0);
+  if (image.cwd && ::chdir(image.cwd) < 0)
+    child_fail(status_fd, 4);
+  ::execve(program.c_str(), image.argv.data(), image.envp.data());
+  child_fail(status_fd, 5);
+}
+
+// Parent: what the child wrote on the status pipe before exec closed it;
+// the byte count read (sizeof(msg) after a failure, 0 after exec).
+ssize_t read_exec_status(int status_fd, int (&msg)[2]) {
+  ssize_t n;
+  do {
+    n = ::read(status_fd, msg, sizeof(msg));
+  } while (n < 0 && errno == EINTR);
+  return n;
+}
+
+// The error for what the child reported: the stage that failed, where, why.
+caf::error exec_failure(const int (&msg)[2], const spawn_options& opts,
+                        const std::string& program) {
+  static constexpr const char* stages[] = {"",
+                                           "cannot create session/group",
+                                           "cannot open stdout file",
+                                           "cannot open stderr file",
+                                           "cannot change to working directory",
+                                           "cannot execute"};
+  std::string what = stages[msg[0] >= 1 && msg[0] <= 5 ? msg[0] : 5];
+  std::string where = msg[0] == 2   ? opts.stdout_path
+                      : msg[0] == 3 ? opts.stderr_path
+                      : msg[0] == 4 ? opts.cwd
+                                    : program;
+  return make_error(errc::infrastructure,
+                    what + " '" + where + "': " + errno_text(msg[1]));
+}
+
+// Guard, after fork: joins the command's group `pgid`, waits for the parent
+// to vanish (EOF on `rfd`), then kills the group.
+[[noreturn]] void run_guard(pid_t pgid, int rfd, const std::string& guard_program) {
+  if (::setpgid(0, pgid) < 0)
+    ::_exit(0); // the group is already gone
+  if (rfd != 3) {
+    ::dup2(rfd, 3);
+    rfd = 3;
+  }
+  close_from(4);
+  ::fcntl(rfd, F_SETFD, 0); // kept across exec
+  // Deaf to every signal but SIGKILL: a TERM meant for the task must not
+  // take the guard with it. The mask survives exec.
+  sigset_t all;
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  ::sigprocmask(SIG_SETMASK, &all, nullptr);
+  // tony-guard (static, a few system calls) holds well under a megabyte;
+  // a shell waiting on the pipe about two; a forked copy of the executor
+  // far more. The loop below is the last fallback.
+  if (!guard_program.empty())
+    ::execl(guard_program.c_str(), "tony-guard", static_cast<char*>(nullptr));
+  ::execl("/bin/sh", "sh", "-c", "read _ <&3; kill -9 0", static_cast<char*>(nullptr));
+  char buf[16];
+  for (;;) {
+    auto r = ::read(rfd, buf, sizeof(buf));
+    if (r == 0 || (r < 0 && errno != EINTR))
+      break;
+  }
+  ::kill(0, SIGKILL);
+  ::_exit(0);
+}
+
+// Parent: forks the guard of `result`'s group, which holds the read end of
+// `guard_pipe`; the parent keeps the write end (result.guard_fd).
+void start_guard(const spawn_options& opts, const int (&guard_pipe)[2], child& result) {
+  const auto& guard_program = opts.guard_program;
+  auto guard = ::fork();
+  if (guard == 0)
+    run_guard(result.pid, guard_pipe[0], guard_program);
+  ::close(guard_pipe[0]);
+  if (guard < 0) {
+    ::close(guard_pipe[1]);
+  } else {
+    result.guard_pid = guard;
+    result.guard_fd = guard_pipe[1];
+  }
+}
+
 } // namespace
 
 caf::expected<child> spawn(const spawn_options& opts) {
@@ -76,23 +239,8 @@ caf::expected<child> spawn(const spawn_options& opts) {
     return make_error(errc::invalid_config,
                       "cannot execute '" + opts.argv[0] + "': not found in PATH");
   // Everything the child touches is prepared before fork.
-  std::vector<std::string> env_strings;
-  env_strings.reserve(opts.env.size());
-  for (auto& [k, v] : opts.env)
-    env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings)
-    envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_strings = opts.argv;
-  std::vector<char*> argv;
-  for (auto& s : argv_strings)
-    argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const char* cwd = opts.cwd.empty() ? nullptr : opts.cwd.c_str();
-  const char* out = opts.stdout_path.empty() ? nullptr : opts.stdout_path.c_str();
-  const char* err = opts.stderr_path.empty() ? nullptr : opts.stderr_path.c_str();
-  bool same_file = out && err && opts.stdout_path == opts.stderr_path;
+  exec_image image;
+  prepare_image(opts, image);
   // Reports exec failures: the child writes errno, exec closes it on success.
   int status_pipe[2];
   if (::pipe2(status_pipe, O_CLOEXEC) != 0)
@@ -115,61 +263,14 @@ caf::expected<child> spawn(const spawn_options& opts) {
     }
     return make_error(errc::infrastructure, "fork: " + errno_text(e));
   }
-  if (pid == 0) {
-    // Child: async-signal-safe calls only.
-    auto fail = [&](int stage) {
-      int e = errno;
-      int msg[2] = {stage, e};
-      [[maybe_unused]] auto n = ::write(status_pipe[1], msg, sizeof(msg));
-      ::_exit(127);
-    };
-    sigset_t mask;
-    sigemptyset(&mask);
-    if (opts.block_stop_signals) {
-      sigaddset(&mask, SIGTERM);
-      sigaddset(&mask, SIGINT);
-      sigaddset(&mask, SIGHUP);
-    }
-    ::sigprocmask(SIG_SETMASK, &mask, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    if (opts.new_session && ::setsid() < 0)
-      fail(1);
-    if (opts.new_process_group && ::setpgid(0, 0) < 0)
-      fail(1);
-    if (opts.die_with_parent) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent)
-        ::_exit(127);
-    }
-    if (out) {
-      int fd = open_output(out);
-      if (fd < 0 || ::dup2(fd, 1) < 0)
-        fail(2);
-      if (same_file && ::dup2(fd, 2) < 0)
-        fail(2);
-    }
-    if (err && !same_file) {
-      int fd = open_output(err);
-      if (fd < 0 || ::dup2(fd, 2) < 0)
-        fail(3);
-    }
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0)
-      ::dup2(devnull, 0);
-    if (cwd && ::chdir(cwd) < 0)
-      fail(4);
-    ::execve(program.c_str(), argv.data(), envp.data());
-    fail(5);
-  }
+  if (pid == 0)
+    exec_child(opts, program, image, status_pipe[1], parent);
   // Parent. Set the group here too so it exists before we return.
   if (opts.new_process_group)
     ::setpgid(pid, pid);
   ::close(status_pipe[1]);
   int msg[2] = {0, 0};
-  ssize_t n;
-  do {
-    n = ::read(status_pipe[0], msg, sizeof(msg));
-  } while (n < 0 && errno == EINTR);
+  auto n = read_exec_status(status_pipe[0], msg);
   ::close(status_pipe[0]);
   if (n == static_cast<ssize_t>(sizeof(msg))) {
     ::waitpid(pid, nullptr, 0);
@@ -177,67 +278,13 @@ caf::expected<child> spawn(const spawn_options& opts) {
       ::close(guard_pipe[0]);
       ::close(guard_pipe[1]);
     }
-    static constexpr const char* stages[] = {"",
-                                             "cannot create session/group",
-                                             "cannot open stdout file",
-                                             "cannot open stderr file",
-                                             "cannot change to working directory",
-                                             "cannot execute"};
-    std::string what = stages[msg[0] >= 1 && msg[0] <= 5 ? msg[0] : 5];
-    std::string where = msg[0] == 2   ? opts.stdout_path
-                        : msg[0] == 3 ? opts.stderr_path
-                        : msg[0] == 4 ? opts.cwd
-                                      : program;
-    return make_error(errc::infrastructure,
-                      what + " '" + where + "': " + errno_text(msg[1]));
+    return exec_failure(msg, opts, program);
   }
   child result;
   result.pid = pid;
   result.pgid = opts.new_process_group ? pid : ::getpgid(pid);
-  if (opts.guard_group) {
-    const auto& guard_program = opts.guard_program;
-    auto guard = ::fork();
-    if (guard == 0) {
-      // Guard: joins the command's group, waits for the parent to vanish.
-      if (::setpgid(0, pid) < 0)
-        ::_exit(0); // the group is already gone
-      int rfd = guard_pipe[0];
-      if (rfd != 3) {
-        ::dup2(rfd, 3);
-        rfd = 3;
-      }
-      close_from(4);
-      ::fcntl(rfd, F_SETFD, 0); // kept across exec
-      // Deaf to every signal but SIGKILL: a TERM meant for the task must not
-      // take the guard with it. The mask survives exec.
-      sigset_t all;
-      sigfillset(&all);
-      sigdelset(&all, SIGKILL);
-      ::sigprocmask(SIG_SETMASK, &all, nullptr);
-      // tony-guard (static, a few system calls) holds well under a megabyte;
-      // a shell waiting on the pipe about two; a forked copy of the executor
-      // far more. The loop below is the last fallback.
-      if (!guard_program.empty())
-        ::execl(guard_program.c_str(), "tony-guard", static_cast<char*>(nullptr));
-      ::execl("/bin/sh", "sh", "-c", "read _ <&3; kill -9 0",
-              static_cast<char*>(nullptr));
-      char buf[16];
-      for (;;) {
-        auto r = ::read(rfd, buf, sizeof(buf));
-        if (r == 0 || (r < 0 && errno != EINTR))
-          break;
-      }
-      ::kill(0, SIGKILL);
-      ::_exit(0);
-    }
-    ::close(guard_pipe[0]);
-    if (guard < 0) {
-      ::close(guard_pipe[1]);
-    } else {
-      result.guard_pid = guard;
-      result.guard_fd = guard_pipe[1];
-    }
-  }
+  if (opts.guard_group)
+    start_guard(opts, guard_pipe, result);
   return result;
 }
 
