@@ -19,6 +19,9 @@ constexpr std::array<unsigned char, 16> bcfile_magic = {
     0xd1, 0x11, 0xd3, 0x68, 0x91, 0xb5, 0xd7, 0xb6,
     0x39, 0xdf, 0x41, 0x40, 0x92, 0xba, 0xe1, 0x50};
 
+// The trailer: the meta index offset, the version, the magic.
+constexpr size_t bcfile_tail = 8 + 4 + 16;
+
 error bad(const std::string& what, size_t at) {
   return error{error_code::invalid_input, "not a YARN aggregated log (TFile): " + what +
                                               " at byte " + std::to_string(at)};
@@ -246,6 +249,105 @@ expected<std::vector<aggregated_file>> read_files(std::string_view value, size_t
   return files;
 }
 
+// The BCFile trailer, after the magic at the file's start and end: the meta
+// index's offset.
+expected<size_t> meta_index_offset(std::string_view file) {
+  constexpr size_t tail = bcfile_tail;
+  if (file.size() < 16 + tail ||
+      std::memcmp(file.data(), bcfile_magic.data(), bcfile_magic.size()) != 0 ||
+      std::memcmp(file.data() + file.size() - 16, bcfile_magic.data(), 16) != 0)
+    return error{
+        error_code::invalid_input,
+        "not a YARN aggregated log: no TFile (BCFile) magic at its start and end "
+        "(a file of " +
+            std::to_string(file.size()) +
+            " bytes; an IFile-format log or one still being written?)"};
+  cursor trailer{file.substr(file.size() - tail, tail), file.size() - tail};
+  auto meta_at = trailer.int_be(8, "meta index offset");
+  auto major = trailer.int_be(2, "BCFile version");
+  if (!meta_at || !major)
+    return bad("a truncated trailer", file.size() - tail);
+  if (*major != 1)
+    return bad("BCFile version " + std::to_string(*major) + " (tony reads 1)",
+               file.size() - tail + 8);
+  if (*meta_at < 16 || static_cast<uint64_t>(*meta_at) > file.size() - tail)
+    return bad("a meta index offset of " + std::to_string(*meta_at), file.size() - tail);
+  return static_cast<size_t>(*meta_at);
+}
+
+// The meta index (from `meta_at` to the trailer): where BCFile.index (the
+// data blocks) is, and its compression.
+expected<std::pair<std::string, region>> find_data_index(std::string_view file,
+                                                         size_t meta_at) {
+  auto meta_bytes = file.substr(meta_at, file.size() - bcfile_tail - meta_at);
+  cursor meta{meta_bytes, meta_at};
+  auto count = meta.vlong("meta block count");
+  if (!count)
+    return count.error();
+  if (*count < 0 || *count > 1024)
+    return bad(std::to_string(*count) + " meta blocks", meta_at);
+  std::optional<std::pair<std::string, region>> data_index;
+  for (int64_t i = 0; i < *count; ++i) {
+    auto name = meta.string("meta block name");
+    if (!name)
+      return name.error();
+    auto compression = meta.string("meta block compression");
+    if (!compression)
+      return compression.error();
+    auto r = read_region(meta);
+    if (!r)
+      return r.error();
+    if (*name == "data:BCFile.index")
+      data_index.emplace(*compression, *r);
+  }
+  if (!data_index)
+    return bad("no BCFile.index meta block", meta_at);
+  return std::move(*data_index);
+}
+
+// One data block's key/value pairs (`raw`, at `at` in the file), added to
+// `result`.
+expected<void> read_data_block(std::string_view raw, size_t at, aggregated_log& result) {
+  cursor in{raw, at};
+  while (!in.at_end()) {
+    auto key_len = in.vlong("key length");
+    if (!key_len)
+      return key_len.error();
+    auto key_bytes = in.bytes(*key_len, "key");
+    if (!key_bytes)
+      return key_bytes.error();
+    auto key_at = in.where();
+    cursor key_in{*key_bytes, key_at};
+    auto key = key_in.utf("key");
+    if (!key)
+      return key.error();
+    auto value_at = in.where();
+    auto value = read_value(in);
+    if (!value)
+      return value.error();
+    cursor v{*value, value_at};
+    if (*key == "VERSION") {
+      auto version = v.int_be(4, "version");
+      if (!version)
+        return version.error();
+      result.version = static_cast<int32_t>(*version);
+    } else if (*key == "APPLICATION_OWNER") {
+      auto owner = v.utf("owner");
+      if (!owner)
+        return owner.error();
+      result.owner = std::move(*owner);
+    } else if (*key == "APPLICATION_ACL") {
+      continue; // who may read: not ours to show
+    } else {
+      auto files = read_files(*value, value_at);
+      if (!files)
+        return files.error();
+      result.containers.push_back({std::move(*key), std::move(*files)});
+    }
+  }
+  return {};
+}
+
 } // namespace
 
 const aggregated_file* aggregated_container::find(const std::string& name) const {
@@ -310,51 +412,12 @@ expected<int64_t> read_tfile_vlong(std::string_view data, size_t* pos) {
 }
 
 expected<aggregated_log> parse_aggregated_log(std::string_view file) {
-  constexpr size_t tail = 8 + 4 + 16; // offset, version, magic
-  if (file.size() < 16 + tail ||
-      std::memcmp(file.data(), bcfile_magic.data(), bcfile_magic.size()) != 0 ||
-      std::memcmp(file.data() + file.size() - 16, bcfile_magic.data(), 16) != 0)
-    return error{
-        error_code::invalid_input,
-        "not a YARN aggregated log: no TFile (BCFile) magic at its start and end "
-        "(a file of " +
-            std::to_string(file.size()) +
-            " bytes; an IFile-format log or one still being written?)"};
-  cursor trailer{file.substr(file.size() - tail, tail), file.size() - tail};
-  auto meta_at = trailer.int_be(8, "meta index offset");
-  auto major = trailer.int_be(2, "BCFile version");
-  if (!meta_at || !major)
-    return bad("a truncated trailer", file.size() - tail);
-  if (*major != 1)
-    return bad("BCFile version " + std::to_string(*major) + " (tony reads 1)",
-               file.size() - tail + 8);
-  if (*meta_at < 16 || static_cast<uint64_t>(*meta_at) > file.size() - tail)
-    return bad("a meta index offset of " + std::to_string(*meta_at), file.size() - tail);
-  // The meta index: where BCFile.index (the data blocks) is.
-  auto meta_bytes = file.substr(static_cast<size_t>(*meta_at),
-                                file.size() - tail - static_cast<size_t>(*meta_at));
-  cursor meta{meta_bytes, static_cast<size_t>(*meta_at)};
-  auto count = meta.vlong("meta block count");
-  if (!count)
-    return count.error();
-  if (*count < 0 || *count > 1024)
-    return bad(std::to_string(*count) + " meta blocks", static_cast<size_t>(*meta_at));
-  std::optional<std::pair<std::string, region>> data_index;
-  for (int64_t i = 0; i < *count; ++i) {
-    auto name = meta.string("meta block name");
-    if (!name)
-      return name.error();
-    auto compression = meta.string("meta block compression");
-    if (!compression)
-      return compression.error();
-    auto r = read_region(meta);
-    if (!r)
-      return r.error();
-    if (*name == "data:BCFile.index")
-      data_index.emplace(*compression, *r);
-  }
+  auto meta_at = meta_index_offset(file);
+  if (!meta_at)
+    return meta_at.error();
+  auto data_index = find_data_index(file, *meta_at);
   if (!data_index)
-    return bad("no BCFile.index meta block", static_cast<size_t>(*meta_at));
+    return data_index.error();
   auto index_bytes = read_block(file, data_index->second, data_index->first);
   if (!index_bytes)
     return index_bytes.error();
@@ -375,43 +438,9 @@ expected<aggregated_log> parse_aggregated_log(std::string_view file) {
     auto raw = read_block(file, *r, *compression);
     if (!raw)
       return raw.error();
-    cursor in{*raw, static_cast<size_t>(r->offset)};
-    while (!in.at_end()) {
-      auto key_len = in.vlong("key length");
-      if (!key_len)
-        return key_len.error();
-      auto key_bytes = in.bytes(*key_len, "key");
-      if (!key_bytes)
-        return key_bytes.error();
-      auto key_at = in.where();
-      cursor key_in{*key_bytes, key_at};
-      auto key = key_in.utf("key");
-      if (!key)
-        return key.error();
-      auto value_at = in.where();
-      auto value = read_value(in);
-      if (!value)
-        return value.error();
-      cursor v{*value, value_at};
-      if (*key == "VERSION") {
-        auto version = v.int_be(4, "version");
-        if (!version)
-          return version.error();
-        result.version = static_cast<int32_t>(*version);
-      } else if (*key == "APPLICATION_OWNER") {
-        auto owner = v.utf("owner");
-        if (!owner)
-          return owner.error();
-        result.owner = std::move(*owner);
-      } else if (*key == "APPLICATION_ACL") {
-        continue; // who may read: not ours to show
-      } else {
-        auto files = read_files(*value, value_at);
-        if (!files)
-          return files.error();
-        result.containers.push_back({std::move(*key), std::move(*files)});
-      }
-    }
+    if (auto added = read_data_block(*raw, static_cast<size_t>(r->offset), result);
+        !added)
+      return added.error();
   }
   return result;
 }
