@@ -231,10 +231,72 @@ http_ports size_http_ports(int64_t tasks) {
 
 // TONY_SPEC_CHANNEL=off in the AM's environment (local backend: tony-submit's)
 // sends every cluster spec over the registry's connections, as tony did
-// before the spec channel (doc/operations.md).
+// before the spec channel (doc/operations.md). Says so in the log when off.
 bool spec_channel_wanted() {
   auto v = std::getenv("TONY_SPEC_CHANNEL");
-  return v == nullptr || std::string{v} != "off";
+  if (v == nullptr || std::string{v} != "off")
+    return true;
+  spdlog::info("tony-am: TONY_SPEC_CHANNEL=off: cluster specs go over the registry's "
+               "connections");
+  return false;
+}
+
+// The tracking page's port, bound before the AM registers its URL with the
+// RM, and the backend's guard on it: the tracking URL, or "" when the page
+// cannot listen.
+std::string bind_tracking_page(http::http_server& web, const am_backend& backend,
+                               const std::string& host) {
+  std::string tracking_url;
+  if (auto web_port = web.bind(backend.bind_address, 0))
+    tracking_url = "http://" + host + ":" + std::to_string(*web_port) + "/";
+  else
+    spdlog::warn("tony-am: no tracking page: {}", describe(web_port.error()));
+  if (backend.guard_page)
+    backend.guard_page(web);
+  return tracking_url;
+}
+
+// The job's event log, or none (said in the log) when it cannot be opened.
+std::shared_ptr<history::event_log_writer> open_event_log(const am_backend& backend) {
+  std::shared_ptr<history::event_log_writer> events;
+  if (auto w = history::event_log_writer::open(backend.event_log))
+    events = std::move(*w);
+  else
+    spdlog::warn("tony-am: no event log: {}", describe(w.error()));
+  return events;
+}
+
+// The monitor's callbacks: status changes and samples go to the recorder,
+// changes also to the backend's saved state (the next AM attempt's, YARN).
+// The returned flag goes up when the RM no longer knows this attempt.
+std::shared_ptr<std::atomic<bool>>
+watch_monitor(monitor_config& mcfg,
+              const std::shared_ptr<history::job_recorder>& recorder,
+              const am_backend& backend) {
+  auto save_state = backend.save_state;
+  auto attempt_gone = std::make_shared<std::atomic<bool>>(false);
+  mcfg.on_attempt_gone = [attempt_gone] { *attempt_gone = true; };
+  mcfg.on_change = [recorder, save_state](const job_status& st) {
+    recorder->observe(st);
+    if (save_state)
+      save_state(st);
+  };
+  mcfg.on_sample = [recorder](const task_id& task, int32_t attempt,
+                              const task_sample& s) {
+    recorder->sample(task, attempt, s);
+  };
+  return attempt_gone;
+}
+
+// The registry's settings: the job's secret and heartbeat, and whether it
+// takes over the executors of an earlier AM attempt.
+registry_config registry_config_of(const am_options& opts, const std::string& secret,
+                                   const job_spec& job, const am_backend& backend) {
+  registry_config rcfg{opts.app_id, secret,
+                       static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
+  // Executors of the AM before register again once it decided what it adopts.
+  rcfg.takes_over = backend.am_attempt > 1 && !backend.restart_dir.empty();
+  return rcfg;
 }
 
 monitor_config monitor_config_of(const job_spec& job, const am_options& opts,
@@ -251,6 +313,28 @@ monitor_config monitor_config_of(const job_spec& job, const am_options& opts,
   mcfg.am_attempt = backend.am_attempt;
   mcfg.resume = backend.resume;
   return mcfg;
+}
+
+// The job's normal end: the records, the linger for waiting clients, the
+// ports closed and counted, the backend's end. tony-am's exit code.
+int end_job(application_master& am, const am_options& opts, job_status& final_status,
+            std::shared_ptr<history::event_log_writer>& events, http::http_server& web,
+            http::http_server& horovod, int32_t horovod_port, am_backend& backend) {
+  // The records first: tony-submit may end as soon as it has the final
+  // status, and `tony-history show` should find the log then.
+  record_end(opts, final_status, events);
+  // Clients waiting for the end get the final status before the AM goes.
+  am.linger(linger_limit);
+  web.stop(); // the page stays up through the linger
+  horovod.stop();
+  spdlog::info("tony-am: registry port: {}", am.close_door());
+  spdlog::info("tony-am: tracking page: {}", gate::summary(web.counts()));
+  if (horovod_port > 0)
+    spdlog::info("tony-am: Horovod rendezvous: {}", gate::summary(horovod.counts()));
+  if (backend.end_restarts)
+    backend.end_restarts(); // nothing is saved after the staging dir is gone
+  backend.on_end(final_status);
+  return final_status.state == "SUCCEEDED" ? 0 : 1;
 }
 
 // The RM no longer knows this AM attempt (doc/operations.md, "Node loss"):
@@ -299,45 +383,18 @@ int run_am(const am_options& opts) {
   auto ports = size_http_ports(job.total_tasks());
   // The tracking URL: bound before the AM registers it with the RM.
   http::http_server web{ports.web};
-  std::string tracking_url;
-  if (auto web_port = web.bind(backend->bind_address, 0))
-    tracking_url = "http://" + host + ":" + std::to_string(*web_port) + "/";
-  else
-    spdlog::warn("tony-am: no tracking page: {}", describe(web_port.error()));
-  if (backend->guard_page)
-    backend->guard_page(web);
+  auto tracking_url = bind_tracking_page(web, *backend, host);
 
   auto mcfg = monitor_config_of(job, opts, tracking_url, *backend);
-  std::shared_ptr<history::event_log_writer> events;
-  if (auto w = history::event_log_writer::open(backend->event_log))
-    events = std::move(*w);
-  else
-    spdlog::warn("tony-am: no event log: {}", describe(w.error()));
+  auto events = open_event_log(*backend);
   // The recorder writes the event log and keeps the timeline and metrics
   // the tracking page draws (runtime/history/job_record.hpp).
   auto recorder = std::make_shared<history::job_recorder>(
       events, static_cast<size_t>(job.total_tasks()));
   recorder->submitted(submitted_event(opts, job, tracking_url));
-  auto save_state = backend->save_state; // the next AM attempt's (YARN)
-  auto attempt_gone = std::make_shared<std::atomic<bool>>(false);
-  mcfg.on_attempt_gone = [attempt_gone] { *attempt_gone = true; };
-  mcfg.on_change = [recorder, save_state](const job_status& st) {
-    recorder->observe(st);
-    if (save_state)
-      save_state(st);
-  };
-  mcfg.on_sample = [recorder](const task_id& task, int32_t attempt,
-                              const task_sample& s) {
-    recorder->sample(task, attempt, s);
-  };
-  registry_config rcfg{opts.app_id, secret,
-                       static_cast<int32_t>(job.policy.heartbeat_interval_ms)};
-  // Executors of the AM before register again once it decided what it adopts.
-  rcfg.takes_over = backend->am_attempt > 1 && !backend->restart_dir.empty();
+  auto attempt_gone = watch_monitor(mcfg, recorder, *backend);
+  auto rcfg = registry_config_of(opts, secret, job, *backend);
   auto specs_wanted = spec_channel_wanted();
-  if (!specs_wanted)
-    spdlog::info("tony-am: TONY_SPEC_CHANNEL=off: cluster specs go over the registry's "
-                 "connections");
   auto port = am.open(mcfg, rcfg, backend->bind_address, specs_wanted);
   if (!port) {
     spdlog::error("tony-am: {}", describe(port.error()));
@@ -369,21 +426,8 @@ int run_am(const am_options& opts) {
   auto final_status = am.wait();
   if (*attempt_gone) // the RM no longer knows this attempt
     return end_gone_attempt(final_status, web, horovod);
-  // The records first: tony-submit may end as soon as it has the final
-  // status, and `tony-history show` should find the log then.
-  record_end(opts, final_status, events);
-  // Clients waiting for the end get the final status before the AM goes.
-  am.linger(linger_limit);
-  web.stop(); // the page stays up through the linger
-  horovod.stop();
-  spdlog::info("tony-am: registry port: {}", am.close_door());
-  spdlog::info("tony-am: tracking page: {}", gate::summary(web.counts()));
-  if (endpoint.horovod_port > 0)
-    spdlog::info("tony-am: Horovod rendezvous: {}", gate::summary(horovod.counts()));
-  if (backend->end_restarts)
-    backend->end_restarts(); // nothing is saved after the staging dir is gone
-  backend->on_end(final_status);
-  return final_status.state == "SUCCEEDED" ? 0 : 1;
+  return end_job(am, opts, final_status, events, web, horovod, endpoint.horovod_port,
+                 *backend);
 }
 
 const std::map<std::string, backend_maker>& am_backends() {
