@@ -251,6 +251,52 @@ void set_placement(const env_map& env, yarn::amrm_client& amrm, am_backend& resu
   result.placement_constraints = amrm.placement_constraints();
 }
 
+// How executors are launched: tony-executor from the install dir or the
+// bundle, with the job's resources and its type's.
+void set_launcher(am_backend& result, const env_map& env, const job_spec& job,
+                  const std::vector<local_resource>& resources,
+                  const type_resource_map& type_resources,
+                  std::shared_ptr<token_box> job_tokens) {
+  auto install_dir = get(env, yarn_env::install_dir);
+  auto executor = install_dir.empty()
+                      ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
+                      : install_dir + "/tony-executor";
+  auto executor_resources = resources;
+  // YARN-DTF's mounts: the node's Hadoop configuration, Java and Hadoop homes
+  // (the NodeManager passes its own to the AM's container).
+  std::vector<std::string> hadoop_mounts;
+  for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
+    if (auto dir = get(env, name); !dir.empty() && dir[0] == '/')
+      hadoop_mounts.push_back(dir);
+  result.launcher = [job, executor_resources, by_type = type_resources, executor,
+                     hadoop_mounts, job_tokens](const am_endpoint& am) {
+    return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts,
+                         job_tokens);
+  };
+}
+
+// The job's end on YARN (the renewal stops, the event log goes to the
+// history dir, the staging dir goes) and the start of the token renewal,
+// when there is one.
+void set_job_end(am_backend& result, const env_map& env, const am_options& opts,
+                 std::shared_ptr<token_box> job_tokens,
+                 std::shared_ptr<token_renewer> renewer) {
+  auto log_path = result.event_log;
+  auto app_id = opts.app_id;
+  result.on_end = [env, log_path, app_id, job_tokens, renewer](const job_status&) {
+    if (renewer)
+      renewer->stop(); // the newest tokens stay in the box for the calls below
+    auto user = hadoop::current_user();
+    keep_history(env, log_path, app_id, user, *job_tokens);
+    remove_staging(env, user, *job_tokens);
+  };
+  if (renewer)
+    result.start_token_renewal =
+        [renewer](std::function<void(const std::string&)> publish) {
+          renewer->start(std::move(publish));
+        };
+}
+
 } // namespace
 
 caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
@@ -286,22 +332,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   result.rm = yarn::spawn_yarn_rm(sys, amrm, call_timeout);
   result.nm = yarn::spawn_yarn_nm(sys, nm, call_timeout);
   set_placement(env, *amrm, result);
-  auto install_dir = get(env, yarn_env::install_dir);
-  auto executor = install_dir.empty()
-                      ? std::string{"./"} + yarn_env::bundle_link + "/bin/tony-executor"
-                      : install_dir + "/tony-executor";
-  auto executor_resources = *resources;
-  // YARN-DTF's mounts: the node's Hadoop configuration, Java and Hadoop homes
-  // (the NodeManager passes its own to the AM's container).
-  std::vector<std::string> hadoop_mounts;
-  for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
-    if (auto dir = get(env, name); !dir.empty() && dir[0] == '/')
-      hadoop_mounts.push_back(dir);
-  result.launcher = [job, executor_resources, by_type = *type_resources, executor,
-                     hadoop_mounts, job_tokens](const am_endpoint& am) {
-    return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts,
-                         job_tokens);
-  };
+  set_launcher(result, env, job, *resources, *type_resources, job_tokens);
   auto user = get(env, "USER");
   result.log_dir_of = [user](const container& c) {
     if (c.http_address.empty())
@@ -318,20 +349,7 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   result.event_log = event_log_path(env, opts.work_dir);
   result.announce = [](const am_address&) {}; // the RM's report carries it
   prepare_restarts(result, env, job, opts, job_tokens);
-  auto log_path = result.event_log;
-  auto app_id = opts.app_id;
-  result.on_end = [env, log_path, app_id, job_tokens, renewer](const job_status&) {
-    if (renewer)
-      renewer->stop(); // the newest tokens stay in the box for the calls below
-    auto user = hadoop::current_user();
-    keep_history(env, log_path, app_id, user, *job_tokens);
-    remove_staging(env, user, *job_tokens);
-  };
-  if (renewer)
-    result.start_token_renewal =
-        [renewer](std::function<void(const std::string&)> publish) {
-          renewer->start(std::move(publish));
-        };
+  set_job_end(result, env, opts, job_tokens, renewer);
   struct kept {
     std::shared_ptr<hadoop::ipc_client> ipc;
     std::shared_ptr<token_renewer> renewer;
