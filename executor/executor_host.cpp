@@ -487,6 +487,53 @@ void open_spec_channel(spec_channel_link& link, const registration_ack& ack,
       });
 }
 
+// The task's port and, for the chief of a `[tensorboard] on = "chief"` job,
+// TB_PORT, held until the task starts (cfg.release_port). False, said in the
+// log, when one cannot be reserved.
+bool reserve_ports(port_reservation& reservation, port_reservation& tensorboard,
+                   bool wants_tensorboard, executor_config& cfg) {
+  if (!reservation.open()) {
+    spdlog::error("tony-executor: cannot reserve a port for {}", to_string(cfg.task));
+    return false;
+  }
+  cfg.port = reservation.port;
+  if (wants_tensorboard) {
+    if (!tensorboard.open()) {
+      spdlog::error("tony-executor: cannot reserve a TensorBoard port for {}",
+                    to_string(cfg.task));
+      return false;
+    }
+    cfg.tensorboard_port = tensorboard.port;
+  }
+  cfg.release_port = [&reservation, &tensorboard] {
+    reservation.release();
+    tensorboard.release();
+  };
+  return true;
+}
+
+// Connects to the AM's registry through its gate, retrying for a while: it
+// may still be publishing. A refused secret or a peer that is no tony AM ends
+// it at once.
+caf::expected<registry_actor> connect_registry(caf::actor_system& sys,
+                                               const std::string& am_host,
+                                               uint16_t am_port,
+                                               const std::string& secret) {
+  caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto backoff = std::chrono::milliseconds(50);
+  for (;;) {
+    registry = gate::remote_actor<registry_actor>(sys, am_host, am_port, secret,
+                                                  std::chrono::seconds(10));
+    if (registry || gate::is_final(registry.error()) ||
+        std::chrono::steady_clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
+  }
+  return registry;
+}
+
 } // namespace
 
 int run_executor(const std::string& guard_program) {
@@ -515,25 +562,9 @@ int run_executor(const std::string& guard_program) {
     log_dir.resize(comma);
 
   port_reservation reservation;
-  if (!reservation.open()) {
-    spdlog::error("tony-executor: cannot reserve a port for {}", to_string(cfg.task));
-    return 3;
-  }
-  cfg.port = reservation.port;
-  // The chief of a `[tensorboard] on = "chief"` job: TB_PORT, held the same way.
   port_reservation tensorboard;
-  if (contract->tensorboard) {
-    if (!tensorboard.open()) {
-      spdlog::error("tony-executor: cannot reserve a TensorBoard port for {}",
-                    to_string(cfg.task));
-      return 3;
-    }
-    cfg.tensorboard_port = tensorboard.port;
-  }
-  cfg.release_port = [&reservation, &tensorboard] {
-    reservation.release();
-    tensorboard.release();
-  };
+  if (!reserve_ports(reservation, tensorboard, contract->tensorboard, cfg))
+    return 3;
 
   executor_system_config sys_cfg;
   caf::actor_system sys{sys_cfg};
@@ -545,20 +576,7 @@ int run_executor(const std::string& guard_program) {
                                  const executor_actor& exec) {
     open_spec_channel(channel, ack, exec);
   };
-  // Connect to the AM through its gate, retrying for a while: it may still
-  // be publishing. A refused secret or a peer that is no tony AM ends it.
-  caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  auto backoff = std::chrono::milliseconds(50);
-  for (;;) {
-    registry = gate::remote_actor<registry_actor>(sys, am_host, am_port, cfg.secret,
-                                                  std::chrono::seconds(10));
-    if (registry || gate::is_final(registry.error()) ||
-        std::chrono::steady_clock::now() >= deadline)
-      break;
-    std::this_thread::sleep_for(backoff);
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(1000));
-  }
+  auto registry = connect_registry(sys, am_host, am_port, cfg.secret);
   if (!registry) {
     spdlog::error("tony-executor: cannot reach the AM at {}: {}", address,
                   describe(registry.error()));
