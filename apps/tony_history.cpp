@@ -21,6 +21,41 @@
 #include "history/history_server.hpp"
 #include "runtime/process/signal_watcher.hpp"
 
+namespace {
+
+// --retention and --tensorboard-idle into `so`, those given; false, said on
+// stderr, when one is no positive duration.
+bool read_durations(const std::string& retention, const std::string& idle,
+                    tony::history::serve_options& so) {
+  for (auto [text, flag, out] :
+       {std::tuple{&retention, "--retention", &so.retention_ms},
+        std::tuple{&idle, "--tensorboard-idle", &so.tensorboard_idle_ms}}) {
+    if (text->empty())
+      continue;
+    auto ms = tony::parse_duration_ms(*text);
+    if (!ms || *ms <= 0) {
+      std::cerr << "tony-history: " << flag << " \"" << *text << "\" "
+                << (ms ? std::string{"must be positive"} : ms.error())
+                << " (e.g. 30d, 12h, 90m)\n";
+      return false;
+    }
+    *out = *ms;
+  }
+  return true;
+}
+
+// `tony-history clean`: the jobs that ended more than `retention_ms` ago go.
+int clean_jobs(const tony::history::history_options& opts, int64_t retention_ms) {
+  using namespace std::chrono;
+  auto now = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  auto n = tony::history::apply_retention(opts, retention_ms, now, std::cout, std::cerr);
+  std::cout << "tony-history: " << n << (n == 1 ? " job" : " jobs") << " removed"
+            << std::endl;
+  return 0;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
   tony::process::signal_watcher signals;
   CLI::App app{
@@ -76,30 +111,10 @@ int main(int argc, char** argv) {
     return tony::history::list_jobs(opts, std::cout, std::cerr);
   if (show->parsed())
     return tony::history::show_job(opts, app_id, as_json, std::cout, std::cerr);
-  for (auto [text, flag, out] :
-       {std::tuple{&retention, "--retention", &so.retention_ms},
-        std::tuple{&idle, "--tensorboard-idle", &so.tensorboard_idle_ms}}) {
-    if (text->empty())
-      continue;
-    auto ms = tony::parse_duration_ms(*text);
-    if (!ms || *ms <= 0) {
-      std::cerr << "tony-history: " << flag << " \"" << *text << "\" "
-                << (ms ? std::string{"must be positive"} : ms.error())
-                << " (e.g. 30d, 12h, 90m)\n";
-      return 2;
-    }
-    *out = *ms;
-  }
-  if (clean->parsed()) {
-    using namespace std::chrono;
-    auto now =
-        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-    auto n =
-        tony::history::apply_retention(opts, so.retention_ms, now, std::cout, std::cerr);
-    std::cout << "tony-history: " << n << (n == 1 ? " job" : " jobs") << " removed"
-              << std::endl;
-    return 0;
-  }
+  if (!read_durations(retention, idle, so))
+    return 2;
+  if (clean->parsed())
+    return clean_jobs(opts, so.retention_ms);
   std::atomic<bool> stop{false};
   signals.start([&stop](int) { stop = true; });
   return tony::history::serve_history(opts, so, stop, std::cout, std::cerr);
