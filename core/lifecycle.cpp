@@ -1,14 +1,20 @@
-#include "core/lifecycle.hpp"
-
-#include <string.h>
+// The lifecycle's frame (core/lifecycle.hpp): the states' names, the
+// construction and the two entry points, the status clients see, the
+// timers' dispatch and the helpers every phase shares. The phases live in
+// files of their own: core/allocation.cpp (asks, grants, launches),
+// core/registration.cpp (containers running, registration deadlines),
+// core/executors.cpp (executors register, the barrier, heartbeats),
+// core/execution_timeout.cpp, core/task_exits.cpp (exits, restarts,
+// tolerance, new attempts), core/rm_failure.cpp, core/adoption.cpp (a later
+// AM attempt) and core/finishing.cpp (the job's end).
 
 #include <algorithm>
-#include <cctype>
+#include <string>
+#include <vector>
 
-#include "base/text.hpp"
 #include "config/task_env.hpp"
 #include "config/validate.hpp"
-#include "core/placement.hpp"
+#include "core/lifecycle.hpp"
 
 namespace tony::core {
 
@@ -193,8 +199,7 @@ void lifecycle::describe_tensorboard(job_status& out) const {
   }
 }
 
-// -- timers, kills and the end
-// ------------------------------------------------------------
+// -- timers ---------------------------------------------------------------------------
 
 void lifecycle::on(const timer_fired& e) {
   auto i = timers_.find(e.id);
@@ -242,208 +247,7 @@ void lifecycle::on(const timer_fired& e) {
   }
 }
 
-// -- a later AM attempt -------------------------------------------------------------
-
-// The AM before died without unregistering, and YARN kept its containers
-// (keep_containers_across_application_attempts). What it last saved of the
-// job, and what the RM says still runs, decide what this AM does: end with
-// the outcome it had decided, adopt the running tasks, or start over.
-void lifecycle::take_over(const std::vector<container>& previous) {
-  auto am = "AM attempt " + std::to_string(cfg_.am_attempt);
-  auto release_all = [&] {
-    std::vector<std::string> ids;
-    for (auto& c : previous)
-      ids.push_back(c.id);
-    if (!ids.empty())
-      emit(release_containers{std::move(ids)});
-  };
-  auto& saved = cfg_.resume;
-  if (saved && is_final(*saved)) {
-    // It had decided the outcome and died before it told the RM.
-    recovery_ =
-        am + " found the job " + saved->state + " already; it reports that outcome";
-    say(note::warn, recovery_);
-    attempt_ = std::max(saved->attempt, 1);
-    fresh_table();
-    for (auto& ts : saved->tasks)
-      if (auto t = find(ts.task)) {
-        t->exit_code = ts.exit_code;
-        t->started_ms = ts.started_ms;
-        t->finished_ms = ts.finished_ms;
-        t->restarts = ts.restarts;
-        mark_finished(*t, task_state::killed, ts.diagnostics);
-        for (auto x : {task_state::succeeded, task_state::failed, task_state::killed,
-                       task_state::lost})
-          if (ts.state == to_string(x))
-            t->state = x;
-      }
-    release_all();
-    finish(saved->state == "SUCCEEDED" ? job_state::succeeded
-           : saved->state == "KILLED"  ? job_state::killed
-                                       : job_state::failed,
-           saved->diagnostics);
-    return;
-  }
-  auto why = adoption_problem();
-  if (why.empty()) {
-    adopt(previous);
-    return;
-  }
-  recovery_ = am + " started the job over: " + why;
-  say(note::warn, recovery_);
-  release_all();
-  // Executors of the attempt before are stale now: they cannot register.
-  if (saved)
-    attempt_ = std::max(saved->attempt, 1) + 1;
-  start_attempt();
-}
-
-std::string lifecycle::adoption_problem() const {
-  auto& saved = cfg_.resume;
-  if (!saved)
-    return "the ApplicationMaster before it saved no state of the job";
-  if (saved->state != "RUNNING")
-    return "the ApplicationMaster before it died with the job " + saved->state +
-           " (not every task had the cluster spec yet)";
-  return {};
-}
-
-void lifecycle::adopt(const std::vector<container>& previous) {
-  auto& saved = *cfg_.resume;
-  attempt_ = std::max(saved.attempt, 1);
-  auto ids = fresh_table();
-  std::map<std::string, container> alive;
-  for (auto& c : previous)
-    alive.emplace(c.id, c);
-  std::vector<adopted_task> adopted;
-  std::vector<task_id> ask_again;
-  std::vector<std::pair<task_id, std::string>> gone; // task, why
-  for (auto& ts : saved.tasks) {
-    auto t = find(ts.task);
-    if (t == nullptr)
-      continue;
-    t->restarts = ts.restarts;
-    t->exit_code = ts.exit_code;
-    t->started_ms = ts.started_ms;
-    t->finished_ms = ts.finished_ms;
-    t->diagnostics = ts.diagnostics;
-    std::optional<task_state> state;
-    for (auto x : {task_state::requested, task_state::allocated, task_state::launched,
-                   task_state::registered, task_state::running, task_state::restarting,
-                   task_state::succeeded, task_state::failed, task_state::killed,
-                   task_state::lost})
-      if (ts.state == to_string(x))
-        state = x;
-    if (!state) {
-      gone.emplace_back(t->id, "its saved state '" + ts.state + "' is unknown");
-      continue;
-    }
-    if (is_final(*state)) {
-      t->state = *state;
-      // A failed task in a running job was absorbed: a sidecar's, or
-      // within the tolerance (its budget counts again).
-      if ((*state == task_state::failed || *state == task_state::lost) &&
-          !t->type->sidecar) {
-        t->tolerated = true;
-        if (!t->type->elastic()) {
-          if (t->type->tolerated_failures >= 0)
-            ++tolerated_by_type_[t->type->name];
-          else
-            ++tolerated_in_job_;
-        }
-      }
-      continue;
-    }
-    if (*state == task_state::requested || *state == task_state::restarting) {
-      ask_again.push_back(t->id);
-      continue;
-    }
-    auto c = alive.find(ts.container_id);
-    if (*state == task_state::running && c != alive.end()) {
-      t->state = task_state::running;
-      t->c = c->second;
-      t->has_container = true;
-      t->adopting = true;
-      t->host = ts.host;
-      t->port = ts.port;
-      by_container_[t->c.id] = static_cast<size_t>(t - tasks_.data());
-      adopted.push_back({t->id, t->c.id});
-      alive.erase(c);
-      continue;
-    }
-    // A restart in flight (its executor had not registered: it knows only
-    // the dead AM's address), or a container that ended while no AM ran.
-    if (c != alive.end()) {
-      emit(discard_containers{{c->second}});
-      alive.erase(c);
-    }
-    gone.emplace_back(t->id, *state == task_state::running
-                                 ? "its container " + ts.container_id + " on " + ts.host +
-                                       " ended while no ApplicationMaster ran"
-                                 : "it was starting in container " + ts.container_id +
-                                       " when the ApplicationMaster before died");
-  }
-  std::vector<std::string> strays;
-  for (auto& [id, c] : alive)
-    strays.push_back(id);
-  if (!strays.empty())
-    emit(release_containers{std::move(strays)});
-  state_ = job_state::running;
-  registration_armed_for_ = attempt_;
-  recovery_ = "AM attempt " + std::to_string(cfg_.am_attempt) + " adopted " +
-              base::plural(static_cast<int64_t>(adopted.size()), "running task") +
-              " of attempt " + std::to_string(attempt_) + "; the training goes on";
-  say(note::warn, recovery_);
-  emit(resume_tasks{std::move(ids), adopted, attempt_});
-  if (!adopted.empty()) {
-    auto wait = cfg_.job.policy.registration_timeout_ms > 0
-                    ? cfg_.job.policy.registration_timeout_ms
-                    : cfg_.job.policy.heartbeat_timeout_ms;
-    arm(timer_kind::adoption, wait);
-  }
-  for (auto& id : ask_again)
-    if (auto t = find(id))
-      request_again(*t); // the restart the AM before had begun
-  // Tasks that cannot come back fail as any lost task (restart, sidecar,
-  // tolerance, the next attempt); a failure may start a new attempt.
-  auto attempt = attempt_;
-  for (auto& [id, why] : gone) {
-    auto t = find(id);
-    if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
-      break;
-    task_failed(*t, task_state::lost,
-                to_string(id) + " lost while the ApplicationMaster restarted: " + why);
-  }
-  if (attempt_ == attempt)
-    check_success();
-}
-
-// Adopted containers whose executors did not register again: lost.
-void lifecycle::on_adoption_deadline() {
-  std::vector<task_id> silent;
-  for (auto& t : tasks_)
-    if (t.adopting)
-      silent.push_back(t.id);
-  auto attempt = attempt_;
-  auto limit = cfg_.job.policy.registration_timeout_ms > 0
-                   ? cfg_.job.policy.registration_timeout_ms
-                   : cfg_.job.policy.heartbeat_timeout_ms;
-  for (auto& id : silent) {
-    auto t = find(id);
-    if (end_ != end_phase::none || attempt_ != attempt || t == nullptr)
-      break;
-    t->awaiting_reason = true;
-    task_failed(*t, task_state::lost,
-                to_string(t->id) +
-                    " lost: its executor did not register with the new "
-                    "ApplicationMaster within " +
-                    std::to_string(limit / 1000) + " s (container " + t->c.id + " on " +
-                    t->c.host + ")");
-  }
-}
-
-// -- helpers
-// ---------------------------------------------------------------------------------
+// -- helpers --------------------------------------------------------------------------
 
 lifecycle::task_record* lifecycle::find(const task_id& id) {
   for (auto& t : tasks_)
