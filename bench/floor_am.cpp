@@ -144,7 +144,7 @@ int run(int argc, char** argv) {
   }
   say("registered");
 
-  // One ask per task type, as tony's AM asks (core/lifecycle.cpp ask_for):
+  // One ask per task type, as tony's AM asks (core/allocation.cpp ask_for):
   // its priority, its capability, every node and rack besides `*`.
   std::map<int32_t, std::vector<task_slot>> waiting; // by priority
   int32_t total = 0;

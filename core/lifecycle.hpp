@@ -452,6 +452,11 @@ private:
   /// Why the saved job cannot be adopted; empty when it can.
   std::string adoption_problem() const;
   void adopt(const std::vector<container>& previous);
+  /// What adopt makes of the saved table (core/adoption.cpp).
+  struct adoption;
+  /// Restores one task of the saved table: as it ended, asked for again,
+  /// adopted in the container the RM kept, or gone (in `a`).
+  void adopt_task(const task_status& ts, adoption& a);
   void on_adoption_deadline();
   /// The ask for `count` containers of task `index`'s capability and
   /// priority (a task may have its own), placed on the configured nodes.
