@@ -210,9 +210,12 @@ def test_both_namenodes_really_down_is_a_clear_error_and_leaves_nothing():
             f"{other} did not take over"
         assert kill_active() == other
         apps = rm_app_count()
-        scratch = tempfile.gettempdir()
-        before = {n for n in os.listdir(scratch) if n.startswith("tony-submit-")}
-        code, out, secs = y.submit([y.env_check_job()], timeout=180)
+        # tony-submit's scratch goes under $TMPDIR: its own here, as tests
+        # running beside this one make theirs in the shared /tmp.
+        scratch = tempfile.mkdtemp(prefix="tony-ha-tmp-")
+        env = os.environ.copy()
+        env["TMPDIR"] = scratch
+        code, out, secs = y.submit([y.env_check_job()], timeout=180, env=env)
         assert code == 3, out
         assert secs < 60, f"{secs:.1f} s"
         assert "no NameNode answered as active" in out, out
@@ -220,8 +223,9 @@ def test_both_namenodes_really_down_is_a_clear_error_and_leaves_nothing():
             assert web_of(nn) in out, out
         assert "submitted application_" not in out, out
         assert rm_app_count() == apps
-        after = {n for n in os.listdir(scratch) if n.startswith("tony-submit-")}
-        assert after <= before, after - before
+        left = os.listdir(scratch)
+        shutil.rmtree(scratch, ignore_errors=True)
+        assert not left, left
     finally:
         for nn in ("nn1", "nn2"):
             if nn_state(nn) == "down":
