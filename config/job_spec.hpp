@@ -128,6 +128,12 @@ struct security_spec {
   /// PEM file of the CAs the cluster's HTTPS endpoints are checked
   /// against (absolute); empty: TONY_CA_FILE, else the system's bundle.
   std::string ca_file;
+  /// Who besides the owner and the cluster's admins may see the job (its
+  /// page, API, logs, TensorBoard) and change it (kill it): Hadoop ACLs,
+  /// "alice,bob ops" (base/access_list.hpp), set as the application's
+  /// VIEW_APP and MODIFY_APP ACLs. Empty: nobody else.
+  std::string view_acl;
+  std::string modify_acl;
 };
 
 /// [am]: the ApplicationMaster's own container.

@@ -3,10 +3,13 @@
 
 #include "config/toml_reader.hpp"
 
+#include "base/access_list.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 namespace tony::config_detail {
 
@@ -323,7 +326,9 @@ void job_reader::read_cluster(const toml::table& t) {
 }
 
 void job_reader::read_security(const toml::table& t) {
-  check_keys(t, "[security]", {"principal", "keytab", "file_systems", "ca_file"});
+  check_keys(
+      t, "[security]",
+      {"principal", "keytab", "file_systems", "ca_file", "view_acl", "modify_acl"});
   auto& s = spec_.security;
   if (auto principal = read_string(t, "principal")) {
     if (!is_kerberos_principal(*principal))
@@ -365,6 +370,16 @@ void job_reader::read_security(const toml::table& t) {
             "'ca_file' " + abs + " cannot be read: " + std::strerror(err));
     else
       s.ca_file = abs;
+  }
+  for (auto [key, field] :
+       {std::pair{"view_acl", &s.view_acl}, std::pair{"modify_acl", &s.modify_acl}}) {
+    auto acl = read_string(t, key);
+    if (!acl)
+      continue;
+    if (auto why = base::invalid_acl(*acl))
+      error(*t.get(key), "'" + std::string{key} + "' is not a Hadoop ACL: " + *why);
+    else
+      *field = *acl;
   }
   if (auto fss = read_strings(t, "file_systems")) {
     auto& node = *t.get("file_systems");

@@ -112,7 +112,7 @@ SCHEMA = {
         "local": {"memory": SIZE, "vcores": INTEGER, "gpus": INTEGER},
     },
     "security": {"principal": STRING, "keytab": STRING, "file_systems": STRINGS,
-                 "ca_file": STRING},
+                 "ca_file": STRING, "view_acl": STRING, "modify_acl": STRING},
 }
 
 # Keys whose relative paths job.toml resolves against its own directory.

@@ -757,6 +757,20 @@ TEST_F(job_config, security_ca_file_is_a_readable_file_resolved_against_job_toml
       std::string::npos);
 }
 
+TEST_F(job_config, security_view_and_modify_acls_are_hadoop_acls) {
+  auto spec =
+      ok(base("[security]\nview_acl = \"alice,bob ml\"\nmodify_acl = \" ops\"\n"));
+  EXPECT_EQ(spec.security.view_acl, "alice,bob ml");
+  EXPECT_EQ(spec.security.modify_acl, " ops");
+  EXPECT_TRUE(ok(base("")).security.view_acl.empty());
+  EXPECT_EQ(error(base("[security]\nview_acl = \"alice;x\"\n")),
+            "job.toml:7:12: 'view_acl' is not a Hadoop ACL: 'alice;x' is not a user or "
+            "group name (letters, digits and . _ - @ $ only)");
+  EXPECT_NE(
+      error(base("[security]\nmodify_acl = \"alice,*\"\n")).find("'*' stands alone"),
+      std::string::npos);
+}
+
 TEST_F(job_config, security_file_systems_must_be_namenode_uris) {
   auto fs_error = [&](const std::string& uri) {
     return error(base("[security]\nfile_systems = [\"" + uri + "\"]\n"));
