@@ -231,12 +231,14 @@ struct launch_spec {
   std::vector<std::string> command;
   std::vector<local_resource> resources;
   std::string tokens; // credentials (HDTS) for the container, may be empty
+  /// YARN: the application's ACLs ("VIEW_APP", "MODIFY_APP" -> Hadoop ACL).
+  std::map<std::string, std::string> acls;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, launch_spec& x) {
   return f(caf::meta::type_name("launch_spec"), x.target, x.env, x.command, x.resources,
-           x.tokens);
+           x.tokens, x.acls);
 }
 
 // -- executor protocol --------------------------------------------------------

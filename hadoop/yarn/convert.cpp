@@ -162,6 +162,18 @@ expected<void> to_proto(const container_launch& x,
   }
   for (auto& cmd : x.commands)
     out->add_command(cmd);
+  for (auto& [access, acl] : x.acls) {
+    auto* entry = out->add_application_acls();
+    if (access == "VIEW_APP")
+      entry->set_accesstype(proto::APPACCESS_VIEW_APP);
+    else if (access == "MODIFY_APP")
+      entry->set_accesstype(proto::APPACCESS_MODIFY_APP);
+    else
+      return error{error_code::invalid_input, "unknown application access type '" +
+                                                  access +
+                                                  "' (expected VIEW_APP or MODIFY_APP)"};
+    entry->set_acl(acl);
+  }
   return {};
 }
 

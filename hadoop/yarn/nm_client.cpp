@@ -71,6 +71,7 @@ expected<void> nm_client::start_container(const launch_spec& spec,
   launch.env = spec.env;
   launch.commands = spec.command;
   launch.tokens = spec.tokens;
+  launch.acls = spec.acls;
   return start_container(spec.target, launch, until);
 }
 

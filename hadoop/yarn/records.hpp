@@ -132,6 +132,10 @@ struct container_launch {
   /// Credentials in token-file format (hadoop/credentials.hpp); empty means
   /// none.
   std::string tokens;
+  /// The application's ACLs, "VIEW_APP" and "MODIFY_APP" -> Hadoop ACL text
+  /// (base/access_list.hpp). The RM takes them from the AM's launch, each
+  /// NodeManager from the first container of the application it starts.
+  std::map<std::string, std::string> acls;
 };
 
 /// An ApplicationSubmissionContext.

@@ -276,6 +276,34 @@ TEST(yarn_convert, launch_context_carries_resources_env_commands_and_tokens) {
   EXPECT_NE(err.error().message().find("visibility"), std::string::npos);
 }
 
+TEST(yarn_convert, launch_context_carries_the_applications_acls) {
+  container_launch launch;
+  proto::ContainerLaunchContextProto none;
+  ASSERT_TRUE(convert::to_proto(launch, &none));
+  EXPECT_EQ(none.application_acls_size(), 0); // the RM's default: " ", nobody
+  launch.acls = {{"VIEW_APP", "alice ml"}, {"MODIFY_APP", " "}};
+  proto::ContainerLaunchContextProto p;
+  ASSERT_TRUE(convert::to_proto(launch, &p));
+  ASSERT_EQ(p.application_acls_size(), 2);
+  EXPECT_EQ(p.application_acls(0).accesstype(), proto::APPACCESS_MODIFY_APP);
+  EXPECT_EQ(p.application_acls(0).acl(), " ");
+  EXPECT_EQ(p.application_acls(1).accesstype(), proto::APPACCESS_VIEW_APP);
+  EXPECT_EQ(p.application_acls(1).acl(), "alice ml");
+  // On the wire as Hadoop's ContainerLaunchContextProto has it: field 6,
+  // an enum at 1 and the ACL text at 2.
+  auto wire = p.SerializeAsString();
+  EXPECT_NE(wire.find(std::string{"\x32\x0c\x08\x01\x12\x08"
+                                  "alice ml",
+                                  14}),
+            std::string::npos);
+  launch.acls = {{"ADMIN", "*"}};
+  proto::ContainerLaunchContextProto bad;
+  auto err = convert::to_proto(launch, &bad);
+  ASSERT_FALSE(err);
+  EXPECT_NE(err.error().message().find("unknown application access type 'ADMIN'"),
+            std::string::npos);
+}
+
 TEST(yarn_convert, granted_containers_keep_their_token_opaque) {
   proto::ContainerProto p;
   auto* id = p.mutable_id();
