@@ -205,8 +205,9 @@ launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
                              std::vector<local_resource> resources,
                              type_resource_map by_type, std::string executor,
                              std::vector<std::string> hadoop_mounts,
-                             std::shared_ptr<token_box> tokens) {
-  return [job, am, resources, by_type, executor, hadoop_mounts, tokens](
+                             std::shared_ptr<token_box> tokens,
+                             std::map<std::string, std::string> acls) {
+  return [job, am, resources, by_type, executor, hadoop_mounts, tokens, acls](
              const task_id& task, int32_t attempt, int32_t restart, const container& c) {
     launch_spec spec;
     spec.target = c;
@@ -231,6 +232,7 @@ launch_factory yarn_launcher(const job_spec& job, const am_endpoint& am,
     // also writes to stderr) is reported with its reason, on a Kerberos
     // cluster too (the AM needs no access to the node's files).
     spec.command = {"exec", executor, "1><LOG_DIR>/executor.log"};
+    spec.acls = acls;
     spec.resources = resources;
     if (auto own = by_type.find(task.type); own != by_type.end())
       spec.resources.insert(spec.resources.end(), own->second.begin(), own->second.end());
@@ -268,10 +270,18 @@ void set_launcher(am_backend& result, const env_map& env, const job_spec& job,
   for (auto name : {"HADOOP_CONF_DIR", "JAVA_HOME", "HADOOP_HOME"})
     if (auto dir = get(env, name); !dir.empty() && dir[0] == '/')
       hadoop_mounts.push_back(dir);
+  // The application's ACLs go with every container: a NodeManager takes
+  // them from the first it starts for the application (its log pages).
+  auto acl_of = [&env](const char* name) {
+    auto acl = get(env, name);
+    return acl.empty() ? std::string{" "} : acl;
+  };
+  std::map<std::string, std::string> acls{{"VIEW_APP", acl_of(yarn_env::view_acl)},
+                                          {"MODIFY_APP", acl_of(yarn_env::modify_acl)}};
   result.launcher = [job, executor_resources, by_type = type_resources, executor,
-                     hadoop_mounts, job_tokens](const am_endpoint& am) {
+                     hadoop_mounts, job_tokens, acls](const am_endpoint& am) {
     return yarn_launcher(job, am, executor_resources, by_type, executor, hadoop_mounts,
-                         job_tokens);
+                         job_tokens, acls);
   };
 }
 
@@ -342,9 +352,10 @@ caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_sp
   auto nm_host = get(env, "NM_HOST");
   result.host = nm_host.empty() ? "127.0.0.1" : nm_host;
   result.bind_address = "0.0.0.0";
-  // Only the RM's web proxy is served (Hadoop's AmIpFilter).
-  result.guard_page = [env](http::http_server& web) {
-    http::redirect_to_web_proxy(web, env);
+  // Only the RM's web proxy is served (Hadoop's AmIpFilter), for the users
+  // the application's view ACL admits when the cluster enables ACLs.
+  result.guard_page = [env, app_id = opts.app_id](http::http_server& web) {
+    http::redirect_to_web_proxy(web, env, app_id);
   };
   result.event_log = event_log_path(env, opts.work_dir);
   result.announce = [](const am_address&) {}; // the RM's report carries it

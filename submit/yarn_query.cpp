@@ -47,6 +47,7 @@ struct rm_target {
   yarn::application_client rm;
   hadoop::configuration conf;
   webhdfs::http_auth auth; // tony-submit's own HTTP calls
+  std::string caller;      // whom tony-submit acts as (short name)
 };
 
 std::variant<rm_target, int> rm_for_application(const std::string& app_id,
@@ -65,7 +66,7 @@ std::variant<rm_target, int> rm_for_application(const std::string& app_id,
     return *code;
   auto& c = std::get<rm_connection>(connection);
   auto auth = http_auth_of(c, security_spec{});
-  return rm_target{*id, std::move(c.rm), conf, std::move(auth)};
+  return rm_target{*id, std::move(c.rm), conf, std::move(auth), c.user};
 }
 
 // The report of an application, or the exit code: 2 when the RM does not
@@ -82,6 +83,19 @@ std::variant<yarn::application_report, int> report_of(rm_target& target,
   }
   complain("cannot get the report of " + app_id + ": " + report.error().message());
   return exit_infra;
+}
+
+// Why the RM shows `caller` a running application without its AM, or "":
+// it hides the AM's address and tracking URL from whom the application's
+// VIEW_APP ACL does not admit (doc/operations.md "View ACLs").
+std::string hidden_from(const yarn::application_report& r, const std::string& caller,
+                        const std::string& app_id) {
+  if (r.state != yarn::application_state::running || r.user.empty() || caller.empty() ||
+      r.user == caller || r.tracking_url != "N/A")
+    return {};
+  return "the ResourceManager shows " + caller + " no details of " + app_id + ": " +
+         caller + " is neither its owner (" + r.user +
+         ") nor admitted by its view ACL (the job's [security] view_acl)";
 }
 
 // The job's tasks: from its AM while it runs, else from the event log the
@@ -216,7 +230,7 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
   auto target = rm_for_application(app_id, opts);
   if (auto code = std::get_if<int>(&target))
     return *code;
-  auto& [id, rm, conf, auth] = std::get<rm_target>(target);
+  auto& [id, rm, conf, auth, caller] = std::get<rm_target>(target);
   auto deadline = clock_type::now() + seconds(30);
   for (;;) {
     auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
@@ -250,7 +264,11 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     return *code;
   auto& report = std::get<yarn::application_report>(got);
   std::string why_no_tasks;
-  auto tasks = tasks_of(report, app_id, t.conf, t.auth, &why_no_tasks);
+  auto hidden = hidden_from(report, t.caller, app_id);
+  auto tasks = hidden.empty() ? tasks_of(report, app_id, t.conf, t.auth, &why_no_tasks)
+                              : std::nullopt;
+  if (!hidden.empty())
+    why_no_tasks = hidden;
   if (yarn::is_terminal(report.state))
     gate::forget_secret(app_id);
   if (json) {
@@ -303,6 +321,10 @@ int logs_yarn_application(const std::string& app_id, const submit_options& opts,
   if (auto code = std::get_if<int>(&got))
     return *code;
   auto& report = std::get<yarn::application_report>(got);
+  if (auto hidden = hidden_from(report, t.caller, app_id); !hidden.empty()) {
+    complain(hidden);
+    return exit_infra;
+  }
   auto st = tasks_of(report, app_id, t.conf, t.auth);
   if (!st) {
     complain("cannot tell the tasks of " + app_id + " (" + yarn::to_string(report.state) +

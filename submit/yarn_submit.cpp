@@ -15,6 +15,7 @@
 
 #include <caf/all.hpp>
 
+#include "base/access_list.hpp"
 #include "base/text.hpp"
 #include "config/job_json.hpp"
 #include "config/setting_names.hpp"
@@ -413,6 +414,25 @@ std::string constraints_handler(const hadoop::configuration& conf) {
                                                                     : std::string{};
 }
 
+// The application's VIEW_APP and MODIFY_APP ACLs (doc/operations.md "View
+// ACLs"): for the RM, in the AM's launch context, and for the AM, which
+// enforces them on its page when the cluster enables ACLs and gives them to
+// every executor container for the NodeManagers.
+void set_acls(const security_spec& security, const hadoop::configuration& conf,
+              yarn::container_launch& am_launch) {
+  base::access_list view{security.view_acl};
+  base::access_list modify{security.modify_acl};
+  am_launch.acls = {{"VIEW_APP", view.to_string()}, {"MODIFY_APP", modify.to_string()}};
+  if (!view.nobody())
+    am_launch.env[yarn_env::view_acl] = view.to_string();
+  if (!modify.nobody())
+    am_launch.env[yarn_env::modify_acl] = modify.to_string();
+  if (base::lower(base::trim(conf.get_or("yarn.acl.enable", "false"))) == "true") {
+    am_launch.env[yarn_env::acls_enabled] = "true";
+    am_launch.env[yarn_env::admin_acl] = conf.get_or("yarn.admin.acl", "*");
+  }
+}
+
 // -- the submission's phases ----------------------------------------------------
 
 // One submission as submit_yarn's phases fill it in, in order: the
@@ -570,6 +590,7 @@ std::optional<int> prepare_launch(submission& s, yarn::submission_context& ctx) 
   for (auto& p : yarn::web_proxies(s.conf))
     proxies += (proxies.empty() ? "" : ",") + p;
   env[http::web_proxies_env] = proxies;
+  set_acls(s.job.security, s.conf, ctx.am_launch);
   return std::nullopt;
 }
 

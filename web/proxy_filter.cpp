@@ -10,6 +10,7 @@
 
 #include "messages/error.hpp"
 #include "web/job_page.hpp"
+#include "web/view_acl.hpp"
 
 namespace tony::http {
 
@@ -60,7 +61,8 @@ proxy_filter_from_environment(const std::map<std::string, std::string>& env) {
 }
 
 void redirect_to_web_proxy(http_server& server,
-                           const std::map<std::string, std::string>& env) {
+                           const std::map<std::string, std::string>& env,
+                           const std::string& app_id) {
   auto cfg = proxy_filter_from_environment(env);
   if (!cfg) {
     spdlog::warn("tracking page: it answers everyone: {}", describe(cfg.error()));
@@ -70,8 +72,16 @@ void redirect_to_web_proxy(http_server& server,
                "{}{}",
                cfg->proxies.front(), cfg->proxy_base);
   auto filter = std::make_shared<proxy_filter>(*cfg);
-  server.set_filter([filter](const httplib::Request& req, httplib::Response& res) {
-    return (*filter)(req, res);
+  std::shared_ptr<view_guard> guard;
+  if (auto acl = view_acl_from_environment(env, app_id)) {
+    spdlog::info(
+        "tracking page: shown to {} (the owner), the view ACL '{}' and the admins "
+        "'{}' only (yarn.acl.enable)",
+        acl->owner, acl->view.to_string(), acl->admins.to_string());
+    guard = std::make_shared<view_guard>(std::move(*acl));
+  }
+  server.set_filter([filter, guard](const httplib::Request& req, httplib::Response& res) {
+    return (*filter)(req, res) || (guard && (*guard)(req, res));
   });
 }
 

@@ -109,9 +109,12 @@ caf::expected<proxy_filter_config>
 proxy_filter_from_environment(const std::map<std::string, std::string>& env);
 
 /// Puts a proxy_filter configured from `env` in front of `server` (the AM on
-/// YARN). Without its configuration the page stays open, with a warning.
+/// YARN of application `app_id`), and behind it, when the cluster enables
+/// ACLs, the application's view ACL (web/view_acl.hpp). Without its
+/// configuration the page stays open, with a warning.
 void redirect_to_web_proxy(http_server& server,
-                           const std::map<std::string, std::string>& env);
+                           const std::map<std::string, std::string>& env,
+                           const std::string& app_id);
 
 /// "http://host:port" → "host" (no brackets for IPv6 literals); "" if none.
 std::string host_of(const std::string& url);

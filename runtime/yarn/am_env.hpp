@@ -68,6 +68,17 @@ constexpr const char* ca_resource = "tony-ca.pem";
 /// new HDFS delegation tokens with it before the old ones expire.
 constexpr const char* token_renewal = "TONY_TOKEN_RENEWAL";
 constexpr const char* keytab_resource = "tony.keytab";
+/// The application's VIEW_APP and MODIFY_APP ACLs ([security] view_acl and
+/// modify_acl as Hadoop ACL text; unset: nobody but the owner and the
+/// admins), which the AM gives every executor container too, so that each
+/// NodeManager applies them to the logs it serves.
+constexpr const char* view_acl = "TONY_VIEW_ACL";
+constexpr const char* modify_acl = "TONY_MODIFY_ACL";
+/// "true" when the submitter's yarn-site.xml has yarn.acl.enable: the AM
+/// then serves its page, API, logs and TensorBoard only to users the view
+/// ACL, the owner or yarn.admin.acl (TONY_ADMIN_ACL) admit (web/view_acl.hpp).
+constexpr const char* acls_enabled = "TONY_ACLS_ENABLED";
+constexpr const char* admin_acl = "TONY_ADMIN_ACL";
 
 } // namespace yarn_env
 

@@ -51,6 +51,13 @@ secure_proxied_user() {
   echo "tonyguest"
 }
 
+# Another person of the realm, who owns none of the user's jobs: what the
+# cluster shows them of those jobs is what the jobs' ACLs allow (tests of
+# doc/operations.md "View ACLs"). No OS account: no groups.
+secure_other_user() {
+  echo "tonyother"
+}
+
 # Prints the path of a Kerberos or TLS program: on PATH, else in
 # $TONY_KRB5_SBIN (default /usr/sbin, where Debian keeps krb5kdc, kdb5_util
 # and kadmin.local, and which a non-root PATH may lack). Fails when absent.
@@ -176,7 +183,7 @@ create_realm() {
       yarn_die "cluster.sh: creating the Kerberos database in $krb5_dir failed"
     }
   local service user keytab node
-  local -a keytabs=(rm nn dn HTTP user) services=(rm nn dn HTTP)
+  local -a keytabs=(rm nn dn HTTP user other) services=(rm nn dn HTTP)
   # --hdfs-ha: the JournalNodes' principal.
   if ((hdfs_ha)); then
     keytabs+=(jn)
@@ -202,6 +209,8 @@ create_realm() {
     fi
     echo "addprinc -randkey $user"
     echo "ktadd -k $keytab_dir/user.keytab $user"
+    echo "addprinc -randkey $(secure_other_user)@$krb5_realm"
+    echo "ktadd -k $keytab_dir/other.keytab $(secure_other_user)@$krb5_realm"
   } | kadmin_local || true
   if single_node; then
     keytabs+=(nm)
@@ -484,6 +493,8 @@ secure_env_lines() {
     TONY_TEST_KDC "$addr:$kdc_port" \
     TONY_TEST_PRINCIPAL "$(secure_user_principal)" \
     TONY_TEST_PROXIED_USER "$(secure_proxied_user)" \
+    TONY_TEST_OTHER_PRINCIPAL "$(secure_other_user)@$krb5_realm" \
+    TONY_TEST_OTHER_KEYTAB "$keytab_dir/other.keytab" \
     TONY_TEST_KEYTAB "$keytab_dir/user.keytab" \
     TONY_TEST_TOKEN_MAX_LIFETIME "$(cat "$state/token-lifetimes/max" 2>/dev/null)" \
     TONY_TEST_TOKEN_RENEW_INTERVAL "$(cat "$state/token-lifetimes/renew" 2>/dev/null)"

@@ -14,7 +14,8 @@ The variables (doc/local-yarn.md): HADOOP_CONF_DIR, TONY_YARN_DIR,
 TONY_YARN_HOST, KRB5_CONFIG, KRB5CCNAME, KRB5_KDC_PROFILE (kadmin.local
 works on the cluster's KDC), TONY_TEST_REALM, TONY_TEST_KDC,
 TONY_TEST_PRINCIPAL, TONY_TEST_PROXIED_USER (whom the user may act for),
-TONY_TEST_KEYTAB, TONY_TEST_TOKEN_MAX_LIFETIME,
+TONY_TEST_OTHER_PRINCIPAL and TONY_TEST_OTHER_KEYTAB (another person, who
+owns none of the user's jobs), TONY_TEST_KEYTAB, TONY_TEST_TOKEN_MAX_LIFETIME,
 TONY_TEST_TOKEN_RENEW_INTERVAL and TONY_TEST_CA_FILE."""
 
 import os
@@ -69,6 +70,17 @@ def keytab_env(tmp_dir, base=None):
     cache = os.path.join(str(tmp_dir), "keytab.ccache")
     subprocess.run(["kinit", "-kt", env["TONY_TEST_KEYTAB"], "-c", cache,
                     env["TONY_TEST_PRINCIPAL"]], env=env, check=True, timeout=60)
+    env["KRB5CCNAME"] = cache
+    return env
+
+
+def other_user_env(tmp_dir, base=None):
+    """client_env logged in as another person of the realm (a ticket cache
+    of its own in tmp_dir, from TONY_TEST_OTHER_KEYTAB)."""
+    env = client_env(base)
+    cache = os.path.join(str(tmp_dir), "other.ccache")
+    subprocess.run(["kinit", "-kt", env["TONY_TEST_OTHER_KEYTAB"], "-c", cache,
+                    env["TONY_TEST_OTHER_PRINCIPAL"]], env=env, check=True, timeout=60)
     env["KRB5CCNAME"] = cache
     return env
 

@@ -386,6 +386,77 @@ def test_detach_status_logs_tracking_url_and_kill_on_the_secure_cluster():
     assert final_state(app, env) == "KILLED"
 
 
+def wait_running(app, env):
+    """Waits (bounded) until --status of `app` shows worker:1 running."""
+    deadline = time.monotonic() + 120
+    status = ""
+    while time.monotonic() < deadline and "worker:1" not in status:
+        code, status = submit(["--status", app], env, timeout=60)
+        assert code == 0, status
+        time.sleep(2)
+    assert "RUNNING" in status, status
+
+
+def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
+    """View ACLs (doc/operations.md "View ACLs"): another person of the
+    realm, authenticated to the RM's web proxy with SPNEGO, gets 403 from a
+    job's page, API and TensorBoard path, cannot read its staging, logs or
+    kill it; a job whose [security] view_acl and modify_acl name them shows
+    them its page and logs, and lets them kill it."""
+    env = with_ca(securelib.client_env())
+    other = with_ca(securelib.other_user_env(tmp_path))
+    other_name = other["TONY_TEST_OTHER_PRINCIPAL"].split("@")[0]
+    sleeper = ["--backend", "yarn", "--detach",
+               "--set", 'code.command="echo hello-$TASK_INDEX; sleep 300"']
+    code, out = submit([*sleeper, ENV_CHECK], env)
+    assert code == 0, out
+    private = app_id_of(out)
+    staged = re.search(r"staged in (\S+)", out).group(1)
+    code, out = submit([*sleeper, "--set", f'security.view_acl="{other_name}"',
+                        "--set", f'security.modify_acl="{other_name}"', ENV_CHECK], env)
+    assert code == 0, out
+    shared = app_id_of(out)
+    try:
+        wait_running(private, env)
+        wait_running(shared, env)
+        base = f"http://{env['TONY_YARN_HOST']}:8088/proxy"
+        for path in ["", "api/job", "tensorboard/"]:
+            code, body = curl(f"{base}/{private}/{path}", other)
+            assert code == 403, (path, code, body[:2000])
+            assert f"user {other_name} may not view application {private}" in body, body
+        code, body = curl(f"{base}/{private}/api/job", env)
+        assert code == 200 and '"worker"' in body, (code, body[:2000])
+        code, body = curl(f"{base}/{shared}/api/job", other)
+        assert code == 200 and '"worker"' in body, (code, body[:2000])
+        # Staging is the owner's alone (0700).
+        proc = subprocess.run([securelib.YARN_SH, "dfs", "-cat", f"{staged}/job.json"],
+                              env=other, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, timeout=120)
+        assert proc.returncode != 0 and "Permission denied" in proc.stdout, proc.stdout
+        # Logs: the NodeManagers apply each application's view ACL.
+        code, logs = submit(["--logs", private, "--task", "worker:1"], other, timeout=60)
+        assert code == 3 and "hello-1" not in logs, logs
+        assert f"{other_name} is neither its owner" in logs, logs
+        code, status = submit(["--status", private], other, timeout=60)
+        assert code == 0 and "tasks: not shown: the ResourceManager shows" in status, status
+        deadline = time.monotonic() + 60
+        logs = ""
+        while time.monotonic() < deadline and "hello-1" not in logs:
+            code, logs = submit(["--logs", shared, "--task", "worker:1"], other, timeout=60)
+            time.sleep(2)
+        assert "hello-1" in logs, logs
+        # Killing takes the application's MODIFY_APP ACL, which the RM checks.
+        code, out = submit(["--kill", private], other, timeout=60)
+        assert code == 3 and "MODIFY_APP" in out, out
+        code, out = submit(["--kill", shared], other, timeout=60)
+        assert code == 0, out
+        assert final_state(shared, env) == "KILLED"
+    finally:
+        for app in (private, shared):
+            submit(["--kill", app], env, timeout=60)
+    assert final_state(private, env) == "KILLED"
+
+
 def hdfs_token_secrets(path):
     """(URL string, password) of the HDFS token in a Writable token file."""
     sys.path.insert(0, HERE)
