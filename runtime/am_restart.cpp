@@ -51,6 +51,13 @@ webhdfs::namenode_http namenode_for(const std::string& uri, const std::string& w
   if (uri.rfind("hdfs://", 0) != 0)
     return nn;
   auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  // An HA nameservice's token is filed under its name (hdfs://tonyns).
+  if (authority.find(':') == std::string::npos)
+    if (auto* tok =
+            tokens.find(hdfs::delegation_token_kind, hdfs::ha_token_service(authority))) {
+      nn.auth.delegation = hdfs::to_url_string(*tok);
+      return nn;
+    }
   auto address = hadoop::parse_endpoint(authority, 8020);
   if (!address)
     return nn;

@@ -101,6 +101,10 @@ hadoop::expected<hadoop::token> from_url_string(std::string_view text) {
   return result;
 }
 
+std::string ha_token_service(const std::string& nameservice) {
+  return "ha-hdfs:" + nameservice;
+}
+
 hadoop::expected<std::string> token_service(const hadoop::endpoint& namenode) {
   addrinfo hints{};
   hints.ai_family = AF_INET;

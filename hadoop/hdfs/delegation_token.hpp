@@ -55,4 +55,8 @@ hadoop::expected<hadoop::token> from_url_string(std::string_view text);
 /// does not resolve.
 hadoop::expected<std::string> token_service(const hadoop::endpoint& namenode);
 
+/// The service Hadoop files an HA nameservice's token under
+/// (HAUtilClient.buildTokenServiceForLogicalUri): "ha-hdfs:<nameservice>".
+std::string ha_token_service(const std::string& nameservice);
+
 } // namespace tony::hdfs

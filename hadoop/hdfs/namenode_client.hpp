@@ -39,6 +39,11 @@ public:
                   std::shared_ptr<const hadoop::kerberos_credentials> kerberos,
                   std::string proxy_user = {});
 
+  /// How long one connect to the NameNode may take, refused connects tried
+  /// again within it (default: the ipc_client's, 20 s). An HA nameservice's
+  /// NameNodes get a short one: its rounds try the other instead.
+  void set_connect_timeout(std::chrono::milliseconds t) { target_.connect_timeout = t; }
+
   /// A new HDFS delegation token that `renewer` may renew (a principal; the
   /// NameNode keeps its short name), filed under the NameNode's service
   /// (token_service) as Hadoop's DFSClient files it.

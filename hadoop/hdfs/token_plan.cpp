@@ -1,11 +1,13 @@
 #include "hadoop/hdfs/token_plan.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "hadoop/client_security.hpp"
 #include "hadoop/hdfs/namenode_client.hpp"
+#include "hadoop/webhdfs.hpp"
 
 namespace tony::hdfs {
 
@@ -43,12 +45,106 @@ hadoop::expected<std::string> renewer_of(const hadoop::configuration& conf) {
   return hadoop::substitute_host(principal, rm->host);
 }
 
-// An HA nameservice is a logical name, not a host: its tokens are filed
-// under "ha-hdfs:<name>" and fetched from the active NameNode, which tony
-// does not resolve (yet).
-bool is_nameservice(const hadoop::configuration& conf, const hadoop::endpoint& address) {
+// An HA nameservice is a logical name, not a host (dfs.nameservices).
+bool is_nameservice(const hadoop::configuration& conf, const hadoop::endpoint& address,
+                    const std::string& uri) {
   auto names = "," + conf.get_or("dfs.nameservices", "") + ",";
-  return names.find("," + address.host + ",") != std::string::npos;
+  names.erase(std::remove(names.begin(), names.end(), ' '), names.end());
+  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  return authority.find(':') == std::string::npos &&
+         names.find("," + address.host + ",") != std::string::npos;
+}
+
+// The RPC addresses of a nameservice's NameNodes, in dfs.ha.namenodes order.
+hadoop::expected<std::vector<hadoop::endpoint>>
+nameservice_addresses(const hadoop::configuration& conf, const std::string& ns) {
+  auto ids = conf.get_or("dfs.ha.namenodes." + ns, "");
+  std::vector<hadoop::endpoint> out;
+  size_t at = 0;
+  while (at <= ids.size()) {
+    auto comma = ids.find(',', at);
+    if (comma == std::string::npos)
+      comma = ids.size();
+    auto id = ids.substr(at, comma - at);
+    id.erase(std::remove(id.begin(), id.end(), ' '), id.end());
+    at = comma + 1;
+    if (id.empty())
+      continue;
+    auto key = "dfs.namenode.rpc-address." + ns + "." + id;
+    auto text = conf.get_or(key, "");
+    if (text.empty())
+      return invalid("hdfs://" + ns + " is an HA nameservice but " + key + " (NameNode " +
+                     id +
+                     "'s RPC address) is not set in the client "
+                     "configuration: copy the cluster's hdfs-site.xml");
+    auto address = hadoop::parse_endpoint(text, 8020);
+    if (!address)
+      return invalid(key + ": " + address.error().message());
+    out.push_back(*address);
+  }
+  if (out.empty())
+    return invalid("hdfs://" + ns + " is an HA nameservice but dfs.ha.namenodes." + ns +
+                   " is not set in the client configuration: copy the cluster's "
+                   "hdfs-site.xml");
+  return out;
+}
+
+// `call` on each NameNode of `nn` in turn (one, or a nameservice's) until
+// one answers as the active: a standby (StandbyException) or a NameNode
+// that cannot be reached within 1 s is passed over, as Hadoop's failover
+// proxies fail over rather than retry; anything else ends it. As WebHDFS
+// calls do (webhdfs::failover_rounds), a nameservice gets rounds with
+// pauses from 200 ms doubling to 2 s between them, which outlast an
+// automatic failover, until `until`; the error names every NameNode and
+// what it said last.
+template <class T, class Call>
+hadoop::expected<T>
+at_active(const std::shared_ptr<hadoop::ipc_client>& ipc, const namenode_target& nn,
+          hadoop::qop_set protection,
+          const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,
+          const std::string& proxy_user, hadoop::deadline until, Call call) {
+  if (nn.nameservice.empty()) {
+    namenode_client client{ipc,        nn.uri,   nn.address, nn.principal,
+                           protection, kerberos, proxy_user};
+    return call(client);
+  }
+  std::vector<std::string> said(nn.ha_addresses.size(), "not tried before the deadline");
+  auto pause = std::chrono::milliseconds{200};
+  int rounds = 0;
+  for (; rounds < webhdfs::failover_rounds; ++rounds) {
+    if (rounds > 0) {
+      if (hadoop::remaining(until) <= pause)
+        break;
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds{2000});
+    }
+    for (size_t i = 0; i < nn.ha_addresses.size(); ++i) {
+      if (hadoop::expired(until))
+        break;
+      namenode_client client{ipc,        nn.uri,   nn.ha_addresses[i], nn.principal,
+                             protection, kerberos, proxy_user};
+      client.set_connect_timeout(std::chrono::seconds(1));
+      auto result = call(client);
+      if (result)
+        return result;
+      auto& e = result.error();
+      bool standby = e.is_remote("StandbyException");
+      if (!standby && e.code() != hadoop::error_code::connect_failed &&
+          e.code() != hadoop::error_code::connection_closed &&
+          e.code() != hadoop::error_code::timeout)
+        return result;
+      // A call cut short by the deadline says nothing of the NameNode.
+      if (e.code() == hadoop::error_code::timeout && hadoop::expired(until))
+        break;
+      said[i] = standby ? std::string{"standby"} : e.message();
+    }
+  }
+  std::string text = "no NameNode answered as active (" + std::to_string(rounds) +
+                     (rounds == 1 ? " round" : " rounds") + "): ";
+  for (size_t i = 0; i < said.size(); ++i)
+    text += (i ? "; " : "") + nn.ha_addresses[i].host + ":" +
+            std::to_string(nn.ha_addresses[i].port) + ": " + said[i];
+  return hadoop::error{hadoop::error_code::connect_failed, text};
 }
 
 } // namespace
@@ -73,18 +169,26 @@ hadoop::expected<token_plan> plan_tokens(const hadoop::configuration& conf,
     auto address = namenode_address(uri);
     if (!address)
       return address.error();
-    if (is_nameservice(conf, *address))
-      return invalid(uri + " names the HA nameservice " + address->host +
-                     " (dfs.nameservices): tony gets delegation tokens from a NameNode "
-                     "address only; name the active NameNode as hdfs://host:port");
-    auto same = [&](const namenode_target& x) { return x.address == *address; };
+    namenode_target target;
+    if (is_nameservice(conf, *address, uri)) {
+      auto members = nameservice_addresses(conf, address->host);
+      if (!members)
+        return members.error();
+      target.nameservice = address->host;
+      target.ha_addresses = *members;
+      *address = members->front();
+    }
+    auto same = [&](const namenode_target& x) {
+      return x.address == *address && x.nameservice == target.nameservice;
+    };
     if (std::any_of(plan.namenodes.begin(), plan.namenodes.end(), same))
       continue;
-    auto name = uri;
-    while (name.size() > 7 && name.back() == '/')
-      name.pop_back();
-    plan.namenodes.push_back(
-        {name, *address, hadoop::service_from(conf, namenode_principal_key)});
+    target.uri = uri;
+    while (target.uri.size() > 7 && target.uri.back() == '/')
+      target.uri.pop_back();
+    target.address = *address;
+    target.principal = hadoop::service_from(conf, namenode_principal_key);
+    plan.namenodes.push_back(std::move(target));
   }
   return plan;
 }
@@ -95,12 +199,16 @@ obtain_tokens(const std::shared_ptr<hadoop::ipc_client>& ipc, const token_plan& 
               hadoop::deadline until, const std::string& proxy_user) {
   std::vector<obtained_token> result;
   for (auto& nn : plan.namenodes) {
-    namenode_client client{ipc,      nn.uri,    nn.address, nn.principal, plan.protection,
-                           kerberos, proxy_user};
-    auto token = client.get_delegation_token(plan.renewer, until);
+    auto token = at_active<hadoop::token>(ipc, nn, plan.protection, kerberos, proxy_user,
+                                          until, [&](namenode_client& client) {
+                                            return client.get_delegation_token(
+                                                plan.renewer, until);
+                                          });
     if (!token)
       return token.error().with_context("cannot get an HDFS delegation token from " +
                                         nn.uri);
+    if (!nn.nameservice.empty())
+      token->service = ha_token_service(nn.nameservice);
     auto identity = parse_identifier(token->identifier);
     if (!identity)
       return identity.error().with_context("the delegation token of " + nn.uri);
@@ -123,22 +231,25 @@ renewal_interval(const std::shared_ptr<hadoop::ipc_client>& ipc, const token_pla
   if (plan.namenodes.empty())
     return invalid("no NameNode to measure a token's renew interval on");
   auto& nn = plan.namenodes.front();
-  namenode_client client{ipc,          nn.uri,          nn.address,
-                         nn.principal, plan.protection, kerberos};
-  auto probe = client.get_delegation_token(kerberos->principal(), until);
-  if (!probe)
-    return probe.error().with_context("cannot get a probe token from " + nn.uri);
-  auto identity = parse_identifier(probe->identifier);
-  if (!identity)
-    return identity.error().with_context("the probe token of " + nn.uri);
-  auto expiry = client.renew_delegation_token(*probe, until);
-  // The probe has served either way; a cancel that fails leaves a token
-  // that expires on its own.
-  (void)client.cancel_delegation_token(*probe, until);
-  if (!expiry)
-    return expiry.error().with_context("cannot renew a probe token at " + nn.uri);
-  return std::chrono::milliseconds{
-      std::max<int64_t>(*expiry - identity->issue_date_ms, 0)};
+  // Get, renew and cancel on the same (active) NameNode.
+  return at_active<std::chrono::milliseconds>(
+      ipc, nn, plan.protection, kerberos, {}, until,
+      [&](namenode_client& client) -> hadoop::expected<std::chrono::milliseconds> {
+        auto probe = client.get_delegation_token(kerberos->principal(), until);
+        if (!probe)
+          return probe.error().with_context("cannot get a probe token from " + nn.uri);
+        auto identity = parse_identifier(probe->identifier);
+        if (!identity)
+          return identity.error().with_context("the probe token of " + nn.uri);
+        auto expiry = client.renew_delegation_token(*probe, until);
+        // The probe has served either way; a cancel that fails leaves a token
+        // that expires on its own.
+        (void)client.cancel_delegation_token(*probe, until);
+        if (!expiry)
+          return expiry.error().with_context("cannot renew a probe token at " + nn.uri);
+        return std::chrono::milliseconds{
+            std::max<int64_t>(*expiry - identity->issue_date_ms, 0)};
+      });
 }
 
 std::chrono::milliseconds refresh_delay(const std::vector<obtained_token>& tokens,
@@ -156,6 +267,17 @@ std::chrono::milliseconds refresh_delay(const std::vector<obtained_token>& token
   return std::max(std::chrono::milliseconds{delay}, floor);
 }
 
+namespace {
+
+nlohmann::json ha_addresses_json(const std::vector<hadoop::endpoint>& xs) {
+  auto out = nlohmann::json::array();
+  for (auto& a : xs)
+    out.push_back(a.host + ":" + std::to_string(a.port));
+  return out;
+}
+
+} // namespace
+
 std::string to_json(const renewal_plan& x) {
   auto namenodes = nlohmann::json::array();
   for (auto& nn : x.tokens.namenodes)
@@ -164,7 +286,9 @@ std::string to_json(const renewal_plan& x) {
                          {"port", nn.address.port},
                          {"principal_key", nn.principal.key},
                          {"principal", nn.principal.principal},
-                         {"pattern", nn.principal.pattern}});
+                         {"pattern", nn.principal.pattern},
+                         {"nameservice", nn.nameservice},
+                         {"ha_addresses", ha_addresses_json(nn.ha_addresses)}});
   nlohmann::json j{{"principal", x.principal},
                    {"keytab", x.keytab},
                    {"renewer", x.tokens.renewer},
@@ -207,6 +331,19 @@ hadoop::expected<renewal_plan> renewal_plan_from_json(const std::string& text) {
     target.address.port = static_cast<uint16_t>(port);
     target.principal = {str(nn, "principal_key"), str(nn, "principal"),
                         str(nn, "pattern")};
+    target.nameservice = str(nn, "nameservice");
+    if (auto has = nn.find("ha_addresses"); has != nn.end() && has->is_array())
+      for (auto& a : *has) {
+        auto at = a.is_string()
+                      ? hadoop::parse_endpoint(a.get<std::string>(), 8020)
+                      : hadoop::expected<hadoop::endpoint>{invalid("not a string")};
+        if (!at)
+          return invalid("a NameNode address of the token renewal plan is not host:port");
+        target.ha_addresses.push_back(*at);
+      }
+    if (!target.nameservice.empty() && target.ha_addresses.empty())
+      return invalid("the nameservice " + target.nameservice +
+                     " of the token renewal plan lists no NameNode");
     plan.tokens.namenodes.push_back(std::move(target));
   }
   return plan;

@@ -38,9 +38,15 @@ namespace tony::hdfs {
 
 /// A NameNode a job gets a delegation token from.
 struct namenode_target {
-  std::string uri;          // "hdfs://host:port", as the job or fs.defaultFS names it
+  std::string uri;          // "hdfs://host:port" or "hdfs://<nameservice>", as named
   hadoop::endpoint address; // its RPC address (port 8020 when the URI has none)
   hadoop::kerberos_service principal; // dfs.namenode.kerberos.principal (+ .pattern)
+  /// An HA nameservice (dfs.nameservices): its name, and the RPC addresses
+  /// of its NameNodes in dfs.ha.namenodes order (`address` is the first).
+  /// Tokens come from whichever is active and are filed under
+  /// "ha-hdfs:<nameservice>", as Hadoop's DFSClient files them.
+  std::string nameservice;
+  std::vector<hadoop::endpoint> ha_addresses;
 };
 
 struct token_plan {
@@ -52,9 +58,12 @@ struct token_plan {
 };
 
 /// The plan for a job: fs.defaultFS if it is hdfs://, then each of
-/// `file_systems` ("hdfs://host[:port]"), a NameNode named twice (same host
-/// and port) once. invalid_input when yarn.resourcemanager.principal is
-/// unset (nobody could renew the tokens) or a URI is not hdfs://host[:port].
+/// `file_systems` ("hdfs://host[:port]" or an HA nameservice), a NameNode
+/// named twice (same host and port) once. invalid_input when
+/// yarn.resourcemanager.principal is unset (nobody could renew the tokens),
+/// a URI is not hdfs://host[:port], or a nameservice lacks its NameNodes'
+/// ids or RPC addresses (dfs.ha.namenodes.<ns>,
+/// dfs.namenode.rpc-address.<ns>.<id>).
 hadoop::expected<token_plan> plan_tokens(const hadoop::configuration& conf,
                                          const std::vector<std::string>& file_systems);
 
@@ -65,10 +74,11 @@ struct obtained_token {
   token_identity identity;
 };
 
-/// One token from every NameNode of `plan`, as `kerberos`, or for
-/// `proxy_user` when it is not empty (the NameNode checks that `kerberos`
-/// may act for it). The first failure ends it, its message naming the
-/// NameNode.
+/// One token from every NameNode of `plan` (of a nameservice, from its
+/// active NameNode: a standby or unreachable one is passed over), as
+/// `kerberos`, or for `proxy_user` when it is not empty (the NameNode checks
+/// that `kerberos` may act for it). The first failure ends it, its message
+/// naming the NameNode (of a nameservice, each one and why).
 hadoop::expected<std::vector<obtained_token>>
 obtain_tokens(const std::shared_ptr<hadoop::ipc_client>& ipc, const token_plan& plan,
               const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,

@@ -56,13 +56,44 @@ TEST(hdfs_token_plan, no_rm_principal_means_nobody_could_renew) {
       << plan.error().message();
 }
 
-TEST(hdfs_token_plan, an_ha_nameservice_is_refused_with_what_to_write) {
+hadoop::configuration ha_conf() {
   auto conf = secure_conf();
   conf.set("fs.defaultFS", "hdfs://prod");
-  conf.set("dfs.nameservices", "prod,other");
+  conf.set("dfs.nameservices", "prod, other");
+  conf.set("dfs.ha.namenodes.prod", "nn1, nn2");
+  conf.set("dfs.namenode.rpc-address.prod.nn1", "nn1.example.com:8020");
+  conf.set("dfs.namenode.rpc-address.prod.nn2", "nn2.example.com:8021");
+  return conf;
+}
+
+TEST(hdfs_token_plan, an_ha_nameservice_is_planned_with_each_of_its_namenodes) {
+  auto plan = plan_tokens(ha_conf(), {"hdfs://prod/", "hdfs://nn2.example.com:8021"});
+  ASSERT_TRUE(plan) << plan.error().message();
+  ASSERT_EQ(plan->namenodes.size(), 2u); // the nameservice, then nn2 by its address
+  auto& ns = plan->namenodes[0];
+  EXPECT_EQ(ns.uri, "hdfs://prod");
+  EXPECT_EQ(ns.nameservice, "prod");
+  EXPECT_EQ(ns.ha_addresses, (std::vector<hadoop::endpoint>{{"nn1.example.com", 8020},
+                                                            {"nn2.example.com", 8021}}));
+  EXPECT_EQ(ns.address, (hadoop::endpoint{"nn1.example.com", 8020}));
+  EXPECT_TRUE(plan->namenodes[1].nameservice.empty());
+  EXPECT_EQ(ha_token_service("prod"), "ha-hdfs:prod");
+}
+
+TEST(hdfs_token_plan, a_nameservice_without_its_namenodes_says_which_key_is_missing) {
+  auto conf = ha_conf();
+  conf.set("dfs.namenode.rpc-address.prod.nn2", "");
   auto plan = plan_tokens(conf, {});
   ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message().find("HA nameservice prod"), std::string::npos)
+  EXPECT_NE(plan.error().message().find("dfs.namenode.rpc-address.prod.nn2 (NameNode nn2's "
+                                        "RPC address) is not set"),
+            std::string::npos)
+      << plan.error().message();
+  conf.set("dfs.ha.namenodes.prod", "");
+  plan = plan_tokens(conf, {});
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message().find("dfs.ha.namenodes.prod is not set"),
+            std::string::npos)
       << plan.error().message();
 }
 
@@ -106,6 +137,21 @@ TEST(hdfs_token_plan, the_renewal_plan_round_trips_as_json) {
     EXPECT_EQ(back->tokens.namenodes[i].address, plan.tokens.namenodes[i].address);
     EXPECT_EQ(back->tokens.namenodes[i].principal, plan.tokens.namenodes[i].principal);
   }
+}
+
+TEST(hdfs_token_plan, a_nameservice_in_the_renewal_plan_keeps_its_namenodes) {
+  auto tokens = plan_tokens(ha_conf(), {});
+  ASSERT_TRUE(tokens);
+  auto back = renewal_plan_from_json(to_json(renewal_plan{*tokens, "a@B", "k"}));
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->tokens.namenodes.size(), 1u);
+  EXPECT_EQ(back->tokens.namenodes[0].nameservice, "prod");
+  EXPECT_EQ(back->tokens.namenodes[0].ha_addresses, tokens->namenodes[0].ha_addresses);
+  auto broken = renewal_plan_from_json(
+      R"({"principal":"a@B","keytab":"k","renewer":"rm/h@B","namenodes":[{"uri":)"
+      R"("hdfs://prod","host":"h","port":1,"nameservice":"prod","ha_addresses":[]}]})");
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message().find("lists no NameNode"), std::string::npos);
 }
 
 TEST(hdfs_token_plan, a_malformed_renewal_plan_says_what_is_missing) {
