@@ -1,10 +1,12 @@
 """tony on an HA HDFS (fixture `hdfs_ha`: cluster.sh start --hdfs-ha,
-fs.defaultFS = hdfs://tonyns of NameNodes nn1 and nn2, SIMPLE). A job staged
-on hdfs://tonyns with `files` (one of them on hdfs://tonyns) succeeds with
-the active NameNode killed (SIGKILL) as it stages and again as it runs;
---status and --logs of the ended job work; with no NameNode answering,
-tony-submit fails in bounded time naming both. HADOOP_CONF_DIR,
-TONY_YARN_DIR and TONY_BIN come from ctest."""
+fs.defaultFS = hdfs://tonyns of NameNodes nn1 and nn2, SIMPLE; fixture
+`hdfs_ha_secure` with TONY_HDFS_HA_SECURE=1: the same with --secure, Kerberos
+and HTTPS only, the job's delegation tokens filed under ha-hdfs:tonyns). A
+job staged on hdfs://tonyns with `files` (one of them on hdfs://tonyns) and
+a Python environment succeeds with the active NameNode killed (SIGKILL) as
+it stages and again as it runs; --status and --logs of the ended job work;
+with no NameNode answering, tony-submit fails in bounded time naming both.
+HADOOP_CONF_DIR, TONY_YARN_DIR and TONY_BIN come from ctest."""
 
 import getpass
 import json
@@ -23,6 +25,40 @@ import yarnlib as y  # noqa: E402
 STATE = os.environ.get("TONY_YARN_DIR", "")
 CLUSTER_SH = os.path.join(y.ROOT, "scripts", "yarn", "cluster.sh")
 USER = getpass.getuser()
+SECURE = os.environ.get("TONY_HDFS_HA_SECURE") == "1"
+
+
+def _secure_env():
+    """The secure cluster's variables (its krb5.conf, the user's ticket
+    cache, its CA) for tony-submit and Hadoop's CLI, as a person sources
+    `cluster.sh env`."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    import securelib
+    env = securelib.cluster_env(STATE)
+    env["TONY_CA_FILE"] = env["TONY_TEST_CA_FILE"]
+    return env
+
+
+if SECURE:
+    os.environ.update(_secure_env())
+
+
+def http_get(url, timeout=10):
+    """(status, body) of a GET; SPNEGO and the cluster's CA when secure."""
+    if SECURE:
+        proc = subprocess.run(["curl", "-s", "--negotiate", "-u", ":", "--cacert",
+                               os.environ["TONY_TEST_CA_FILE"], "-o", "-", "-w",
+                               "\n%{http_code}", "--max-time", str(timeout), url],
+                              stdout=subprocess.PIPE, text=True, timeout=timeout + 10)
+        body, _, status = proc.stdout.rpartition("\n")
+        return int(status or 0), body
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+    except OSError:
+        return 0, ""
 
 
 def cluster(*args):
@@ -32,17 +68,21 @@ def cluster(*args):
     return proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
 
 
+WEB_SCHEME, WEB_KEY = ("https", "https-address") if SECURE else ("http", "http-address")
+
+
 def web_of(nn):
-    return "http://" + y.conf_value("hdfs-site.xml", f"dfs.namenode.http-address.tonyns.{nn}")
+    return f"{WEB_SCHEME}://" + y.conf_value("hdfs-site.xml",
+                                             f"dfs.namenode.{WEB_KEY}.tonyns.{nn}")
 
 
 def nn_state(nn):
     """active, standby, or down (the NameNode's JMX)."""
-    url = web_of(nn) + "/jmx?qry=Hadoop:service=NameNode,name=NameNodeStatus"
+    status, body = http_get(web_of(nn) + "/jmx?qry=Hadoop:service=NameNode,name=NameNodeStatus",
+                            timeout=3)
     try:
-        with urllib.request.urlopen(url, timeout=3) as r:
-            return json.load(r)["beans"][0]["State"]
-    except (OSError, ValueError, KeyError, IndexError):
+        return json.loads(body)["beans"][0]["State"] if status == 200 else "down"
+    except (ValueError, KeyError, IndexError):
         return "down"
 
 
@@ -63,13 +103,10 @@ def exists_on_hdfs(path):
     for nn in ("nn1", "nn2"):
         if nn_state(nn) != "active":
             continue
-        url = f"{web_of(nn)}/webhdfs/v1{path}?op=GETFILESTATUS&user.name={USER}"
-        try:
-            with urllib.request.urlopen(url, timeout=10):
-                return True
-        except urllib.error.HTTPError as e:
-            assert e.code == 404, f"GETFILESTATUS {path}: HTTP {e.code}"
-            return False
+        who = "" if SECURE else f"&user.name={USER}"
+        status, _ = http_get(f"{web_of(nn)}/webhdfs/v1{path}?op=GETFILESTATUS{who}")
+        assert status in (200, 404), f"GETFILESTATUS {path}: HTTP {status}"
+        return status == 200
     raise AssertionError("no active NameNode")
 
 
@@ -84,6 +121,17 @@ while not os.path.exists({os.path.join(ctl, "go")!r}) and time.time() < end:
     time.sleep(0.2)
 print("TASK_DONE", flush=True)
 ''')
+    # A Python environment (python_venv): staged on hdfs://tonyns beside the
+    # code and unpacked by the NodeManager as ./venv, whose interpreter the
+    # task's `python3` runs: here one that says so and runs the system's.
+    env = os.path.join(tmp, "env")
+    os.makedirs(os.path.join(env, "bin"))
+    with open(os.path.join(env, "bin", "python3"), "w") as f:
+        f.write('#!/bin/sh\nif [ "$1" = ok ]; then echo "HA venv python ok"; exit 0; fi\n'
+                'exec /usr/bin/python3 "$@"\n')
+    os.chmod(os.path.join(env, "bin", "python3"), 0o755)
+    venv = os.path.join(tmp, "env.tgz")
+    subprocess.run(["tar", "-czf", venv, "-C", env, "."], check=True)
     with open(os.path.join(tmp, "local.txt"), "w") as f:
         f.write("local-marker\n")
     with open(os.path.join(tmp, "shared.txt"), "w") as f:
@@ -99,7 +147,8 @@ framework = "tensorflow"
 
 [code]
 src_dir = "{src}"
-command = "exec python3 task.py"
+python_venv = "{venv}"
+command = "python3 ok && exec python3 task.py"
 files = ["{os.path.join(tmp, "local.txt")}", "{shared}"]
 
 [tasks.worker]
@@ -151,6 +200,7 @@ def test_a_job_on_the_nameservice_succeeds_across_two_namenode_kills():
                               stderr=subprocess.STDOUT, text=True, timeout=180)
         assert logs.returncode == 0, logs.stdout
         assert "FILES local-marker shared-marker" in logs.stdout, logs.stdout
+        assert "HA venv python ok" in logs.stdout, logs.stdout
     finally:
         with open(os.path.join(ctl, "go"), "w"):
             pass
@@ -172,7 +222,7 @@ def test_no_namenode_answering_is_a_clear_error_in_bounded_time():
             text = f.read()
         dead = {}
         for nn, port in (("nn1", 1), ("nn2", 2)):
-            key = f"dfs.namenode.http-address.tonyns.{nn}"
+            key = f"dfs.namenode.{WEB_KEY}.tonyns.{nn}"
             text, n = re.subn(r"(<name>" + re.escape(key) + r"</name>\s*<value>)[^<]*",
                               r"\g<1>127.0.0.1:" + str(port), text)
             assert n == 1, key
@@ -188,13 +238,13 @@ def test_no_namenode_answering_is_a_clear_error_in_bounded_time():
     assert secs < 40, f"{secs:.1f} s"
     assert "no NameNode answered as active" in out, out
     for address in dead.values():
-        assert f"http://{address}" in out, out
+        assert f"{WEB_SCHEME}://{address}" in out, out
 
 
 def rm_app_count():
-    import urllib.request
-    with urllib.request.urlopen(f"http://{y.rm_web()}/ws/v1/cluster/apps", timeout=10) as r:
-        return len((json.load(r).get("apps") or {}).get("app") or [])
+    status, body = http_get(f"http://{y.rm_web()}/ws/v1/cluster/apps")
+    assert status == 200, f"the RM's apps: HTTP {status}"
+    return len((json.loads(body).get("apps") or {}).get("app") or [])
 
 
 def test_both_namenodes_really_down_is_a_clear_error_and_leaves_nothing():
@@ -219,8 +269,11 @@ def test_both_namenodes_really_down_is_a_clear_error_and_leaves_nothing():
         assert code == 3, out
         assert secs < 60, f"{secs:.1f} s"
         assert "no NameNode answered as active" in out, out
+        # Secure: the job's delegation tokens are asked for first, over RPC.
         for nn in ("nn1", "nn2"):
-            assert web_of(nn) in out, out
+            named = (y.conf_value("hdfs-site.xml", f"dfs.namenode.rpc-address.tonyns.{nn}")
+                     if SECURE else web_of(nn))
+            assert named in out, out
         assert "submitted application_" not in out, out
         assert rm_app_count() == apps
         left = os.listdir(scratch)
