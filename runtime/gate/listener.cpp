@@ -227,8 +227,8 @@ void listener::accept_all() {
       // Out of descriptors or memory: make room by closing the oldest
       // waiting connection, or pause accepting for a moment.
       if (!pending_.empty()) {
-        drop(pending_.begin());
         ++evicted_;
+        drop(pending_.begin());
         continue;
       }
       ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
@@ -240,16 +240,16 @@ void listener::accept_all() {
 
 void listener::admit(int fd, std::unique_ptr<session> s, bool greet) {
   if (pending_.size() >= opts_.max_pending && !pending_.empty()) {
-    drop(pending_.begin());
     ++evicted_;
+    drop(pending_.begin());
   }
   if (greet) {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto hello = s->greeting();
     if (!hello.empty() && !send_now(fd, hello)) {
-      close_fd(fd);
       ++closed_by_session_;
+      close_fd(fd);
       return;
     }
   }
@@ -278,8 +278,8 @@ void listener::on_event(int fd) {
   if (!reply.empty() && !send_now(fd, reply))
     next = session::step::close;
   if (next == session::step::close) {
-    drop(i);
     ++closed_by_session_;
+    drop(i);
     return;
   }
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
@@ -287,8 +287,8 @@ void listener::on_event(int fd) {
   by_fd_.erase(fd);
   pending_.erase(i);
   pending_count_ = pending_.size();
-  pass_(fd, std::move(s));
   ++passed_;
+  pass_(fd, std::move(s));
 }
 
 void listener::drop(pending_list::iterator i) {
@@ -302,9 +302,11 @@ void listener::drop(pending_list::iterator i) {
 void listener::expire() {
   auto now = clock_type::now();
   // Everyone waits the same time, so arrival order is deadline order.
+  // Counted before the close: whoever sees the connection end sees it
+  // counted (the counts are read from other threads).
   while (!pending_.empty() && pending_.front().deadline <= now) {
-    drop(pending_.begin());
     ++expired_;
+    drop(pending_.begin());
   }
 }
 
