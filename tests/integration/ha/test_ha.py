@@ -53,6 +53,15 @@ def active_rm():
     return next(i for i in ("rm1", "rm2") if rm_state(i) == "ACTIVE")
 
 
+def gone(pid):
+    """The process ended (no such pid, or a zombie waiting for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def kill_active():
     """SIGKILL to the active RM; returns its id."""
     victim = active_rm()
@@ -69,6 +78,11 @@ def restart(rm_id):
     """Starts a killed RM again, so the next test finds the pair whole: done
     once its elector joined the election (the RM's log says it took a side;
     its REST API says STANDBY before that already)."""
+    # The killed JVM first: one in uninterruptible I/O (its state store's
+    # fsync on a busy disk) takes SIGKILL only when that returns, and until
+    # then `cluster.sh rm-start` rightly says it still runs.
+    pid = rm_pid(rm_id)
+    assert y.wait_until(lambda: gone(pid), 60), f"{rm_id} (pid {pid}) outlived SIGKILL"
     log = rm_log(rm_id)
     offset = os.path.getsize(log) if os.path.exists(log) else 0
     subprocess.run([CLUSTER_SH, "rm-start", rm_id, "--dir", STATE], check=True,
