@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <thread>
 
 #include <caf/all.hpp>
 #include <spdlog/spdlog.h>
@@ -57,6 +60,26 @@ webhdfs::namenode_http namenode_of(const env_map& env, const std::string& uri,
   return namenode_for(uri, webhdfs, user, tokens.current(), get(env, yarn_env::ca_file));
 }
 
+// The AM's last HDFS calls (the event log's copy, the staging dir's
+// removal) when an HA nameservice's failover outlasts one call's rounds (a
+// NameNode killed as the job ends): up to a minute more, asked every 2 s.
+// The event log is the job's record.
+template <class Call>
+auto while_failing_over(const char* what, Call call) -> decltype(call()) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (;;) {
+    auto result = call();
+    if (result)
+      return result;
+    auto why = describe(result.error());
+    if (why.find("no NameNode answered as active") == std::string::npos ||
+        std::chrono::steady_clock::now() >= until)
+      return result;
+    spdlog::warn("tony-am: {} waits for an active NameNode: {}", what, why);
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
+}
+
 // Copies the event log into the history dir tony-submit named.
 void keep_history(const env_map& env, const std::string& log_path,
                   const std::string& app_id, const std::string& user,
@@ -75,7 +98,10 @@ void keep_history(const env_map& env, const std::string& log_path,
                  describe(stager.error()));
     return;
   }
-  if (auto ok = (*stager)->put(log_path, app_id + ".jsonl", false); !ok)
+  auto ok = while_failing_over("the event log", [&] {
+    return (*stager)->put(log_path, app_id + ".jsonl", false);
+  });
+  if (!ok)
     spdlog::warn("tony-am: cannot copy the event log to {}: {}", uri,
                  describe(ok.error()));
   else
@@ -91,7 +117,9 @@ void remove_staging(const env_map& env, const std::string& user,
       staging_uri,
       namenode_of(env, staging_uri, get(env, yarn_env::webhdfs_address), user, tokens));
   if (stager)
-    if (auto ok = (*stager)->remove_all(); !ok)
+    if (auto ok = while_failing_over("the staging dir's removal",
+                                     [&] { return (*stager)->remove_all(); });
+        !ok)
       spdlog::warn("tony-am: could not remove the staging dir {}: {}", staging_uri,
                    describe(ok.error()));
 }

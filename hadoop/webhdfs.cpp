@@ -303,6 +303,17 @@ bool is_standby(const response& r) {
          j["RemoteException"].value("exception", "") == "StandbyException";
 }
 
+bool is_retriable(const response& r) {
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("RemoteException") ||
+      !j["RemoteException"].is_object())
+    return false;
+  auto& e = j["RemoteException"];
+  return e.value("exception", "") == "RetriableException" ||
+         e.value("message", "").find("org.apache.hadoop.ipc.RetriableException") !=
+             std::string::npos;
+}
+
 caf::expected<response>
 call_active(const std::vector<std::string>& bases, std::size_t* active,
             const std::function<std::string(const std::string& base)>& url_of,
@@ -328,6 +339,10 @@ call_active(const std::vector<std::string>& bases, std::size_t* active,
       }
       if (is_standby(*r)) {
         said[i] = "standby (" + remote_message(r->body) + ")";
+        continue;
+      }
+      if (is_retriable(*r)) { // becoming active: asked again next round
+        said[i] = "not ready (" + remote_message(r->body) + ")";
         continue;
       }
       if (active)

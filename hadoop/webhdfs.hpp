@@ -101,6 +101,13 @@ namenode_addresses(const hadoop::configuration& conf, const std::string& authori
 /// RemoteException whose exception is StandbyException (HTTP 403).
 bool is_standby(const response& r);
 
+/// True when a WebHDFS answer says to ask again: a RemoteException that is
+/// or wraps Hadoop's RetriableException, as a NameNode still becoming active
+/// answers a delegation token it has not yet read from the shared edits
+/// ("Failed to obtain user group information: ...RetriableException:
+/// ...InvalidToken: ... can't be found in cache", HTTP 403).
+bool is_retriable(const response& r);
+
 /// One WebHDFS call to whichever of `bases` is active: starting with
 /// bases[*active], a NameNode that does not answer (connection refused,
 /// timeout) or answers as a standby is left for the next; the one that

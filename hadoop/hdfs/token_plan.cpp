@@ -128,7 +128,7 @@ at_active(const std::shared_ptr<hadoop::ipc_client>& ipc, const namenode_target&
       if (result)
         return result;
       auto& e = result.error();
-      bool standby = e.is_remote("StandbyException");
+      bool standby = e.is_remote("StandbyException") || e.is_remote("RetriableException");
       if (!standby && e.code() != hadoop::error_code::connect_failed &&
           e.code() != hadoop::error_code::connection_closed &&
           e.code() != hadoop::error_code::timeout)

@@ -257,6 +257,35 @@ TEST(webhdfs_ha,
   EXPECT_EQ(active.hits.load(), 2);
 }
 
+// What a NameNode becoming active answered in the secure HA tier for a
+// delegation token it had not yet read from the shared edits.
+const char* retriable_body =
+    R"({"RemoteException":{"exception":"SecurityException","javaClassName":)"
+    R"("java.lang.SecurityException","message":"Failed to obtain user group )"
+    R"(information: org.apache.hadoop.ipc.RetriableException: org.apache.hadoop.)"
+    R"(security.token.SecretManager$InvalidToken: Token for real user: , can't be )"
+    R"(found in cache"}})";
+
+TEST(webhdfs_ha, a_namenode_becoming_active_is_asked_again) {
+  EXPECT_TRUE(is_retriable(response{403, retriable_body, {}}));
+  EXPECT_TRUE(is_retriable(
+      response{403, R"({"RemoteException":{"exception":"RetriableException"}})", {}}));
+  EXPECT_FALSE(is_retriable(response{403, standby_body, {}}));
+  EXPECT_FALSE(is_retriable(response{
+      403, R"({"RemoteException":{"exception":"AccessControlException"}})", {}}));
+  fixed_server becoming(403, retriable_body);
+  std::size_t which = 0;
+  auto r = call_active({becoming.address()}, &which, status_url, "GET", {}, {}, false, 3);
+  ASSERT_FALSE(r);
+  auto text = describe(r.error());
+  EXPECT_NE(text.find("no NameNode answered as active (3 rounds)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(": not ready (Failed to obtain user group information"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(becoming.hits.load(), 3);
+}
+
 TEST(webhdfs_ha, an_error_that_is_not_standby_is_the_answer) {
   fixed_server missing(404,
                        R"({"RemoteException":{"exception":"FileNotFoundException"}})");
