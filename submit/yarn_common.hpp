@@ -59,6 +59,11 @@ struct rm_connection {
   std::string keytab;     // the keytab the AM gets new tokens with, if any
   std::string proxy_user; // whom the calls act for (then `user`), if anyone
   std::string login_user; // who tony-submit authenticates as
+  /// Logged in with the tokens of HADOOP_TOKEN_FILE_LOCATION (no Kerberos):
+  /// the HDFS delegation token its WebHDFS calls carry (URL string), and
+  /// the file.
+  std::string delegation;
+  std::string token_file;
 };
 
 /// The RM client `setup` and the login options ask for, acting for the

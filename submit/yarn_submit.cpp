@@ -665,7 +665,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto& client = std::get<rm_connection>(connection);
   auto fresh = client.rm.get_new_application(hadoop::deadline_after(seconds(20)));
   if (!fresh) {
-    complain(rm_failure(fresh.error(), conf_dir));
+    auto why = rm_failure(fresh.error(), conf_dir);
+    if (!client.token_file.empty() && fresh.error().code() == hadoop::error_code::auth)
+      why += " (the RM delegation token of HADOOP_TOKEN_FILE_LOCATION (" +
+             client.token_file +
+             ") is not valid: cancelled, or expired since its last renewal; the workflow "
+             "scheduler must fetch new tokens)";
+    complain(why);
     return exit_infra;
   }
   if (auto unfit = unfit_ask(job, fresh->max_capability); !unfit.empty()) {

@@ -76,6 +76,14 @@ public:
   /// is `user`'s. Empty: the authenticated user's own calls.
   void act_as(std::string user) { target_.proxy_user = std::move(user); }
 
+  /// Every later call authenticates with `rm_token`, an RM delegation token
+  /// (SASL DIGEST-MD5), as `owner`, instead of a Kerberos login.
+  void authenticate_with(hadoop::token rm_token, std::string owner) {
+    target_.auth_token = std::move(rm_token);
+    target_.kerberos = nullptr;
+    target_.user = std::move(owner);
+  }
+
   /// The ResourceManagers this client knows, and how often it failed over.
   const rm_failover& failover() const noexcept { return *failover_; }
 

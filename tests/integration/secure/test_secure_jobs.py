@@ -457,6 +457,91 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
     assert final_state(private, env) == "KILLED"
 
 
+def fetch_tokens(tmp_path, env, name, *extra):
+    """A token file as a workflow scheduler makes one for its actions: the
+    user's RM and HDFS delegation tokens, renewer yarn, fetched with
+    Hadoop's own client classes (java/FetchTokens.java)."""
+    classes = tmp_path / "classes"
+    if not (classes / "FetchTokens.class").exists():
+        classes.mkdir(exist_ok=True)
+        cp = securelib.yarn_sh("classpath", env=env).stdout.strip()
+        subprocess.run(["javac", "-cp", cp, "-d", str(classes),
+                        os.path.join(HERE, "java", "FetchTokens.java")],
+                       check=True, timeout=180)
+        (classes / "cp").write_text(cp)
+    cp = (classes / "cp").read_text()
+    path = tmp_path / name
+    proc = subprocess.run(["java", f"-Djava.security.krb5.conf={env['KRB5_CONFIG']}",
+                           "-cp", f"{cp}:{classes}", "FetchTokens", str(path), "yarn",
+                           *extra],
+                          env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    return str(path)
+
+
+def expired_rm_token_file(tmp_path, env):
+    """A token file (Hadoop's Writable format) holding one RM delegation
+    token of the user whose identifier's max date is 1970."""
+    def text(b):
+        assert len(b) < 128
+        return bytes([len(b)]) + b
+    owner = env["TONY_TEST_PRINCIPAL"].encode()
+    # YARNDelegationTokenIdentifierProto: owner (1), renewer (2), maxDate (5).
+    ident = b"\x0a" + text(owner) + b"\x12" + text(b"yarn") + b"\x28\xe8\x07"
+    service = f"{env['TONY_YARN_HOST']}:8032".encode()
+    token = text(ident) + text(b"0" * 20) + text(b"RM_DELEGATION_TOKEN") + text(service)
+    path = tmp_path / "expired"
+    path.write_bytes(b"HDTS\x00\x01" + text(service) + token + b"\x00")
+    return str(path)
+
+
+def test_a_job_submitted_from_a_token_file_alone_runs(tmp_path):
+    """Workflow schedulers (doc/operations.md "Workflow schedulers"): an
+    action started with the user's RM and HDFS delegation tokens in
+    HADOOP_TOKEN_FILE_LOCATION and no Kerberos ticket submits, stages and
+    follows its job with them; a cancelled RM token and a file without one
+    are refused (exit 3) saying so, and nothing is submitted."""
+    env = with_ca(securelib.client_env())
+    tokens = fetch_tokens(tmp_path, env, "tokens")
+    action = with_ca(securelib.no_ticket_env(tmp_path))
+    action["HADOOP_TOKEN_FILE_LOCATION"] = tokens
+    code, out = submit(["--backend", "yarn", ENV_CHECK], action)
+    assert code == 0, out
+    assert "no Kerberos login: using the tokens of HADOOP_TOKEN_FILE_LOCATION" in out, out
+    app = app_id_of(out)
+    assert final_state(app, env) == "SUCCEEDED"
+    status = securelib.yarn_sh("application", "-status", app, env=env).stdout
+    user = env["TONY_TEST_PRINCIPAL"].split("@")[0]
+    assert re.search(rf"\bUser\s*:\s*{user}\s*$", status, re.M), status
+    # --status works the same way.
+    code, shown = submit(["--status", app], action, timeout=120)
+    assert code == 0 and "task worker:1: SUCCEEDED" in shown, shown
+
+    cancelled = fetch_tokens(tmp_path, env, "cancelled", "cancel-rm")
+    action["HADOOP_TOKEN_FILE_LOCATION"] = cancelled
+    code, out = submit(["--backend", "yarn", ENV_CHECK], action)
+    assert code == 3, out
+    assert "submitted application_" not in out, out
+    assert "can't be found in cache" in out and f"token of HADOOP_TOKEN_FILE_LOCATION " \
+        f"({cancelled}) is not valid: cancelled" in out, out
+
+    # An expired RM token is refused before any call, saying when it ended.
+    action["HADOOP_TOKEN_FILE_LOCATION"] = expired_rm_token_file(tmp_path, env)
+    code, out = submit(["--backend", "yarn", ENV_CHECK], action)
+    assert code == 3, out
+    assert "has expired (its maximum lifetime ended" in out, out
+
+    # An HDFS token alone (hdfs fetchdt) does not log tony-submit in.
+    hdfs_only = str(tmp_path / "hdfs-only")
+    got = securelib.yarn_sh("fetchdt", "--renewer", "yarn", hdfs_only, env=env)
+    assert got.returncode == 0, got.stderr
+    action["HADOOP_TOKEN_FILE_LOCATION"] = hdfs_only
+    code, out = submit(["--backend", "yarn", ENV_CHECK], action)
+    assert code == 3, out
+    assert "holds no RM delegation token" in out, out
+
+
 def hdfs_token_secrets(path):
     """(URL string, password) of the HDFS token in a Writable token file."""
     sys.path.insert(0, HERE)
