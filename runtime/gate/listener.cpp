@@ -227,8 +227,7 @@ void listener::accept_all() {
       // Out of descriptors or memory: make room by closing the oldest
       // waiting connection, or pause accepting for a moment.
       if (!pending_.empty()) {
-        ++evicted_;
-        drop(pending_.begin());
+        drop(pending_.begin(), evicted_);
         continue;
       }
       ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
@@ -240,8 +239,7 @@ void listener::accept_all() {
 
 void listener::admit(int fd, std::unique_ptr<session> s, bool greet) {
   if (pending_.size() >= opts_.max_pending && !pending_.empty()) {
-    ++evicted_;
-    drop(pending_.begin());
+    drop(pending_.begin(), evicted_);
   }
   if (greet) {
     int one = 1;
@@ -278,8 +276,7 @@ void listener::on_event(int fd) {
   if (!reply.empty() && !send_now(fd, reply))
     next = session::step::close;
   if (next == session::step::close) {
-    ++closed_by_session_;
-    drop(i);
+    drop(i, closed_by_session_);
     return;
   }
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
@@ -291,23 +288,23 @@ void listener::on_event(int fd) {
   pass_(fd, std::move(s));
 }
 
-void listener::drop(pending_list::iterator i) {
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, i->fd, nullptr);
-  close_fd(i->fd);
-  by_fd_.erase(i->fd);
+// The counts are read from other threads: whoever sees the connection end
+// sees it counted, and whoever sees it counted sees it no longer waiting.
+void listener::drop(pending_list::iterator i, std::atomic<uint64_t>& reason) {
+  auto fd = i->fd;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  by_fd_.erase(fd);
   pending_.erase(i);
   pending_count_ = pending_.size();
+  ++reason;
+  close_fd(fd);
 }
 
 void listener::expire() {
   auto now = clock_type::now();
   // Everyone waits the same time, so arrival order is deadline order.
-  // Counted before the close: whoever sees the connection end sees it
-  // counted (the counts are read from other threads).
-  while (!pending_.empty() && pending_.front().deadline <= now) {
-    ++expired_;
-    drop(pending_.begin());
-  }
+  while (!pending_.empty() && pending_.front().deadline <= now)
+    drop(pending_.begin(), expired_);
 }
 
 void listener::take_rearmed() {

@@ -119,7 +119,8 @@ private:
   void accept_all();
   void admit(int fd, std::unique_ptr<session> s, bool greet);
   void on_event(int fd);
-  void drop(pending_list::iterator i);
+  /// Stops waiting for `i` and closes it, counted under `reason`.
+  void drop(pending_list::iterator i, std::atomic<uint64_t>& reason);
   void expire();
   void take_rearmed();
   int wait_ms() const;
