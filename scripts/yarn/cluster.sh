@@ -673,6 +673,14 @@ yarn_site() {
   # Kerberos libraries; a Java task is handed -Djava.security.krb5.conf).
   # shellcheck disable=SC2016 # expanded by the NodeManager, not here
   local admin_env='MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX,PATH=$PATH'
+  # An ASan build keeps freed memory in a quarantine of 256 MiB by
+  # default, on top of its shadow memory: an ASan tony-am that proxies
+  # TensorBoard's 8 MB bundle a few times reached 530 MB, and the
+  # NodeManager killed its 512 MB container (-104) mid-test. A quarantine of
+  # 16 MiB still catches a use after a recent free; a binary without ASan
+  # ignores the variable. The literal value goes in (the NodeManager has no
+  # ASAN_OPTIONS of its own to expand).
+  admin_env+=",ASAN_OPTIONS=quarantine_size_mb=16:thread_local_quarantine_size_kb=256"
   ((secure)) && admin_env+=",KRB5_CONFIG=$krb5_dir/krb5.conf"
   prop yarn.nodemanager.admin-env "$admin_env"
   # A nearly full disk would otherwise mark the node UNHEALTHY.
