@@ -429,9 +429,12 @@ void job_reader::check_job() {
     }
     if (spec_.framework == "tensorflow" && s.name == "chief" && s.instances > 1 &&
         e.table != nullptr) {
-      error(*e.table->get("instances"),
-            "TensorFlow allows one chief; 'instances' in [tasks.chief] must be 1, got " +
-                std::to_string(s.instances));
+      // Without 'instances', more than one comes from an elastic range,
+      // which TensorFlow refuses already.
+      if (auto* n = e.table->get("instances"))
+        error(*n, "TensorFlow allows one chief; 'instances' in [tasks.chief] must be 1, "
+                  "got " +
+                      std::to_string(s.instances));
     }
   }
   check_lifecycle();

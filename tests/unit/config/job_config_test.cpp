@@ -834,6 +834,15 @@ TEST_F(job_config, tensorflow_allows_one_chief) {
   // Other frameworks have no such rule.
   ok(std::string{"framework = \"standalone\"\n"} +
      base("[tasks.chief]\ninstances = 2\n"));
+  // Without 'instances', an elastic range's max says how many; that is
+  // refused as elastic (a fuzzer found that the chief's check then pointed
+  // at no key at all).
+  auto es = errors(base("[tasks.chief]\nelastic = { min = 2, max = 4 }\n"));
+  ASSERT_EQ(es.size(), 2u);
+  EXPECT_NE(es[1].find("job.toml:7:11: 'elastic' in [tasks.chief] needs framework = "
+                       "\"pytorch\""),
+            std::string::npos)
+      << es[1];
 }
 
 TEST_F(job_config, pytorch_needs_a_training_task_type) {
