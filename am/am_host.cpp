@@ -60,7 +60,7 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
   e.kind = "job_submitted";
   e.job.app_id = opts.app_id;
   e.job.name = job.name;
-  e.job.state = "NEW";
+  e.job.state = job_state::fresh;
   e.job.attempt = 1;
   e.job.tracking_url = tracking_url;
   e.job.started_ms = e.time_ms;
@@ -334,7 +334,7 @@ int end_job(application_master& am, const am_options& opts, job_status& final_st
   if (backend.end_restarts)
     backend.end_restarts(); // nothing is saved after the staging dir is gone
   backend.on_end(final_status);
-  return final_status.state == "SUCCEEDED" ? 0 : 1;
+  return final_status.state == job_state::succeeded ? 0 : 1;
 }
 
 // The RM no longer knows this AM attempt (doc/operations.md, "Node loss"):

@@ -124,7 +124,7 @@ job_status application_master::wait() {
             self->send(actors_.monitor, bye_atom_v);
           },
           [&](caf::error& err) {
-            result.state = "FAILED";
+            result.state = job_state::failed;
             result.diagnostics = "the lifecycle monitor failed: " + sys_->render(err);
           });
   return result;

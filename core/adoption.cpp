@@ -32,8 +32,8 @@ void lifecycle::take_over(const std::vector<container>& previous) {
   auto& saved = cfg_.resume;
   if (saved && is_final(*saved)) {
     // It had decided the outcome and died before it told the RM.
-    recovery_ =
-        am + " found the job " + saved->state + " already; it reports that outcome";
+    recovery_ = am + " found the job " + to_string(saved->state) +
+                " already; it reports that outcome";
     say(note::warn, recovery_);
     attempt_ = std::max(saved->attempt, 1);
     fresh_table();
@@ -44,16 +44,11 @@ void lifecycle::take_over(const std::vector<container>& previous) {
         t->finished_ms = ts.finished_ms;
         t->restarts = ts.restarts;
         mark_finished(*t, task_state::killed, ts.diagnostics);
-        for (auto x : {task_state::succeeded, task_state::failed, task_state::killed,
-                       task_state::lost})
-          if (ts.state == to_string(x))
-            t->state = x;
+        if (is_final(ts.state))
+          t->state = ts.state;
       }
     release_all();
-    finish(saved->state == "SUCCEEDED" ? job_state::succeeded
-           : saved->state == "KILLED"  ? job_state::killed
-                                       : job_state::failed,
-           saved->diagnostics);
+    finish(saved->state, saved->diagnostics);
     return;
   }
   auto why = adoption_problem();
@@ -74,27 +69,12 @@ std::string lifecycle::adoption_problem() const {
   auto& saved = cfg_.resume;
   if (!saved)
     return "the ApplicationMaster before it saved no state of the job";
-  if (saved->state != "RUNNING")
-    return "the ApplicationMaster before it died with the job " + saved->state +
+  if (saved->state != job_state::running)
+    return "the ApplicationMaster before it died with the job " +
+           std::string{to_string(saved->state)} +
            " (not every task had the cluster spec yet)";
   return {};
 }
-
-namespace {
-
-// A task's state as a saved table names it (to_string); empty when unknown.
-std::optional<task_state> saved_task_state(const std::string& name) {
-  std::optional<task_state> state;
-  for (auto x :
-       {task_state::requested, task_state::allocated, task_state::launched,
-        task_state::registered, task_state::running, task_state::restarting,
-        task_state::succeeded, task_state::failed, task_state::killed, task_state::lost})
-    if (name == to_string(x))
-      state = x;
-  return state;
-}
-
-} // namespace
 
 // What adopt makes of the saved table and the containers the RM kept.
 struct lifecycle::adoption {
@@ -159,11 +139,7 @@ void lifecycle::adopt_task(const task_status& ts, adoption& a) {
   t->started_ms = ts.started_ms;
   t->finished_ms = ts.finished_ms;
   t->diagnostics = ts.diagnostics;
-  auto state = saved_task_state(ts.state);
-  if (!state) {
-    a.gone.emplace_back(t->id, "its saved state '" + ts.state + "' is unknown");
-    return;
-  }
+  auto state = &ts.state;
   if (is_final(*state)) {
     t->state = *state;
     // A failed task in a running job was absorbed: a sidecar's, or

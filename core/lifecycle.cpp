@@ -1,6 +1,6 @@
-// The lifecycle's frame (core/lifecycle.hpp): the states' names, the
-// construction and the two entry points, the status clients see, the
-// timers' dispatch and the helpers every phase shares. The phases live in
+// The lifecycle's frame (core/lifecycle.hpp): the construction and the two
+// entry points, the status clients see, the timers' dispatch and the helpers
+// every phase shares. The phases live in
 // files of their own: core/allocation.cpp (asks, grants, launches),
 // core/registration.cpp (containers running, registration deadlines),
 // core/executors.cpp (executors register, the barrier, heartbeats),
@@ -17,59 +17,6 @@
 #include "core/lifecycle.hpp"
 
 namespace tony::core {
-
-// -- states ---------------------------------------------------------------------------
-
-const char* to_string(job_state x) {
-  switch (x) {
-  case job_state::fresh:
-    return "NEW";
-  case job_state::allocating:
-    return "ALLOCATING";
-  case job_state::registering:
-    return "REGISTERING";
-  case job_state::running:
-    return "RUNNING";
-  case job_state::succeeded:
-    return "SUCCEEDED";
-  case job_state::failed:
-    return "FAILED";
-  case job_state::killed:
-    return "KILLED";
-  }
-  return "?";
-}
-
-const char* to_string(task_state x) {
-  switch (x) {
-  case task_state::requested:
-    return "REQUESTED";
-  case task_state::allocated:
-    return "ALLOCATED";
-  case task_state::launched:
-    return "LAUNCHED";
-  case task_state::registered:
-    return "REGISTERED";
-  case task_state::running:
-    return "RUNNING";
-  case task_state::restarting:
-    return "RESTARTING";
-  case task_state::succeeded:
-    return "SUCCEEDED";
-  case task_state::failed:
-    return "FAILED";
-  case task_state::killed:
-    return "KILLED";
-  case task_state::lost:
-    return "LOST";
-  }
-  return "?";
-}
-
-bool is_final(task_state x) {
-  return x == task_state::succeeded || x == task_state::failed ||
-         x == task_state::killed || x == task_state::lost;
-}
 
 // -- construction and the two entry points --------------------------------------------
 
@@ -135,7 +82,7 @@ job_status lifecycle::status() const {
   job_status result;
   result.app_id = cfg_.app_id;
   result.name = cfg_.job.name;
-  result.state = to_string(state_);
+  result.state = state_;
   result.diagnostics = diagnostics_;
   result.attempt = attempt_;
   result.started_ms = started_ms_;
@@ -150,7 +97,7 @@ job_status lifecycle::status() const {
     task_status ts;
     ts.task = t.id;
     ts.attempt = attempt_;
-    ts.state = to_string(t.state);
+    ts.state = t.state;
     ts.host = t.host.empty() ? t.c.host : t.host;
     ts.port = t.port;
     ts.container_id = t.c.id;

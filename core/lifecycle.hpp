@@ -37,37 +37,12 @@ namespace tony::core {
 
 // -- states -----------------------------------------------------------------------
 
-enum class job_state : uint8_t {
-  fresh,       // "NEW": waiting for the resource manager
-  allocating,  // asks are out
-  registering, // every container granted; executors register
-  running,     // the barrier released: every task has the cluster spec
-  succeeded,
-  failed,
-  killed,
-};
-
-/// "NEW", "ALLOCATING", ... as in job_status::state.
-const char* to_string(job_state x);
-
-enum class task_state : uint8_t {
-  requested,  // a container is asked for
-  allocated,  // a container is granted; the launch is under way
-  launched,   // the container runs its executor
-  registered, // the executor registered (holds the task's port)
-  running,    // the command runs
-  restarting, // failed; a new container is asked after the backoff
-  succeeded,
-  failed,
-  killed,
-  lost, // the executor or its container vanished
-};
-
-/// "REQUESTED", "ALLOCATED", ... as in task_status::state.
-const char* to_string(task_state x);
-
-/// Succeeded, failed, killed or lost.
-bool is_final(task_state x);
+// job_state and task_state (messages/states.hpp): the lifecycle never sets
+// job_state::lost, a client's view of an AM that vanished.
+using tony::is_final;
+using tony::job_state;
+using tony::task_state;
+using tony::to_string;
 
 // -- events -------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ float job_progress(const job_status& st, const reported_progress& reported) {
   int64_t reporting = 0;
   int64_t succeeded = 0;
   for (auto& [id, t] : last) {
-    bool done = t->state == "SUCCEEDED";
+    bool done = t->state == task_state::succeeded;
     succeeded += done ? 1 : 0;
     auto r = reported.find(id);
     if (r != reported.end() && r->second.first == st.attempt) {

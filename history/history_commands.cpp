@@ -124,7 +124,7 @@ std::string timeline_line(const job_event& e, int64_t t0_ms) {
   std::string line = pad(when, 10) + pad(e.kind, 17);
   if (e.kind.rfind("task_", 0) == 0) {
     auto& t = e.task;
-    line += to_string(t.task) + " " + t.state;
+    line += to_string(t.task) + " " + to_string(t.state);
     if (t.port > 0)
       line += " at " + t.host + ":" + std::to_string(t.port);
     else if (!t.host.empty())
@@ -152,7 +152,7 @@ std::string timeline_line(const job_event& e, int64_t t0_ms) {
       line += " tasks=" + tasks;
     return line;
   }
-  line += j.state;
+  line += to_string(j.state);
   if (j.attempt > 1)
     line += " (attempt " + std::to_string(j.attempt) + ")";
   if (!j.diagnostics.empty() && (e.kind == "job_finished" || is_final(j)))
@@ -182,7 +182,7 @@ int list_jobs(const history_options& opts, std::ostream& out, std::ostream& err)
     std::string duration;
     if (st.finished_ms > 0 && st.started_ms > 0)
       duration = http::format_duration(st.finished_ms - st.started_ms);
-    out << pad(log.app_id, 32) << pad(st.name, 20) << pad(st.state, 11)
+    out << pad(log.app_id, 32) << pad(st.name, 20) << pad(to_string(st.state), 11)
         << pad(http::format_time(st.started_ms), 25) << duration << "\n";
   }
   return 0;

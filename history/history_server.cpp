@@ -123,7 +123,7 @@ http::job_summary summary_of(const cached_log& c) {
   }
   auto& st = c.record->status;
   row.name = st.name;
-  row.state = st.state;
+  row.state = to_string(st.state);
   row.started_ms = st.started_ms;
   row.finished_ms = st.finished_ms;
   row.user = info_of(*c.record, "user");
@@ -361,8 +361,8 @@ size_t apply_retention(const history_options& opts, int64_t retention_ms, int64_
       continue;
     }
     ++removed;
-    out << "tony-history: removed " << log.app_id << " (" << st.state << ", ended "
-        << http::format_time(st.finished_ms) << ", more than "
+    out << "tony-history: removed " << log.app_id << " (" << to_string(st.state)
+        << ", ended " << http::format_time(st.finished_ms) << ", more than "
         << http::format_duration(retention_ms) << " ago)" << std::endl;
   }
   return removed;

@@ -116,8 +116,4 @@ std::optional<cluster_spec> from_channel_frame(const std::string& frame) {
   return cluster_spec{static_cast<int32_t>(attempt), frame.substr(newline + 1)};
 }
 
-bool is_final(const job_status& x) {
-  return x.state == "SUCCEEDED" || x.state == "FAILED" || x.state == "KILLED";
-}
-
 } // namespace tony

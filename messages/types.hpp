@@ -13,6 +13,8 @@
 
 #include <caf/meta/type_name.hpp>
 
+#include "messages/states.hpp"
+
 namespace tony {
 
 // -- identity -----------------------------------------------------------------
@@ -404,7 +406,7 @@ typename Inspector::result_type inspect(Inspector& f, task_sample& x) {
 struct task_status {
   task_id task;
   int32_t attempt = 0;
-  std::string state; // see doc/lifecycle.md
+  task_state state = task_state::requested; // see doc/lifecycle.md
   std::string host;
   int32_t port = 0;
   std::string container_id;
@@ -427,7 +429,7 @@ typename Inspector::result_type inspect(Inspector& f, task_status& x) {
 struct job_status {
   std::string app_id;
   std::string name;
-  std::string state; // NEW ALLOCATING RUNNING SUCCEEDED FAILED KILLED
+  job_state state = job_state::fresh;
   std::string diagnostics;
   int32_t attempt = 0;
   int64_t started_ms = 0;
@@ -449,7 +451,9 @@ struct job_status {
 };
 
 /// True once the job reached SUCCEEDED, FAILED or KILLED.
-bool is_final(const job_status& x);
+inline bool is_final(const job_status& x) {
+  return is_final(x.state);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_status& x) {

@@ -16,7 +16,7 @@ std::string to_json(const job_status& st, int indent) {
     tasks.push_back({{"type", t.task.type},
                      {"index", t.task.index},
                      {"attempt", t.attempt},
-                     {"state", t.state},
+                     {"state", to_string(t.state)},
                      {"host", t.host},
                      {"port", t.port},
                      {"container_id", t.container_id},
@@ -30,7 +30,7 @@ std::string to_json(const job_status& st, int indent) {
   }
   json j = {{"app_id", st.app_id},
             {"name", st.name},
-            {"state", st.state},
+            {"state", to_string(st.state)},
             {"diagnostics", st.diagnostics},
             {"attempt", st.attempt},
             {"started_ms", st.started_ms},
@@ -76,7 +76,11 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
   };
   st.app_id = str(j, "app_id");
   st.name = str(j, "name");
-  st.state = str(j, "state");
+  auto state = job_state_named(str(j, "state"));
+  if (!state)
+    return make_error(errc::protocol,
+                      "job status has no known state ('" + str(j, "state") + "')");
+  st.state = *state;
   st.diagnostics = str(j, "diagnostics");
   st.attempt = static_cast<int32_t>(num(j, "attempt"));
   st.started_ms = num(j, "started_ms");
@@ -95,7 +99,12 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
       task_status ts;
       ts.task = {str(t, "type"), static_cast<int32_t>(num(t, "index"))};
       ts.attempt = static_cast<int32_t>(num(t, "attempt"));
-      ts.state = str(t, "state");
+      auto task_state = task_state_named(str(t, "state"));
+      if (!task_state)
+        return make_error(errc::protocol, "task " + to_string(ts.task) +
+                                              " has no known state ('" + str(t, "state") +
+                                              "')");
+      ts.state = *task_state;
       ts.host = str(t, "host");
       ts.port = static_cast<int32_t>(num(t, "port"));
       ts.container_id = str(t, "container_id");
@@ -110,8 +119,6 @@ caf::expected<job_status> job_status_from_json(const std::string& text) {
       st.tasks.push_back(std::move(ts));
     }
   }
-  if (st.state.empty())
-    return make_error(errc::protocol, "job status has no state");
   return st;
 }
 

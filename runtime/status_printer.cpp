@@ -13,21 +13,17 @@ namespace tony {
 namespace {
 
 std::string task_line(const task_status& t) {
-  auto line = to_string(t.task) + " " + t.state;
+  auto line = to_string(t.task) + " " + to_string(t.state);
   if (!t.host.empty() && t.port > 0)
     line += " at " + t.host + ":" + std::to_string(t.port);
-  if (t.state == "SUCCEEDED" || t.state == "FAILED")
+  if (t.state == task_state::succeeded || t.state == task_state::failed)
     line += " (exit " + std::to_string(t.exit_code) + ")";
   if (!t.container_id.empty() &&
-      (t.state == "ALLOCATED" || t.state == "FAILED" || t.state == "LOST"))
+      (t.state == task_state::allocated || is_failure(t.state)))
     line += " [" + t.container_id + "]";
   if (t.restarts > 0)
     line += " (restart " + std::to_string(t.restarts) + ")";
   return line;
-}
-
-bool final_state(const std::string& s) {
-  return s == "SUCCEEDED" || s == "FAILED" || s == "KILLED" || s == "LOST";
 }
 
 std::string seconds(int64_t ms) {
@@ -60,16 +56,17 @@ std::string status_printer::progress(const job_status& st) {
   int64_t n = static_cast<int64_t>(st.tasks.size());
   int64_t allocated = 0, registered = 0, running = 0, succeeded = 0, failed = 0;
   for (auto& t : st.tasks) {
-    auto& s = t.state;
-    if (s != "REQUESTED" && s != "RESTARTING" && s != "NEW")
+    auto s = t.state;
+    if (s != task_state::requested && s != task_state::restarting)
       ++allocated;
-    if (s == "REGISTERED" || s == "RUNNING" || (final_state(s) && t.started_ms > 0))
+    if (s == task_state::registered || s == task_state::running ||
+        (is_final(s) && t.started_ms > 0))
       ++registered;
-    if (s == "RUNNING")
+    if (s == task_state::running)
       ++running;
-    if (s == "SUCCEEDED")
+    if (s == task_state::succeeded)
       ++succeeded;
-    if (s == "FAILED" || s == "LOST")
+    if (is_failure(s))
       ++failed;
   }
   auto of = [n](const char* what, int64_t k) {
@@ -88,12 +85,12 @@ void status_printer::task_lines(const job_status& st, bool per_task,
                                 std::vector<std::string>& lines) {
   for (auto& t : st.tasks) {
     auto key = to_string(t.task);
-    auto& known = task_states_[key];
-    if (known == t.state)
+    auto known = task_states_.find(key);
+    if (known != task_states_.end() && known->second == t.state)
       continue;
-    known = t.state;
+    task_states_[key] = t.state;
     // A big job names only the tasks that need a look.
-    if (per_task || t.state == "FAILED" || t.state == "LOST" || t.state == "RESTARTING")
+    if (per_task || is_failure(t.state) || t.state == task_state::restarting)
       lines.push_back(task_line(t));
   }
 }
@@ -103,7 +100,7 @@ void status_printer::task_lines(const job_status& st, bool per_task,
 // at most every 10 s. A job that gets its containers at once says nothing.
 void status_printer::waiting_line(const job_status& st, bool changed, int64_t now_ms,
                                   std::vector<std::string>& lines) {
-  if (st.state != "ALLOCATING") {
+  if (st.state != job_state::allocating) {
     last_waiting_.clear();
     return;
   }
@@ -134,7 +131,7 @@ std::vector<std::string> status_printer::update(const job_status& st, int64_t no
   bool final = is_final(st);
   // The job's end comes after its tasks' last lines; any other state before.
   if (changed && !final)
-    lines.push_back("job " + st.app_id + " " + st.state);
+    lines.push_back("job " + st.app_id + " " + to_string(st.state));
   bool per_task = st.tasks.size() <= max_task_lines;
   task_lines(st, per_task, lines);
   if (!per_task) {
@@ -148,7 +145,7 @@ std::vector<std::string> status_printer::update(const job_status& st, int64_t no
   }
   waiting_line(st, changed, now_ms, lines);
   if (changed && final)
-    lines.push_back("job " + st.app_id + " " + st.state);
+    lines.push_back("job " + st.app_id + " " + to_string(st.state));
   job_state_ = st.state;
   return lines;
 }
@@ -159,7 +156,7 @@ std::vector<std::string> status_printer::summary(const job_status& st,
   auto elapsed = st.finished_ms > st.started_ms && st.started_ms > 0
                      ? (st.finished_ms - st.started_ms) / 100
                      : -1;
-  auto line = "job " + st.app_id + " (" + st.name + ") " + st.state;
+  auto line = "job " + st.app_id + " (" + st.name + ") " + to_string(st.state);
   if (elapsed >= 0)
     line += " after " + std::to_string(elapsed / 10) + "." +
             std::to_string(elapsed % 10) + " s";
@@ -167,9 +164,9 @@ std::vector<std::string> status_printer::summary(const job_status& st,
   if (!st.diagnostics.empty())
     lines.push_back("diagnostics: " + st.diagnostics);
   for (auto& t : st.tasks)
-    if ((t.state == "FAILED" || t.state == "LOST") && !t.log_dir.empty())
-      lines.push_back(to_string(t.task) + " " + t.state + ": its logs are in " +
-                      t.log_dir);
+    if (is_failure(t.state) && !t.log_dir.empty())
+      lines.push_back(to_string(t.task) + " " + to_string(t.state) +
+                      ": its logs are in " + t.log_dir);
   if (!logs.empty())
     lines.push_back("logs: " + logs);
   return lines;
@@ -179,7 +176,8 @@ std::vector<std::string> status_printer::table(const job_status& st, int64_t now
                                                size_t max_rows) {
   std::vector<std::string> lines;
   auto end = st.finished_ms > 0 ? st.finished_ms : now_ms;
-  auto head = st.app_id + (st.name.empty() ? "" : " (" + st.name + ")") + " " + st.state;
+  auto head = st.app_id + (st.name.empty() ? "" : " (" + st.name + ")") + " " +
+              to_string(st.state);
   if (st.attempt > 1)
     head += " attempt " + std::to_string(st.attempt);
   if (st.started_ms > 0)
@@ -193,21 +191,21 @@ std::vector<std::string> status_printer::table(const job_status& st, int64_t now
     size_t w_task = 4, w_state = 5, w_addr = 9;
     for (auto& t : st.tasks) {
       w_task = std::max(w_task, to_string(t.task).size());
-      w_state = std::max(w_state, t.state.size());
+      w_state = std::max(w_state, std::strlen(to_string(t.state)));
       w_addr = std::max(w_addr, t.host.size() + 1 + std::to_string(t.port).size());
     }
     lines.push_back("  " + pad("TASK", w_task + 2) + pad("STATE", w_state + 2) +
                     pad("HOST:PORT", w_addr + 2) + pad("EXIT", 6) + "TIME");
     for (auto& t : st.tasks) {
       std::string addr = t.port > 0 ? t.host + ":" + std::to_string(t.port) : t.host;
-      std::string code = final_state(t.state) && !t.container_id.empty()
-                             ? std::to_string(t.exit_code)
-                             : "";
+      std::string code =
+          is_final(t.state) && !t.container_id.empty() ? std::to_string(t.exit_code) : "";
       std::string time;
       if (t.started_ms > 0)
         time = seconds((t.finished_ms > 0 ? t.finished_ms : end) - t.started_ms);
-      auto row = "  " + pad(to_string(t.task), w_task + 2) + pad(t.state, w_state + 2) +
-                 pad(addr, w_addr + 2) + pad(code, 6) + time;
+      auto row = "  " + pad(to_string(t.task), w_task + 2) +
+                 pad(to_string(t.state), w_state + 2) + pad(addr, w_addr + 2) +
+                 pad(code, 6) + time;
       while (!row.empty() && row.back() == ' ')
         row.pop_back();
       lines.push_back(row);
@@ -220,7 +218,7 @@ std::vector<std::string> status_printer::table(const job_status& st, int64_t now
   for (auto& t : st.tasks) {
     if (!counts.count(t.task.type))
       order.push_back(t.task.type);
-    ++counts[t.task.type][t.state];
+    ++counts[t.task.type][to_string(t.state)];
   }
   size_t w_type = 4;
   for (auto& type : order)

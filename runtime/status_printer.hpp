@@ -44,9 +44,9 @@ public:
 private:
   void task_lines(const job_status& st, bool per_task, std::vector<std::string>& lines);
 
-  std::string job_state_;
+  std::optional<tony::job_state> job_state_;
   int32_t attempt_ = 0;
-  std::map<std::string, std::string> task_states_; // "worker:0" -> state
+  std::map<std::string, task_state> task_states_; // "worker:0" -> state
   std::string last_progress_;
   int64_t last_progress_ms_ = 0;
   void waiting_line(const job_status& st, bool changed, int64_t now_ms,

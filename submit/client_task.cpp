@@ -54,7 +54,7 @@ std::map<std::string, std::string> client_task::environment(const job_status& st
 }
 
 void client_task::on_status(const job_status& st) {
-  if (pid_ > 0 || exit_ || st.state != "RUNNING")
+  if (pid_ > 0 || exit_ || st.state != job_state::running)
     return;
   process::spawn_options opts;
   opts.argv = {"/bin/sh", "-c", command_};

@@ -59,7 +59,7 @@ void event_output::yarn_state(const std::string& app_id, const std::string& stat
 void event_output::finished(const job_status& st, int exit_code) {
   emit({{"event", "finished"},
         {"app_id", st.app_id},
-        {"state", st.state},
+        {"state", to_string(st.state)},
         {"diagnostics", st.diagnostics},
         {"exit_code", exit_code},
         {"failed_tasks", failed_tasks(st)},
@@ -69,7 +69,7 @@ void event_output::finished(const job_status& st, int exit_code) {
 json event_output::failed_tasks(const job_status& st, size_t tail_bytes) {
   json result = json::array();
   for (auto& t : st.tasks) {
-    if (t.state != "FAILED" && t.state != "LOST")
+    if (!is_failure(t.state))
       continue;
     std::string tail;
     if (!t.log_dir.empty() && t.log_dir[0] == '/')
@@ -77,7 +77,7 @@ json event_output::failed_tasks(const job_status& st, size_t tail_bytes) {
     if (tail.empty())
       tail = tail_from_diagnostics(t.diagnostics);
     result.push_back({{"task", to_string(t.task)},
-                      {"state", t.state},
+                      {"state", to_string(t.state)},
                       {"exit_code", t.exit_code},
                       {"diagnostics", t.diagnostics},
                       {"log_dir", t.log_dir},

@@ -135,7 +135,7 @@ commands follow_core::rm_lost_check(int64_t now) {
   commands out{forget_secret{}, leave{end}};
   out.emplace_back(say{"job " + app +
                        (setup_.job ? " (" + setup_.job->name + ")" : std::string{}) +
-                       " " + end.state +
+                       " " + to_string(end.state) +
                        " (its AM's final status: no ResourceManager answered for 60 s "
                        "after the AM ended, so YARN's record of it is unknown; "
                        "tony-submit --status " +
@@ -143,7 +143,8 @@ commands follow_core::rm_lost_check(int64_t now) {
   if (!end.diagnostics.empty())
     out.emplace_back(say{"diagnostics: " + end.diagnostics});
   out.emplace_back(say{"last ResourceManager error: " + last_rm_error_});
-  out.emplace_back(exit_with{end.state == "SUCCEEDED" ? exit_succeeded : exit_failed});
+  out.emplace_back(
+      exit_with{end.state == job_state::succeeded ? exit_succeeded : exit_failed});
   return out;
 }
 
@@ -291,13 +292,16 @@ job_status final_view(const std::string& app, const job_spec* job,
   st.app_id = app;
   if (st.name.empty())
     st.name = job ? job->name : report.name;
-  std::string final = yarn::to_string(report.final);
   if (report.state == yarn::application_state::killed)
-    st.state = "KILLED";
+    st.state = job_state::killed;
   else if (report.state == yarn::application_state::failed)
-    st.state = "FAILED";
-  else if (final == "SUCCEEDED" || final == "FAILED" || final == "KILLED")
-    st.state = final;
+    st.state = job_state::failed;
+  else if (report.final == yarn::final_status::succeeded)
+    st.state = job_state::succeeded;
+  else if (report.final == yarn::final_status::failed)
+    st.state = job_state::failed;
+  else if (report.final == yarn::final_status::killed)
+    st.state = job_state::killed;
   if (!report.diagnostics.empty())
     st.diagnostics = report.diagnostics;
   return st;

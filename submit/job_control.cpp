@@ -121,13 +121,13 @@ std::optional<job_status> local_status(const local_job& job, std::string* proble
   st.app_id = job.app_id;
   st.name = job.name;
   if (job.am_pid == 0) {
-    st.state = "NEW"; // the AM is still starting
+    st.state = job_state::fresh; // the AM is still starting
     return st;
   }
   if (!is_am_of(job.am_pid, job.app_id)) {
     if (auto fin = final_status_of(job)) // it just ended
       return fin;
-    st.state = "LOST";
+    st.state = job_state::lost;
     st.diagnostics = "the ApplicationMaster (pid " + std::to_string(job.am_pid) +
                      ") ended without a final status; see " + job.dir + "/am.log";
     return st;
@@ -168,13 +168,13 @@ void print_status(const job_status& st, const std::string& backend,
     return;
   }
   std::cout << "application: " << st.app_id << "\nname: " << st.name
-            << "\nbackend: " << backend << "\nstate: " << st.state
+            << "\nbackend: " << backend << "\nstate: " << to_string(st.state)
             << "\njob dir: " << where << "\n";
   if (!st.diagnostics.empty())
     std::cout << "diagnostics: " << st.diagnostics << "\n";
   for (auto& t : st.tasks)
-    std::cout << "task " << to_string(t.task) << ": " << t.state << " " << t.host << ":"
-              << t.port << " " << t.container_id << "\n";
+    std::cout << "task " << to_string(t.task) << ": " << to_string(t.state) << " "
+              << t.host << ":" << t.port << " " << t.container_id << "\n";
 }
 
 bool wait_gone(pid_t pid, const std::string& app_id, milliseconds limit) {
@@ -197,7 +197,7 @@ void force_kill(const local_job& job) {
   job_status st;
   st.app_id = job.app_id;
   st.name = job.name;
-  st.state = "KILLED";
+  st.state = job_state::killed;
   st.diagnostics = "killed by tony-submit --kill; the ApplicationMaster had to be "
                    "killed without a final status (see " +
                    job.dir + "/am.log)";
@@ -210,7 +210,8 @@ void force_kill(const local_job& job) {
 
 int kill_local(const local_job& job) {
   if (auto st = final_status_of(job)) {
-    std::cout << "tony: " << job.app_id << " already ended: " << st->state << std::endl;
+    std::cout << "tony: " << job.app_id << " already ended: " << to_string(st->state)
+              << std::endl;
     return exit_succeeded;
   }
   if (job.am_pid == 0) {
@@ -327,10 +328,11 @@ int print_task_logs(const job_status& st, const logs_request& req,
     std::string known;
     for (auto& t : st.tasks)
       known += (known.empty() ? "" : ", ") + to_string(t.task);
-    complain(req.task.empty() ? st.app_id + " has no tasks yet (" + st.state + ")"
-                              : "no task " + req.task + " in " + st.app_id +
-                                    (known.empty() ? " (it has no tasks yet)"
-                                                   : "; its tasks: " + known));
+    complain(
+        req.task.empty()
+            ? st.app_id + " has no tasks yet (" + to_string(st.state) + ")"
+            : "no task " + req.task + " in " + st.app_id +
+                  (known.empty() ? " (it has no tasks yet)" : "; its tasks: " + known));
     return exit_usage;
   }
   // One named file of one task: its bytes alone, for programs.

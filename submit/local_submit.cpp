@@ -379,7 +379,7 @@ int finish(local_follow& f) {
     job_status st;
     st.app_id = app_id;
     st.name = job.name;
-    st.state = "KILLED";
+    st.state = job_state::killed;
     st.diagnostics = "killed by tony-submit (interrupted); the ApplicationMaster exited "
                      "with code " +
                      std::to_string(am_exit ? am_exit->exit_code : -1) +
@@ -405,9 +405,9 @@ int finish(local_follow& f) {
   f.view.finish(*final_status, job_dir);
   if (!opts.quiet)
     say("event log: " + job_dir + "/events.jsonl (tony-history show " + app_id + ")");
-  auto code =
-      f.hook.exit_code(final_status->state == "SUCCEEDED" ? exit_succeeded : exit_failed,
-                       f.stopped_for_client, milliseconds(job.policy.stop_grace_ms));
+  auto code = f.hook.exit_code(
+      final_status->state == job_state::succeeded ? exit_succeeded : exit_failed,
+      f.stopped_for_client, milliseconds(job.policy.stop_grace_ms));
   if (opts.events) {
     opts.events->show(*final_status);
     opts.events->finished(*final_status, code);

@@ -278,8 +278,10 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     st.app_id = app_id;
     if (st.name.empty())
       st.name = report.name;
-    if (st.state.empty())
-      st.state = yarn::to_string(report.state); // NEW, ACCEPTED: the AM is not up
+    // Without the AM's word: NEW until YARN runs the AM (yarn_state says
+    // which of YARN's states), RUNNING once it does.
+    if (!tasks && report.state == yarn::application_state::running)
+      st.state = job_state::running;
     if (st.tracking_url.empty())
       st.tracking_url = report.tracking_url;
     auto j = nlohmann::json::parse(to_json(st));
@@ -306,7 +308,7 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
     std::cout << "tasks: not shown: " << why_no_tasks << "\n";
   if (tasks)
     for (auto& task : tasks->tasks)
-      std::cout << "task " << to_string(task.task) << ": " << task.state << " "
+      std::cout << "task " << to_string(task.task) << ": " << to_string(task.state) << " "
                 << task.host << ":" << task.port << " " << task.container_id << "\n";
   return exit_succeeded;
 }

@@ -122,9 +122,9 @@ std::vector<segment> segments_of(const history::task_run& r, int64_t now) {
 
 const char* phase_at(const history::task_run& r, int64_t t, int64_t now) {
   if (r.finished() && t >= r.finished_ms) {
-    if (r.state == "SUCCEEDED")
+    if (r.state == task_state::succeeded)
       return "succeeded";
-    if (r.state == "KILLED")
+    if (r.state == task_state::killed)
       return "killed";
     return "failed";
   }
@@ -139,7 +139,7 @@ std::string run_markup(const std::string& task, const history::task_run& r,
   std::string g = "<g class=\"run\" data-task=\"" + html_escape(task) +
                   "\" data-attempt=\"" + std::to_string(r.attempt) +
                   "\" data-container=\"" + html_escape(r.container_id) +
-                  "\" data-state=\"" + html_escape(r.state) + "\">";
+                  "\" data-state=\"" + to_string(r.state) + "\">";
   auto who = task + " (attempt " + std::to_string(r.attempt) +
              (r.restart > 0 ? ", restart " + std::to_string(r.restart) : "") + ")";
   for (auto& s : segments_of(r, now)) {
@@ -152,10 +152,10 @@ std::string run_markup(const std::string& task, const history::task_run& r,
   }
   if (r.finished()) {
     auto x = ax.x(r.finished_ms);
-    g += "<rect class=\"end end-" + html_escape(r.state) + "\" x=\"" + num(x - 2) +
-         "\" y=\"" + std::to_string(y - 2) + "\" width=\"4\" height=\"" +
+    g += "<rect class=\"end end-" + std::string{to_string(r.state)} + "\" x=\"" +
+         num(x - 2) + "\" y=\"" + std::to_string(y - 2) + "\" width=\"4\" height=\"" +
          std::to_string(h + 4) + "\"><title>" + html_escape(who) + ": " +
-         html_escape(r.state) + " (exit " + std::to_string(r.exit_code) + ") at " +
+         to_string(r.state) + " (exit " + std::to_string(r.exit_code) + ") at " +
          html_escape(format_time(r.finished_ms)) + "</title></rect>";
   }
   return g + "</g>";

@@ -112,7 +112,7 @@ std::string page_head(const job_status& st, const page_options& opts,
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
   h += "<title>" + html_escape(subtitle.empty() ? title : subtitle + " - " + title) +
-       " (" + html_escape(st.state) + ") - tony</title>\n";
+       " (" + std::string{to_string(st.state)} + ") - tony</title>\n";
   if (opts.live && !final)
     h += "<meta http-equiv=\"refresh\" content=\"" + std::to_string(opts.refresh_s) +
          "\">\n";
@@ -122,8 +122,9 @@ std::string page_head(const job_status& st, const page_options& opts,
     h += "<nav class=\"crumbs\"><a href=\"./\">" + html_escape(title) + "</a> / " +
          html_escape(subtitle) + "</nav>\n";
   h += "<header><h1 id=\"job-name\">" + html_escape(subtitle.empty() ? title : subtitle) +
-       "</h1> <span id=\"job-state\" class=\"state state-" + html_escape(st.state) +
-       "\">" + html_escape(st.state) + "</span></header>\n";
+       "</h1> <span id=\"job-state\" class=\"state state-" +
+       std::string{to_string(st.state)} + "\">" + to_string(st.state) +
+       "</span></header>\n";
   if (!opts.note.empty())
     h += "<p class=\"note\">" + html_escape(opts.note) + "</p>\n";
   return h;
@@ -189,7 +190,8 @@ std::string summary_section(const job_status& st, int64_t now_ms,
 std::string diagnostics_section(const job_status& st) {
   if (st.diagnostics.empty())
     return {};
-  bool waiting = st.state == "ALLOCATING" && st.diagnostics.rfind("waiting for ", 0) == 0;
+  bool waiting =
+      st.state == job_state::allocating && st.diagnostics.rfind("waiting for ", 0) == 0;
   return std::string{waiting ? "<section id=\"waiting\"><h2>Waiting"
                              : "<section id=\"diagnostics\"><h2>Diagnostics"} +
          "</h2><pre>" + html_escape(st.diagnostics) + "</pre></section>\n";
@@ -230,7 +232,7 @@ std::string type_view(const job_status& st, int64_t now, const page_options& opt
   for (auto& t : st.tasks)
     if (t.task.type == opts.type) {
       of_type.push_back(&t);
-      if (opts.state.empty() || t.state == opts.state)
+      if (opts.state.empty() || to_string(t.state) == opts.state)
         shown.push_back(&t);
     }
   if (of_type.empty())
@@ -374,7 +376,7 @@ std::string tensorboard_address(const job_status& st) {
   for (auto& t : st.tasks) {
     if (t.task.type != "tensorboard" || t.port <= 0)
       continue;
-    if (t.state != "RUNNING" && t.state != "REGISTERED")
+    if (t.state != task_state::running && t.state != task_state::registered)
       continue;
     auto host = t.host.empty() || t.host == "0.0.0.0" ? std::string{"127.0.0.1"} : t.host;
     return host + ":" + std::to_string(t.port);

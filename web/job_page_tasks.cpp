@@ -20,12 +20,6 @@ bool is_url(const std::string& s) {
   return s.rfind("http://", 0) == 0 || s.rfind("https://", 0) == 0;
 }
 
-// Final task states (doc/lifecycle.md).
-bool task_final(const std::string& state) {
-  return state == "SUCCEEDED" || state == "FAILED" || state == "KILLED" ||
-         state == "LOST";
-}
-
 std::string log_links(const task_status& t) {
   if (t.log_dir.empty() || t.container_id.empty())
     return "";
@@ -99,27 +93,27 @@ std::string task_row(const task_status& t, const usage& u) {
   auto name = to_string(t.task);
   auto id = "task-" + t.task.type + "-" + std::to_string(t.task.index);
   std::string h = "<tr class=\"task\" id=\"" + html_escape(id) + "\" data-task=\"" +
-                  html_escape(name) + "\" data-state=\"" + html_escape(t.state) + "\">";
+                  html_escape(name) + "\" data-state=\"" + to_string(t.state) + "\">";
   h += "<td><a href=\"" + html_escape(task_href(t.task)) + "\">" + html_escape(name) +
        "</a>" + (t.tracked ? "" : " <small>(untracked)</small>") + "</td>";
   h += "<td>" +
        (t.port > 0 ? html_escape(t.host + ":" + std::to_string(t.port))
                    : html_escape(t.host)) +
        "</td>";
-  h += "<td><span class=\"state state-" + html_escape(t.state) + "\">" +
-       html_escape(t.state) + "</span></td>";
+  h += "<td><span class=\"state state-" + std::string{to_string(t.state)} + "\">" +
+       to_string(t.state) + "</span></td>";
   h += "<td class=\"num\">" + std::to_string(t.attempt) +
        (t.restarts > 0 ? " <small>+" + std::to_string(t.restarts) + "</small>" : "") +
        "</td>";
   h += "<td class=\"num\">" +
-       (task_final(t.state) && !t.container_id.empty() ? std::to_string(t.exit_code)
-                                                       : std::string{}) +
+       (is_final(t.state) && !t.container_id.empty() ? std::to_string(t.exit_code)
+                                                     : std::string{}) +
        "</td>";
   h += clock_cell(t.started_ms);
   h += clock_cell(t.finished_ms);
   h += memory_cell(u);
   h += "<td class=\"num\">" +
-       (u.known && !task_final(t.state) ? cpu_text(u.latest.cpu_cores) : std::string{}) +
+       (u.known && !is_final(t.state) ? cpu_text(u.latest.cpu_cores) : std::string{}) +
        "</td>";
   h += container_cell(t.container_id);
   h += "<td class=\"logs\">" + log_links(t) + "</td></tr>\n";
@@ -175,7 +169,7 @@ std::string task_href(const task_id& t) {
 std::string state_tally(const std::vector<const task_status*>& tasks) {
   std::map<std::string, int> counts;
   for (auto* t : tasks)
-    ++counts[t->state];
+    ++counts[to_string(t->state)];
   std::string tally;
   for (auto& [state, n] : counts)
     tally += (tally.empty() ? "" : ", ") + std::to_string(n) + " " + state;
@@ -213,7 +207,7 @@ std::string types_table(const job_status& st, const history::job_record* rec) {
     int64_t peak = 0;
     for (auto* t : tasks) {
       auto u = usage_of(rec, t->task);
-      if (u.known && !task_final(t->state))
+      if (u.known && !is_final(t->state))
         now.push_back(u.latest.rss_bytes);
       peak = std::max(peak, u.peak);
     }
@@ -237,7 +231,7 @@ std::string attention_section(const job_status& st, const history::job_record* r
   std::vector<const task_status*> bad;
   size_t total = 0;
   for (auto& t : st.tasks)
-    if (t.state == "FAILED" || t.state == "LOST") {
+    if (is_failure(t.state)) {
       if (bad.size() < 20)
         bad.push_back(&t);
       ++total;
@@ -253,7 +247,7 @@ std::string state_filters(const std::string& type, const std::string& current,
                           const std::vector<const task_status*>& tasks) {
   std::map<std::string, int> counts;
   for (auto* t : tasks)
-    ++counts[t->state];
+    ++counts[to_string(t->state)];
   auto base = "?type=" + query_value(type);
   std::string h = "<nav class=\"filters\">";
   h += "<a href=\"" + html_escape(base) + "\"" +

@@ -124,7 +124,7 @@ json runs_json(const history::task_runs& t) {
                     {"registered_ms", r.registered_ms},
                     {"running_ms", r.running_ms},
                     {"finished_ms", r.finished_ms},
-                    {"state", r.state},
+                    {"state", to_string(r.state)},
                     {"exit_code", r.exit_code}});
   return runs;
 }
@@ -401,7 +401,7 @@ void handle_job_request(const std::shared_ptr<job_source>& source,
       auto server = st->tensorboard_task.empty() ? "tensorboard:0" : st->tensorboard_task;
       for (auto& t : st->tasks)
         if (to_string(t.task) == server)
-          state = t.state;
+          state = to_string(t.state);
       res.status = 503;
       res.set_header("Retry-After", "2");
       res.set_content("tony: TensorBoard is not running (its task " + server + " is " +

@@ -20,7 +20,6 @@ using nlohmann::json;
 // the event log, status.json and the API share one format.
 json task_json(const task_status& t) {
   job_status wrap;
-  wrap.state = "-";
   wrap.tasks.push_back(t);
   auto j = json::parse(to_json(wrap));
   return j["tasks"][0];
@@ -35,7 +34,7 @@ json job_json(const job_status& st) {
 }
 
 caf::expected<task_status> task_from(const json& j) {
-  json wrap = {{"state", "-"}, {"tasks", json::array({j})}};
+  json wrap = {{"state", to_string(job_state::fresh)}, {"tasks", json::array({j})}};
   auto st = job_status_from_json(wrap.dump());
   if (!st)
     return st.error();
@@ -47,13 +46,11 @@ caf::expected<task_status> task_from(const json& j) {
 caf::expected<job_status> job_from(const json& j) {
   auto copy = j;
   copy["tasks"] = json::array();
+  // A job_submitted event may carry no state: the job is NEW then.
   if (!copy.contains("state") || !copy["state"].is_string() ||
       copy["state"].get<std::string>().empty())
-    copy["state"] = "-";
-  auto st = job_status_from_json(copy.dump());
-  if (st && st->state == "-")
-    st->state.clear();
-  return st;
+    copy["state"] = to_string(job_state::fresh);
+  return job_status_from_json(copy.dump());
 }
 
 bool same_task(const task_status& x, const task_status& y) {
@@ -81,19 +78,26 @@ const std::vector<std::string>& metric_fields() {
   return fields;
 }
 
-std::string task_event_kind(const std::string& state) {
-  if (state == "REQUESTED")
+std::string task_event_kind(task_state state) {
+  switch (state) {
+  case task_state::requested:
     return "task_requested";
-  if (state == "ALLOCATED")
+  case task_state::allocated:
     return "task_allocated";
-  if (state == "LAUNCHED")
+  case task_state::launched:
     return "task_launched";
-  if (state == "REGISTERED")
+  case task_state::registered:
     return "task_registered";
-  if (state == "RUNNING")
+  case task_state::running:
     return "task_started";
-  if (state == "SUCCEEDED" || state == "FAILED" || state == "KILLED" || state == "LOST")
+  case task_state::succeeded:
+  case task_state::failed:
+  case task_state::killed:
+  case task_state::lost:
     return "task_finished";
+  case task_state::restarting:
+    break;
+  }
   return "task_updated";
 }
 
@@ -282,8 +286,8 @@ void apply(job_status& st, const job_event& e) {
       st.name = j.name;
     if (!j.tracking_url.empty())
       st.tracking_url = j.tracking_url;
-    if (st.state.empty())
-      st.state = j.state.empty() ? "NEW" : j.state;
+    if (st.state == job_state::fresh)
+      st.state = j.state;
     if (st.started_ms == 0)
       st.started_ms = j.started_ms;
   } else {

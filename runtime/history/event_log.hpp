@@ -56,7 +56,7 @@ struct job_event {
 const std::vector<std::string>& metric_fields();
 
 /// The task event for a task now in `state` ("RUNNING" -> "task_started").
-std::string task_event_kind(const std::string& state);
+std::string task_event_kind(task_state state);
 
 /// The events that lead from `before` (nullptr: nothing seen yet) to `after`,
 /// stamped `now_ms`. Empty when nothing changed.

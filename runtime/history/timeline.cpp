@@ -4,14 +4,6 @@
 
 namespace tony::history {
 
-namespace {
-
-bool final_state(const std::string& s) {
-  return s == "SUCCEEDED" || s == "FAILED" || s == "KILLED" || s == "LOST";
-}
-
-} // namespace
-
 timeline::timeline(size_t max_runs)
     : max_runs_(max_runs < 1 ? 1 : max_runs) {
   // nop
@@ -29,12 +21,13 @@ task_run& timeline::current(task_runs& t, const task_status& st) {
   bool fresh = t.runs.empty();
   if (!fresh) {
     auto& last = t.runs.back();
-    fresh = st.attempt != last.attempt ||
-            (!st.container_id.empty() && !last.container_id.empty() &&
-             st.container_id != last.container_id && st.state != "REQUESTED" &&
-             st.state != "RESTARTING") ||
-            (st.state == "REQUESTED" &&
-             (last.allocated_ms > 0 || last.finished() || last.state == "RESTARTING"));
+    fresh =
+        st.attempt != last.attempt ||
+        (!st.container_id.empty() && !last.container_id.empty() &&
+         st.container_id != last.container_id && st.state != task_state::requested &&
+         st.state != task_state::restarting) ||
+        (st.state == task_state::requested && (last.allocated_ms > 0 || last.finished() ||
+                                               last.state == task_state::restarting));
   }
   if (fresh) {
     task_run run;
@@ -62,7 +55,7 @@ void timeline::apply(const job_event& e) {
   if (first_ms_ == 0 || (when > 0 && when < first_ms_))
     first_ms_ = when;
   last_ms_ = std::max(last_ms_, when);
-  if (run.container_id.empty() && st.state != "REQUESTED")
+  if (run.container_id.empty() && st.state != task_state::requested)
     run.container_id = st.container_id;
   run.exit_code = st.exit_code;
   auto stamp = [when](int64_t& field) {
@@ -71,29 +64,29 @@ void timeline::apply(const job_event& e) {
   };
   // A run that jumps states (one message may carry several steps) gets the
   // same time for each step it skipped.
-  const auto& s = st.state;
-  if (s == "REQUESTED") {
+  auto s = st.state;
+  if (s == task_state::requested) {
     stamp(run.requested_ms);
-  } else if (s == "ALLOCATED") {
+  } else if (s == task_state::allocated) {
     stamp(run.allocated_ms);
-  } else if (s == "LAUNCHED") {
+  } else if (s == task_state::launched) {
     stamp(run.allocated_ms);
     stamp(run.launched_ms);
-  } else if (s == "REGISTERED") {
+  } else if (s == task_state::registered) {
     stamp(run.allocated_ms);
     stamp(run.launched_ms);
     stamp(run.registered_ms);
-  } else if (s == "RUNNING") {
+  } else if (s == task_state::running) {
     stamp(run.allocated_ms);
     stamp(run.launched_ms);
     stamp(run.registered_ms);
     run.running_ms = st.started_ms > 0 ? st.started_ms : when;
-  } else if (s == "RESTARTING") {
+  } else if (s == task_state::restarting) {
     // This run failed; the next ask is the restart's own run.
     stamp(run.finished_ms);
-    run.state = "FAILED";
+    run.state = task_state::failed;
     return;
-  } else if (final_state(s)) {
+  } else if (is_final(s)) {
     if (run.finished_ms == 0)
       run.finished_ms = st.finished_ms > 0 ? st.finished_ms : when;
   }

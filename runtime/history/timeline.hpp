@@ -32,7 +32,8 @@ struct task_run {
   int64_t registered_ms = 0;
   int64_t running_ms = 0;
   int64_t finished_ms = 0;
-  std::string state; // the last state seen; FAILED for a run that was restarted
+  // The last state seen; FAILED for a run that was restarted.
+  task_state state = task_state::requested;
   int32_t exit_code = 0;
 
   bool finished() const { return finished_ms > 0; }

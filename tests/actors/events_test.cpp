@@ -45,7 +45,7 @@ strings task_trail(const std::vector<history::job_event>& events, const task_id&
   strings result;
   for (auto& e : events)
     if (e.kind.rfind("task_", 0) == 0 && e.task.task == t && e.task.attempt == attempt)
-      result.push_back(e.kind + " " + e.task.state);
+      result.push_back(e.kind + " " + to_string(e.task.state));
   return result;
 }
 
@@ -53,7 +53,7 @@ strings job_trail(const std::vector<history::job_event>& events) {
   strings result;
   for (auto& e : events)
     if (e.kind.rfind("job_", 0) == 0)
-      result.push_back(e.kind + " " + e.job.state);
+      result.push_back(e.kind + " " + to_string(e.job.state));
   return result;
 }
 

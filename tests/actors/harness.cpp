@@ -123,7 +123,7 @@ fake_executor(executor_actor::stateful_pointer<fake_executor_state> self, task_i
 job_status saved_running_job(const job_spec& job) {
   job_status st;
   st.app_id = "application_1_0001";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   st.started_ms = 1;
   for (auto& type : job.tasks)
@@ -131,7 +131,7 @@ job_status saved_running_job(const job_spec& job) {
       task_status ts;
       ts.task = {type.name, i};
       ts.attempt = 1;
-      ts.state = "RUNNING";
+      ts.state = task_state::running;
       ts.container_id = "container_" + type.name + "_" + std::to_string(i);
       ts.host = "node.test";
       ts.port = 2000 + i;
@@ -342,7 +342,7 @@ job_status harness::status() {
 std::string harness::task_state(const task_id& t) {
   for (auto& ts : status().tasks)
     if (ts.task == t)
-      return ts.state;
+      return to_string(ts.state);
   return "<none>";
 }
 

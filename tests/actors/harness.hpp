@@ -29,6 +29,7 @@
 #include "runtime/launch_context.hpp"
 #include "runtime/nm_client.hpp"
 #include "runtime/rm_client.hpp"
+#include "tests/state_names.hpp"
 
 namespace tony::testing {
 

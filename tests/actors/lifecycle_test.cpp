@@ -686,7 +686,7 @@ CAF_TEST(a first AM refuses executors that register again) {
 
 CAF_TEST(an AM whose attempt the RM no longer knows stops its tasks and ends at once) {
   std::string last_saved;
-  on_change = [&](const job_status& s) { last_saved = s.state; };
+  on_change = [&](const job_status& s) { last_saved = to_string(s.state); };
   start();
   register_all();
   auto calls = rm_state().allocations.size();
@@ -711,7 +711,7 @@ CAF_TEST(an AM whose attempt is gone leaves its tasks to the next attempt) {
   job = job_with([](job_spec& j) { j.am.max_app_attempts = 2; });
   // What the AM saves for the next attempt and logs (am_host's sink).
   std::string last_saved;
-  on_change = [&](const job_status& s) { last_saved = s.state; };
+  on_change = [&](const job_status& s) { last_saved = to_string(s.state); };
   start();
   register_all();
   caf::scoped_actor client{sys}; // tony-submit, waiting for the end

@@ -30,17 +30,44 @@ TEST(messages, job_status_survives_serialization) {
   caf::actor_system sys{cfg};
   tony::job_status st;
   st.app_id = "application_1_0001";
-  st.state = "RUNNING";
+  st.state = tony::job_state::running;
   tony::task_status t;
   t.task = {"worker", 1};
   t.host = "127.0.0.1";
   t.port = 4242;
+  t.state = tony::task_state::lost;
   st.tasks.push_back(t);
   auto back = roundtrip(sys, st);
   EXPECT_EQ(back.app_id, st.app_id);
+  EXPECT_EQ(back.state, tony::job_state::running);
   ASSERT_EQ(back.tasks.size(), 1u);
   EXPECT_EQ(back.tasks[0].task, (tony::task_id{"worker", 1}));
   EXPECT_EQ(back.tasks[0].port, 4242);
+  EXPECT_EQ(back.tasks[0].state, tony::task_state::lost);
+}
+
+TEST(messages, every_state_reads_back_from_its_name) {
+  using tony::job_state;
+  using tony::task_state;
+  for (auto x : {job_state::fresh, job_state::allocating, job_state::registering,
+                 job_state::running, job_state::succeeded, job_state::failed,
+                 job_state::killed, job_state::lost})
+    EXPECT_EQ(tony::job_state_named(to_string(x)), x) << to_string(x);
+  for (auto x :
+       {task_state::requested, task_state::allocated, task_state::launched,
+        task_state::registered, task_state::running, task_state::restarting,
+        task_state::succeeded, task_state::failed, task_state::killed, task_state::lost})
+    EXPECT_EQ(tony::task_state_named(to_string(x)), x) << to_string(x);
+  EXPECT_STREQ(to_string(job_state::fresh), "NEW");
+  // YARN's names and other spellings are not tony's states.
+  EXPECT_EQ(tony::job_state_named("ACCEPTED"), std::nullopt);
+  EXPECT_EQ(tony::task_state_named("running"), std::nullopt);
+  EXPECT_EQ(tony::task_state_named(""), std::nullopt);
+  EXPECT_TRUE(is_final(job_state::killed));
+  EXPECT_FALSE(is_final(job_state::lost)); // a client's view, not the AM's word
+  EXPECT_TRUE(is_final(task_state::lost));
+  EXPECT_TRUE(is_failure(task_state::lost));
+  EXPECT_FALSE(is_failure(task_state::killed));
 }
 
 TEST(messages, cluster_spec_keeps_order_per_type) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/lifecycle.hpp"
+#include "tests/state_names.hpp"
 
 namespace tony::testing {
 
@@ -208,11 +209,13 @@ public:
   }
 
   std::string state(const task_id& t) const {
-    auto ts = task(t);
-    return ts.state.empty() ? "<none>" : ts.state;
+    for (auto& ts : lc.status().tasks)
+      if (ts.task == t)
+        return to_string(ts.state);
+    return "<none>";
   }
 
-  std::string job_state() const { return lc.status().state; }
+  std::string job_state() const { return to_string(lc.status().state); }
 
   std::string diagnostics() const { return lc.status().diagnostics; }
 

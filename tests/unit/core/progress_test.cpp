@@ -1,6 +1,7 @@
 // The job's progress as the AM reports it to the RM (core/progress.hpp).
 
 #include "core/progress.hpp"
+#include "tests/state_names.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,14 +14,14 @@ task_status task(std::string type, int32_t index, std::string state,
                  bool tracked = true) {
   task_status t;
   t.task = {std::move(type), index};
-  t.state = std::move(state);
+  t.state = task_state_of(state);
   t.tracked = tracked;
   return t;
 }
 
 job_status job(std::vector<task_status> tasks, std::string state = "RUNNING") {
   job_status st;
-  st.state = std::move(state);
+  st.state = job_state_of(state);
   st.attempt = 1;
   st.tasks = std::move(tasks);
   return st;
@@ -48,7 +49,7 @@ TEST(progress, the_tasks_own_reports_are_averaged) {
                                     {{"worker", 1}, {1, 0.5f}}}),
                   0.5f);
   // One that reported and succeeded counts 1.
-  st.tasks[0].state = "SUCCEEDED";
+  st.tasks[0].state = task_state::succeeded;
   EXPECT_FLOAT_EQ(
       job_progress(st, {{{"chief", 0}, {1, 0.4f}}, {{"worker", 0}, {1, 0.5f}}}), 0.75f);
 }

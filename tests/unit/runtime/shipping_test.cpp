@@ -142,11 +142,11 @@ TEST(client_task, client_zero_sees_the_cluster_but_is_not_in_it) {
   job_status st;
   st.app_id = "application_1_0001";
   st.attempt = 1;
-  st.state = "RUNNING";
+  st.state = job_state::running;
   auto task = [](std::string type, int32_t index, std::string host, int32_t port) {
     task_status t;
     t.task = {std::move(type), index};
-    t.state = "RUNNING";
+    t.state = task_state::running;
     t.host = std::move(host);
     t.port = port;
     return t;

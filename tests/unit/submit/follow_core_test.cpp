@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "submit/submit.hpp"
+#include "tests/state_names.hpp"
 
 using namespace tony;
 using namespace tony::submit_core;
@@ -23,7 +24,7 @@ job_status status_of(const std::string& state, const std::string& diagnostics = 
   job_status st;
   st.app_id = app;
   st.name = "mnist";
-  st.state = state;
+  st.state = job_state_of(state);
   st.diagnostics = diagnostics;
   return st;
 }
@@ -192,7 +193,7 @@ struct driver {
     seen.push_back("wait " + std::to_string(c.interval.count()) + " ms");
   }
   void take(const leave& c, std::vector<event>&) {
-    seen.push_back("leave " + c.status.state);
+    seen.push_back("leave " + std::string{to_string(c.status.state)});
   }
   void take(const forget_secret&, std::vector<event>&) {
     seen.push_back("forget secret");

@@ -9,6 +9,7 @@
 #include "history/history_commands.hpp"
 #include "runtime/history/history_store.hpp"
 #include "runtime/status_json.hpp"
+#include "tests/state_names.hpp"
 
 using namespace tony;
 using namespace tony::history;
@@ -21,7 +22,7 @@ task_status task(const char* type, int32_t index, const char* state,
   task_status t;
   t.task = {type, index};
   t.attempt = attempt;
-  t.state = state;
+  t.state = task_state_of(state);
   return t;
 }
 
@@ -29,7 +30,7 @@ job_status job(const char* state, std::vector<task_status> tasks, int32_t attemp
   job_status st;
   st.app_id = "application_1_0001";
   st.name = "j";
-  st.state = state;
+  st.state = job_state_of(state);
   st.attempt = attempt;
   st.started_ms = 1000;
   st.tasks = std::move(tasks);
@@ -216,4 +217,23 @@ TEST(event_log, application_ids_sort_by_cluster_time_then_number) {
   EXPECT_TRUE(newer_app("application_2_0001", "application_1_0009"));
   EXPECT_TRUE(newer_app("application_1_0010", "application_1_0009"));
   EXPECT_FALSE(newer_app("application_1_0001", "application_1_0002"));
+}
+
+TEST(status_json, a_state_tony_does_not_know_is_refused_naming_it) {
+  auto job = tony::job_status_from_json(R"({"app_id":"a","state":"ACCEPTED"})");
+  ASSERT_FALSE(job);
+  EXPECT_NE(to_string(job.error()).find("job status has no known state ('ACCEPTED')"),
+            std::string::npos)
+      << to_string(job.error());
+  auto task = tony::job_status_from_json(
+      R"({"state":"RUNNING","tasks":[{"type":"worker","index":1,"state":"BUSY"}]})");
+  ASSERT_FALSE(task);
+  EXPECT_NE(to_string(task.error()).find("task worker:1 has no known state ('BUSY')"),
+            std::string::npos)
+      << to_string(task.error());
+  auto fine = tony::job_status_from_json(
+      R"({"state":"RUNNING","tasks":[{"type":"worker","index":1,"state":"LOST"}]})");
+  ASSERT_TRUE(fine) << to_string(fine.error());
+  EXPECT_EQ(fine->state, tony::job_state::running);
+  EXPECT_EQ(fine->tasks.at(0).state, tony::task_state::lost);
 }

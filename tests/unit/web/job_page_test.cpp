@@ -1,3 +1,4 @@
+#include "tests/state_names.hpp"
 #include "web/job_page.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@ task_status task(const char* type, int32_t index, const char* state, int32_t por
   task_status t;
   t.task = {type, index};
   t.attempt = 1;
-  t.state = state;
+  t.state = task_state_of(state);
   t.host = "127.0.0.1";
   t.port = port;
   t.container_id = "container_1_0001_01_00000" + std::to_string(index + 2);
@@ -23,7 +24,7 @@ job_status running_job() {
   job_status st;
   st.app_id = "application_1_0001";
   st.name = "mnist";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   st.started_ms = 1'700'000'000'000;
   st.tasks = {task("worker", 0, "RUNNING", 4000), task("worker", 1, "SUCCEEDED", 4001)};
@@ -68,7 +69,7 @@ TEST(job_page, yarn_log_links_go_to_the_node_manager) {
 TEST(job_page, a_live_page_refreshes_until_the_job_is_final) {
   auto st = running_job();
   EXPECT_TRUE(has(render_job_page(st, 0), "http-equiv=\"refresh\""));
-  st.state = "SUCCEEDED";
+  st.state = job_state::succeeded;
   st.finished_ms = st.started_ms + 5000;
   auto html = render_job_page(st, 0);
   EXPECT_FALSE(has(html, "http-equiv=\"refresh\""));
@@ -81,9 +82,9 @@ TEST(job_page, a_live_page_refreshes_until_the_job_is_final) {
 
 TEST(job_page, diagnostics_are_shown_escaped) {
   auto st = running_job();
-  st.state = "FAILED";
+  st.state = job_state::failed;
   st.diagnostics = "worker:1 exited with code 3\n<script>alert(1)</script>";
-  st.tasks[1].state = "FAILED";
+  st.tasks[1].state = task_state::failed;
   st.tasks[1].exit_code = 3;
   st.tasks[1].diagnostics = "ValueError: a < b";
   auto html = render_job_page(st, 0);
@@ -95,7 +96,7 @@ TEST(job_page, diagnostics_are_shown_escaped) {
 
 TEST(job_page, a_waiting_gang_says_why_apart_from_errors) {
   auto st = running_job();
-  st.state = "ALLOCATING";
+  st.state = job_state::allocating;
   st.diagnostics = "waiting for 1 of 2 containers (1 worker of 1024 MiB, 1 vcores): the "
                    "queue's headroom is 0 MiB, 0 vcores, less than one worker container";
   auto html = render_job_page(st, 0);
@@ -103,7 +104,7 @@ TEST(job_page, a_waiting_gang_says_why_apart_from_errors) {
   EXPECT_TRUE(has(html, "the queue&#39;s headroom is 0 MiB") ||
               has(html, "the queue's headroom is 0 MiB"));
   EXPECT_FALSE(has(html, "<section id=\"diagnostics\">"));
-  st.state = "FAILED";
+  st.state = job_state::failed;
   EXPECT_TRUE(has(render_job_page(st, 0), "<section id=\"diagnostics\">"));
 }
 
@@ -114,7 +115,7 @@ TEST(job_page, tensorboard_is_linked_while_it_runs) {
   st.tasks.push_back(task("tensorboard", 0, "REQUESTED"));
   EXPECT_TRUE(has_tensorboard(st));
   EXPECT_EQ(tensorboard_address(st), "");
-  st.tasks.back().state = "RUNNING";
+  st.tasks.back().state = task_state::running;
   st.tasks.back().port = 6006;
   EXPECT_EQ(tensorboard_address(st), "127.0.0.1:6006");
   EXPECT_TRUE(has(render_job_page(st, 0), "href=\"tensorboard/\""));

@@ -15,6 +15,7 @@
 #include "runtime/history/job_record.hpp"
 #include "runtime/status_printer.hpp"
 #include "submit/log_follower.hpp"
+#include "tests/state_names.hpp"
 #include "web/job_page.hpp"
 
 using namespace tony;
@@ -46,7 +47,7 @@ task_status task(const std::string& type, int32_t index, const std::string& stat
   task_status t;
   t.task = {type, index};
   t.attempt = 1;
-  t.state = state;
+  t.state = task_state_of(state);
   t.host = "127.0.0.1";
   t.port = state == "RUNNING" ? 5000 + index : 0;
   t.container_id = "container_1_0001_01_" + std::to_string(100000 + index);
@@ -72,7 +73,7 @@ struct big_job {
       : rec(nullptr, static_cast<size_t>(workers) + 1) {
     st.app_id = "application_1_0001";
     st.name = "big";
-    st.state = "RUNNING";
+    st.state = job_state::running;
     st.attempt = 1;
     st.started_ms = start;
     for (int i = 0; i < workers; ++i)
@@ -80,10 +81,10 @@ struct big_job {
     st.tasks.push_back(task("ps", 0, "ALLOCATED"));
     rec.observe(st);
     for (auto& t : st.tasks)
-      t.state = "RUNNING";
+      t.state = task_state::running;
     for (int i : {7, 300, 901})
       if (i < workers)
-        st.tasks[static_cast<size_t>(i)].state = "FAILED";
+        st.tasks[static_cast<size_t>(i)].state = task_state::failed;
     rec.observe(st);
     for (int k = 0; k < 5; ++k)
       for (auto& t : st.tasks) {
@@ -230,7 +231,7 @@ TEST(observe_page, the_history_index_filters_by_user_queue_state_and_name) {
 TEST(observe_terminal, a_big_job_prints_progress_instead_of_a_line_per_task) {
   job_status st;
   st.app_id = "application_1_0001";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   for (int i = 0; i < 1000; ++i)
     st.tasks.push_back(task("worker", i, i < 812 ? "REGISTERED" : "ALLOCATED"));
@@ -240,8 +241,8 @@ TEST(observe_terminal, a_big_job_prints_progress_instead_of_a_line_per_task) {
   EXPECT_EQ(lines[0], "job application_1_0001 RUNNING");
   EXPECT_EQ(lines[1], "allocated 1000/1000, registered 812/1000, running 0/1000");
   // A failed task is named; the next progress line waits 2 s.
-  st.tasks[3].state = "FAILED";
-  st.tasks[900].state = "REGISTERED";
+  st.tasks[3].state = task_state::failed;
+  st.tasks[900].state = task_state::registered;
   lines = p.update(st, t0 + 500);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].rfind("worker:3 FAILED", 0), 0u) << lines[0];
@@ -254,13 +255,13 @@ TEST(observe_terminal, a_big_job_prints_progress_instead_of_a_line_per_task) {
 TEST(observe_terminal, the_jobs_end_comes_after_its_last_tasks_line) {
   job_status st;
   st.app_id = "application_1_0001";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   st.tasks = {task("worker", 0, "RUNNING")};
   status_printer p;
   p.update(st);
-  st.state = "SUCCEEDED";
-  st.tasks[0].state = "SUCCEEDED";
+  st.state = job_state::succeeded;
+  st.tasks[0].state = task_state::succeeded;
   auto lines = p.update(st);
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind("worker:0 SUCCEEDED", 0), 0u) << lines[0];
@@ -279,7 +280,7 @@ TEST(observe_terminal, follow_prints_whole_lines_of_the_chief_as_they_grow) {
     return i->second.substr(static_cast<size_t>(offset), max);
   };
   job_status st;
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.tasks = {task("ps", 0, "RUNNING"), task("worker", 0, "RUNNING")};
   EXPECT_EQ(default_follow_task(st), "worker:0");
   st.tasks.push_back(task("chief", 0, "RUNNING"));
@@ -308,13 +309,13 @@ TEST(observe_terminal, the_tensorboard_url_is_said_once_when_it_runs) {
   view.tensorboard_probe(&tensorboard_address);
   job_status st;
   st.app_id = "application_1_0001";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   st.tracking_url = "http://127.0.0.1:5000";
   st.tasks = {task("worker", 0, "RUNNING"), task("tensorboard", 0, "ALLOCATED")};
   view.show(st);
   EXPECT_FALSE(has(out.str(), "TensorBoard:"));
-  st.tasks[1].state = "RUNNING";
+  st.tasks[1].state = task_state::running;
   st.tasks[1].port = 6006;
   view.show(st);
   view.show(st);

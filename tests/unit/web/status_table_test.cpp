@@ -1,4 +1,5 @@
 #include "runtime/status_printer.hpp"
+#include "tests/state_names.hpp"
 
 #include <sstream>
 
@@ -12,14 +13,14 @@ job_status two_workers() {
   job_status st;
   st.app_id = "application_1_0001";
   st.name = "mnist";
-  st.state = "RUNNING";
+  st.state = job_state::running;
   st.attempt = 1;
   st.started_ms = 10'000;
   for (int i = 0; i < 2; ++i) {
     task_status t;
     t.task = {"worker", i};
     t.attempt = 1;
-    t.state = i == 0 ? "RUNNING" : "SUCCEEDED";
+    t.state = i == 0 ? task_state::running : task_state::succeeded;
     t.host = "127.0.0.1";
     t.port = 4000 + i;
     t.container_id = "c" + std::to_string(i);
@@ -66,7 +67,7 @@ TEST(status_view, a_terminal_gets_the_table_rewritten_in_place) {
   status_view view{out, true, false};
   auto st = two_workers();
   view.show(st);
-  st.tasks[0].state = "SUCCEEDED";
+  st.tasks[0].state = task_state::succeeded;
   view.show(st);
   auto text = out.str();
   EXPECT_EQ(count(text, "\x1b[4F\x1b[J"), 1u); // moved up over the 4 lines once
@@ -80,9 +81,9 @@ TEST(status_view, a_pipe_gets_plain_lines_for_changes_only) {
   st.tracking_url = "http://127.0.0.1:5000/";
   view.show(st);
   view.show(st);
-  st.state = "SUCCEEDED";
+  st.state = job_state::succeeded;
   st.finished_ms = 16'000;
-  st.tasks[0].state = "SUCCEEDED";
+  st.tasks[0].state = task_state::succeeded;
   view.finish(st, "/tmp/jobs/x");
   auto text = out.str();
   EXPECT_EQ(text.find('\x1b'), std::string::npos);
@@ -96,8 +97,8 @@ TEST(status_view, a_pipe_gets_plain_lines_for_changes_only) {
 
 TEST(status_view, the_summary_names_where_failed_tasks_logged) {
   auto st = two_workers();
-  st.state = "FAILED";
-  st.tasks[0].state = "FAILED";
+  st.state = job_state::failed;
+  st.tasks[0].state = task_state::failed;
   st.tasks[0].log_dir = "/tmp/jobs/x/containers/c0";
   auto lines = status_printer::summary(st, "/tmp/jobs/x");
   bool found = false;
@@ -112,11 +113,11 @@ TEST(status_view, a_new_attempt_is_announced_with_the_reason_and_tasks_listed_ag
   auto st = two_workers();
   view.show(st);
   st.attempt = 2;
-  st.state = "ALLOCATING";
+  st.state = job_state::allocating;
   st.diagnostics = "attempt 1 failed: worker:1 exited with code 3";
   for (auto& t : st.tasks) {
     t.attempt = 2;
-    t.state = "RUNNING";
+    t.state = task_state::running;
   }
   view.show(st);
   auto text = out.str();
@@ -133,9 +134,9 @@ TEST(status_view, a_new_attempt_is_announced_with_the_reason_and_tasks_listed_ag
 // prints nothing of it.
 TEST(status_printer, a_waiting_gang_says_why_after_5_s_and_when_it_changes) {
   auto st = two_workers();
-  st.state = "ALLOCATING";
+  st.state = job_state::allocating;
   for (auto& t : st.tasks)
-    t.state = "REQUESTED";
+    t.state = task_state::requested;
   st.diagnostics =
       "waiting for 2 of 2 containers (2 worker of 1024 MiB, 1 vcores): "
       "the queue's headroom is 0 MiB, 0 vcores, less than one worker container";

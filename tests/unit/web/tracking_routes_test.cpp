@@ -13,6 +13,7 @@
 #include "messages/error.hpp"
 #include "runtime/history/job_record.hpp"
 #include "runtime/status_json.hpp"
+#include "tests/state_names.hpp"
 #include "web/http_server.hpp"
 #include "web/tensorboard_shim.hpp"
 
@@ -51,12 +52,12 @@ protected:
   void SetUp() override {
     src.st.app_id = "application_1_0001";
     src.st.name = "web";
-    src.st.state = "RUNNING";
+    src.st.state = job_state::running;
     src.st.attempt = 1;
     task_status w;
     w.task = {"worker", 0};
     w.attempt = 1;
-    w.state = "RUNNING";
+    w.state = task_state::running;
     w.host = "127.0.0.1";
     w.port = 4000;
     w.container_id = "container_1_0001_01_000002";
@@ -133,7 +134,7 @@ protected:
     task_status t;
     t.task = {"tensorboard", 0};
     t.attempt = 1;
-    t.state = state;
+    t.state = task_state_of(state);
     t.host = "127.0.0.1";
     t.port = port;
     t.tracked = false;
@@ -191,7 +192,7 @@ TEST_F(routes_test, metrics_and_timeline_are_streamed_a_few_tasks_at_a_time) {
     e.kind = "task_requested";
     e.task.task = id;
     e.task.attempt = 1;
-    e.task.state = "REQUESTED";
+    e.task.state = task_state::requested;
     rec.runs.apply(e);
   }
   auto cli = serve();
