@@ -7,6 +7,7 @@
 
 #include "hadoop/client_security.hpp"
 #include "hadoop/hdfs/namenode_client.hpp"
+#include "hadoop/hdfs/nameservice.hpp"
 #include "hadoop/webhdfs.hpp"
 
 namespace tony::hdfs {
@@ -17,11 +18,16 @@ hadoop::error invalid(std::string text) {
   return hadoop::error{hadoop::error_code::invalid_input, std::move(text)};
 }
 
+// "hdfs://host[:port][/path]" -> "host[:port]".
+std::string authority_of(const std::string& uri) {
+  return uri.substr(7, uri.find('/', 7) - 7);
+}
+
 // "hdfs://host[:port][/path]" -> its RPC address (8020 by default).
 hadoop::expected<hadoop::endpoint> namenode_address(const std::string& uri) {
   if (uri.rfind("hdfs://", 0) != 0)
     return invalid(uri + " is not an hdfs:// URI");
-  auto authority = uri.substr(7, uri.find('/', 7) - 7);
+  auto authority = authority_of(uri);
   if (authority.empty())
     return invalid(uri + " names no NameNode host");
   auto address = hadoop::parse_endpoint(authority, 8020);
@@ -45,47 +51,22 @@ hadoop::expected<std::string> renewer_of(const hadoop::configuration& conf) {
   return hadoop::substitute_host(principal, rm->host);
 }
 
-// An HA nameservice is a logical name, not a host (dfs.nameservices).
-bool is_nameservice(const hadoop::configuration& conf, const hadoop::endpoint& address,
-                    const std::string& uri) {
-  auto names = "," + conf.get_or("dfs.nameservices", "") + ",";
-  names.erase(std::remove(names.begin(), names.end(), ' '), names.end());
-  auto authority = uri.substr(7, uri.find('/', 7) - 7);
-  return authority.find(':') == std::string::npos &&
-         names.find("," + address.host + ",") != std::string::npos;
-}
-
 // The RPC addresses of a nameservice's NameNodes, in dfs.ha.namenodes order.
 hadoop::expected<std::vector<hadoop::endpoint>>
 nameservice_addresses(const hadoop::configuration& conf, const std::string& ns) {
-  auto ids = conf.get_or("dfs.ha.namenodes." + ns, "");
-  std::vector<hadoop::endpoint> out;
-  size_t at = 0;
-  while (at <= ids.size()) {
-    auto comma = ids.find(',', at);
-    if (comma == std::string::npos)
-      comma = ids.size();
-    auto id = ids.substr(at, comma - at);
-    id.erase(std::remove(id.begin(), id.end(), ' '), id.end());
-    at = comma + 1;
-    if (id.empty())
-      continue;
-    auto key = "dfs.namenode.rpc-address." + ns + "." + id;
-    auto text = conf.get_or(key, "");
-    if (text.empty())
-      return invalid("hdfs://" + ns + " is an HA nameservice but " + key + " (NameNode " +
-                     id +
-                     "'s RPC address) is not set in the client "
-                     "configuration: copy the cluster's hdfs-site.xml");
-    auto address = hadoop::parse_endpoint(text, 8020);
-    if (!address)
-      return invalid(key + ": " + address.error().message());
-    out.push_back(*address);
-  }
-  if (out.empty())
-    return invalid("hdfs://" + ns + " is an HA nameservice but dfs.ha.namenodes." + ns +
+  auto found = namenodes_of(conf, ns, "rpc-address");
+  if (found.unset)
+    return invalid("hdfs://" + ns + " is an HA nameservice but " +
+                   found.unset->named("RPC address") +
                    " is not set in the client configuration: copy the cluster's "
                    "hdfs-site.xml");
+  std::vector<hadoop::endpoint> out;
+  for (auto& nn : found.namenodes) {
+    auto address = hadoop::parse_endpoint(nn.address, 8020);
+    if (!address)
+      return invalid(nn.key + ": " + address.error().message());
+    out.push_back(*address);
+  }
   return out;
 }
 
@@ -170,7 +151,7 @@ hadoop::expected<token_plan> plan_tokens(const hadoop::configuration& conf,
     if (!address)
       return address.error();
     namenode_target target;
-    if (is_nameservice(conf, *address, uri)) {
+    if (is_nameservice(conf, authority_of(uri))) {
       auto members = nameservice_addresses(conf, address->host);
       if (!members)
         return members.error();
