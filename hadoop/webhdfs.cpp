@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 #include <nlohmann/json.hpp>
 
+#include "hadoop/hdfs/nameservice.hpp"
 #include "messages/error.hpp"
 
 namespace tony::webhdfs {
@@ -243,14 +244,11 @@ std::string namenode_address(const hadoop::configuration& conf, const std::strin
 caf::expected<std::vector<std::string>>
 namenode_addresses(const hadoop::configuration& conf, const std::string& authority) {
   auto host = authority.substr(0, authority.find(':'));
-  auto is_listed = [](const std::string& list, const std::string& name) {
-    return ("," + list + ",").find("," + name + ",") != std::string::npos;
-  };
+  if (!hdfs::is_nameservice(conf, authority))
+    return std::vector<std::string>{namenode_address(conf, host)};
   auto nameservices = conf.get_or("dfs.nameservices", "");
   nameservices.erase(std::remove(nameservices.begin(), nameservices.end(), ' '),
                      nameservices.end());
-  if (authority.find(':') != std::string::npos || !is_listed(nameservices, host))
-    return std::vector<std::string>{namenode_address(conf, host)};
   auto what = "hdfs://" + host + " is a nameservice (dfs.nameservices = " + nameservices +
               ") but ";
   auto origin = conf.sources().empty()
@@ -264,35 +262,19 @@ namenode_addresses(const hadoop::configuration& conf, const std::string& authori
                           ": add it (e.g. org.apache.hadoop.hdfs.server.namenode.ha."
                           "ConfiguredFailoverProxyProvider) as on the cluster's own "
                           "clients");
-  auto ids = conf.get_or("dfs.ha.namenodes." + host, "");
-  ids.erase(std::remove(ids.begin(), ids.end(), ' '), ids.end());
-  if (ids.empty())
-    return make_error(errc::invalid_config,
-                      what + "dfs.ha.namenodes." + host + " is not set in " + origin +
-                          ": list its NameNodes' ids (e.g. nn1,nn2)");
   auto policy = conf.get_or("dfs.http.policy", "HTTP_ONLY");
   std::transform(policy.begin(), policy.end(), policy.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   bool https = policy == "HTTPS_ONLY";
+  auto found = hdfs::namenodes_of(conf, host, https ? "https-address" : "http-address");
+  if (found.unset)
+    return make_error(
+        errc::invalid_config,
+        what + found.unset->named("WebHDFS address") + " is not set in " + origin +
+            (found.unset->id.empty() ? ": list its NameNodes' ids (e.g. nn1,nn2)" : ""));
   std::vector<std::string> result;
-  std::size_t start = 0;
-  while (start <= ids.size()) {
-    auto comma = ids.find(',', start);
-    auto id =
-        ids.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    start = comma == std::string::npos ? ids.size() + 1 : comma + 1;
-    if (id.empty())
-      continue;
-    auto key = std::string{https ? "dfs.namenode.https-address."
-                                 : "dfs.namenode.http-address."} +
-               host + "." + id;
-    auto address = conf.get_or(key, "");
-    if (address.empty())
-      return make_error(errc::invalid_config, what + key + " (NameNode " + id +
-                                                  "'s WebHDFS address) is not set in " +
-                                                  origin);
-    result.push_back(https ? "https://" + address : address);
-  }
+  for (auto& nn : found.namenodes)
+    result.push_back(https ? "https://" + nn.address : nn.address);
   return result;
 }
 

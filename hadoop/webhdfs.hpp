@@ -87,9 +87,10 @@ std::string namenode_address(const hadoop::configuration& conf, const std::strin
 
 /// The WebHDFS endpoints of the file system whose hdfs:// URI has
 /// `authority` (host[:port], or a nameservice), in the order to try them.
-/// A name of dfs.nameservices whose dfs.client.failover.proxy.provider.<ns>
-/// is set (as Hadoop's clients require) gives each NameNode of
-/// dfs.ha.namenodes.<ns>, in that order: with dfs.http.policy HTTPS_ONLY
+/// A nameservice (hdfs::is_nameservice) whose
+/// dfs.client.failover.proxy.provider.<ns> is set (as Hadoop's clients
+/// require) gives each NameNode of dfs.ha.namenodes.<ns>, in that order
+/// (hdfs::namenodes_of): with dfs.http.policy HTTPS_ONLY
 /// "https://" + dfs.namenode.https-address.<ns>.<id>, else
 /// dfs.namenode.http-address.<ns>.<id> (no default ports: a nameservice
 /// names them). Anything else is {namenode_address(conf, host)}. Fails
