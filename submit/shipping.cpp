@@ -1,10 +1,10 @@
 #include "submit/shipping.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <iostream>
 
 #include "base/files.hpp"
+#include "hadoop/hdfs/nameservice.hpp"
 #include "messages/error.hpp"
 #include "runtime/staging/hadoop_fs.hpp"
 #include "runtime/staging/stager.hpp"
@@ -82,19 +82,14 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
 
 caf::expected<std::string> webhdfs_address_of(const std::string& authority,
                                               const hadoop::configuration& conf) {
-  auto host = authority.substr(0, authority.find(':'));
-  auto nameservices = "," + conf.get_or("dfs.nameservices", "") + ",";
-  nameservices.erase(std::remove(nameservices.begin(), nameservices.end(), ' '),
-                     nameservices.end());
-  bool nameservice = authority.find(':') == std::string::npos &&
-                     nameservices.find("," + host + ",") != std::string::npos;
-  if (authority.empty() || nameservice || authority == default_hdfs_authority(conf))
+  if (authority.empty() || hdfs::is_nameservice(conf, authority) ||
+      authority == default_hdfs_authority(conf))
     return webhdfs::webhdfs_address(conf, authority);
   // Another cluster's NameNode: its default port, under this cluster's
   // HTTP policy.
   hadoop::configuration defaults;
   defaults.set("dfs.http.policy", conf.get_or("dfs.http.policy", "HTTP_ONLY"));
-  return webhdfs::namenode_address(defaults, host);
+  return webhdfs::namenode_address(defaults, authority.substr(0, authority.find(':')));
 }
 
 caf::expected<local_resource> remote_resource(const std::string& uri,
