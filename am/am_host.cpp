@@ -12,7 +12,6 @@
 #include <map>
 #include <memory>
 #include <sstream>
-#include <variant>
 
 #include <spdlog/spdlog.h>
 
@@ -21,6 +20,7 @@
 #include "am/registry_door.hpp"
 #include "base/files.hpp"
 #include "config/job_json.hpp"
+#include "config/result.hpp"
 #include "config/task_env.hpp"
 #include "hadoop/user.hpp"
 #include "messages/error.hpp"
@@ -167,7 +167,7 @@ struct loaded_job {
 };
 
 // The job spec and a fresh secret, or tony-am's exit code.
-std::variant<loaded_job, int> load(const am_options& opts) {
+result<loaded_job, int> load(const am_options& opts) {
   auto text = base::read_file(opts.job_json).value_or("");
   if (text.empty()) {
     spdlog::error("tony-am: cannot read the job spec {}", opts.job_json);
@@ -354,9 +354,9 @@ int end_gone_attempt(const job_status& final_status, http::http_server& web,
 int run_am(const am_options& opts) {
   process::signal_watcher signals;
   auto loaded = load(opts);
-  if (auto code = std::get_if<int>(&loaded))
-    return *code;
-  auto& [job, secret] = std::get<loaded_job>(loaded);
+  if (!loaded)
+    return loaded.error();
+  auto& [job, secret] = *loaded;
   auto make = am_backends().find(opts.backend);
   if (make == am_backends().end()) {
     spdlog::error("tony-am: unknown backend '{}'", opts.backend);

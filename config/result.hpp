@@ -1,8 +1,11 @@
 #pragma once
 
-// A value or an error, for non-actor code that reports more than a caf::error
-// can carry (e.g. every problem of a job.toml at once). No exceptions: callers
-// test the result before they take the value.
+// A value or an error: tony's one result type outside actors and the
+// CAF-free Hadoop library (which keeps hadoop::expected), for code that
+// reports more than a caf::error can carry (every problem of a job.toml at
+// once) or what a process host ends with (result<T, int>: the value or the
+// exit code, the message already said). No exceptions: callers test the
+// result before they take the value.
 
 #include <cassert>
 #include <utility>

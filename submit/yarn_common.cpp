@@ -40,8 +40,8 @@ void complain(const std::string& line) {
   std::cerr << "tony-submit: " << line << std::endl;
 }
 
-std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
-                                            const std::string& from_job) {
+result<hadoop_setup, int> load_hadoop(const std::string& from_cli,
+                                      const std::string& from_job) {
   auto dir = yarn_conf_dir(from_cli, from_job);
   if (dir.empty()) {
     complain("the yarn backend needs the cluster's Hadoop configuration: pass "
@@ -160,7 +160,7 @@ login_from_token_file(const hadoop::configuration& conf) {
 // --proxy-user, else HADOOP_PROXY_USER (as Hadoop's own clients read it):
 // the name, or empty. A name that cannot be a user's is refused here
 // rather than sent in a URL.
-std::variant<std::string, int> proxy_user_of(const submit_options& opts) {
+result<std::string, int> proxy_user_of(const submit_options& opts) {
   auto* env = std::getenv("HADOOP_PROXY_USER");
   auto name = !opts.proxy_user.empty() ? opts.proxy_user : env ? env : "";
   auto bad = std::find_if(name.begin(), name.end(), [](unsigned char ch) {
@@ -176,9 +176,9 @@ std::variant<std::string, int> proxy_user_of(const submit_options& opts) {
 
 } // namespace
 
-std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
-                                            const submit_options& opts,
-                                            const security_spec& from_job) {
+result<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                      const submit_options& opts,
+                                      const security_spec& from_job) {
   auto security = hadoop::client_security_from(setup.conf);
   if (!security) {
     complain(security.error().message());
@@ -230,9 +230,9 @@ std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
   if (by_tokens)
     rm->authenticate_with(by_tokens->rm, user);
   auto proxy = proxy_user_of(opts);
-  if (auto code = std::get_if<int>(&proxy))
-    return *code;
-  auto& acting_for = std::get<std::string>(proxy);
+  if (!proxy)
+    return proxy.error();
+  auto& acting_for = *proxy;
   // A keytab goes to the AM only for the login's own jobs: a proxy user's
   // job lives on its tokens, and never holds the superuser's keytab.
   auto shipped_keytab =

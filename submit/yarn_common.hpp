@@ -7,10 +7,10 @@
 // own HTTP calls authenticate, a task's file from its NodeManager, and the
 // lines tony-submit prints.
 
+#include "config/result.hpp"
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 
 #include <caf/actor_system_config.hpp>
 
@@ -44,8 +44,8 @@ struct hadoop_setup {
 
 /// The configuration --hadoop-conf, the environment or [cluster] name
 /// (`from_cli`, `from_job`); else said, and exit 2.
-std::variant<hadoop_setup, int> load_hadoop(const std::string& from_cli,
-                                            const std::string& from_job);
+result<hadoop_setup, int> load_hadoop(const std::string& from_cli,
+                                      const std::string& from_job);
 
 // A client of the cluster's ResourceManager, authenticated as its client
 // configuration asks: SIMPLE as the current user, or Kerberos from the
@@ -69,9 +69,9 @@ struct rm_connection {
 /// The RM client `setup` and the login options ask for, acting for the
 /// proxy user if any; else said, and the exit code (2 for a bad
 /// configuration or proxy user name, 3 for a failed Kerberos login).
-std::variant<rm_connection, int> connect_rm(const hadoop_setup& setup,
-                                            const submit_options& opts,
-                                            const security_spec& from_job);
+result<rm_connection, int> connect_rm(const hadoop_setup& setup,
+                                      const submit_options& opts,
+                                      const security_spec& from_job);
 
 /// How tony-submit's own HTTP calls (WebHDFS, NodeManagers' web services)
 /// authenticate: SPNEGO with its Kerberos login, else SIMPLE as the user.

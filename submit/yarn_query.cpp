@@ -50,29 +50,29 @@ struct rm_target {
   std::string caller;      // whom tony-submit acts as (short name)
 };
 
-std::variant<rm_target, int> rm_for_application(const std::string& app_id,
-                                                const submit_options& opts) {
+result<rm_target, int> rm_for_application(const std::string& app_id,
+                                          const submit_options& opts) {
   auto id = yarn::parse_application_id(app_id);
   if (!id) {
     complain(id.error().message());
     return exit_usage;
   }
   auto setup = load_hadoop(opts.hadoop_conf, {});
-  if (auto code = std::get_if<int>(&setup))
-    return *code;
-  auto& conf = std::get<hadoop_setup>(setup).conf;
-  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, security_spec{});
-  if (auto code = std::get_if<int>(&connection))
-    return *code;
-  auto& c = std::get<rm_connection>(connection);
+  if (!setup)
+    return setup.error();
+  auto& conf = setup->conf;
+  auto connection = connect_rm(*setup, opts, security_spec{});
+  if (!connection)
+    return connection.error();
+  auto& c = *connection;
   auto auth = http_auth_of(c, security_spec{});
   return rm_target{*id, std::move(c.rm), conf, std::move(auth), c.user};
 }
 
 // The report of an application, or the exit code: 2 when the RM does not
 // know the id, 3 when it cannot be asked.
-std::variant<yarn::application_report, int> report_of(rm_target& target,
-                                                      const std::string& app_id) {
+result<yarn::application_report, int> report_of(rm_target& target,
+                                                const std::string& app_id) {
   auto report =
       target.rm.get_application_report(target.id, hadoop::deadline_after(seconds(10)));
   if (report)
@@ -228,9 +228,9 @@ bool hadoop_conf_known(const submit_options& opts) {
 
 int kill_yarn_application(const std::string& app_id, const submit_options& opts) {
   auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& [id, rm, conf, auth, caller] = std::get<rm_target>(target);
+  if (!target)
+    return target.error();
+  auto& [id, rm, conf, auth, caller] = *target;
   auto deadline = clock_type::now() + seconds(30);
   for (;;) {
     auto done = rm.force_kill_application(id, "killed by tony-submit --kill",
@@ -256,13 +256,13 @@ int kill_yarn_application(const std::string& app_id, const submit_options& opts)
 int status_yarn_application(const std::string& app_id, const submit_options& opts,
                             bool json) {
   auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& t = std::get<rm_target>(target);
+  if (!target)
+    return target.error();
+  auto& t = *target;
   auto got = report_of(t, app_id);
-  if (auto code = std::get_if<int>(&got))
-    return *code;
-  auto& report = std::get<yarn::application_report>(got);
+  if (!got)
+    return got.error();
+  auto& report = *got;
   std::string why_no_tasks;
   auto hidden = hidden_from(report, t.caller, app_id);
   auto tasks = hidden.empty() ? tasks_of(report, app_id, t.conf, t.auth, &why_no_tasks)
@@ -316,13 +316,13 @@ int status_yarn_application(const std::string& app_id, const submit_options& opt
 int logs_yarn_application(const std::string& app_id, const submit_options& opts,
                           const logs_request& req) {
   auto target = rm_for_application(app_id, opts);
-  if (auto code = std::get_if<int>(&target))
-    return *code;
-  auto& t = std::get<rm_target>(target);
+  if (!target)
+    return target.error();
+  auto& t = *target;
   auto got = report_of(t, app_id);
-  if (auto code = std::get_if<int>(&got))
-    return *code;
-  auto& report = std::get<yarn::application_report>(got);
+  if (!got)
+    return got.error();
+  auto& report = *got;
   if (auto hidden = hidden_from(report, t.caller, app_id); !hidden.empty()) {
     complain(hidden);
     return exit_infra;

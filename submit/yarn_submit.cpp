@@ -296,9 +296,9 @@ std::string unfit_ask(const job_spec& job, const resource& max) {
 
 // The tokens the AM gets, and what the user is told about them; or the
 // exit code.
-std::variant<job_credentials, int> credentials_for(const rm_connection& c,
-                                                   const hadoop_setup& setup,
-                                                   const job_spec& job, bool quiet) {
+result<job_credentials, int> credentials_for(const rm_connection& c,
+                                             const hadoop_setup& setup,
+                                             const job_spec& job, bool quiet) {
   auto creds =
       gather_job_credentials(setup.conf, job.security, c.ipc, c.kerberos, c.proxy_user);
   if (!creds) {
@@ -656,13 +656,13 @@ int submit_and_follow(submission& s, yarn::submission_context& ctx) {
 
 int submit_yarn(const job_spec& job, const submit_options& opts) {
   auto setup = load_hadoop(opts.hadoop_conf, job.cluster.hadoop_conf);
-  if (auto code = std::get_if<int>(&setup))
-    return *code;
-  auto& [conf_dir, conf] = std::get<hadoop_setup>(setup);
-  auto connection = connect_rm(std::get<hadoop_setup>(setup), opts, job.security);
-  if (auto code = std::get_if<int>(&connection))
-    return *code;
-  auto& client = std::get<rm_connection>(connection);
+  if (!setup)
+    return setup.error();
+  auto& [conf_dir, conf] = *setup;
+  auto connection = connect_rm(*setup, opts, job.security);
+  if (!connection)
+    return connection.error();
+  auto& client = *connection;
   auto fresh = client.rm.get_new_application(hadoop::deadline_after(seconds(20)));
   if (!fresh) {
     auto why = rm_failure(fresh.error(), conf_dir);
@@ -679,18 +679,13 @@ int submit_yarn(const job_spec& job, const submit_options& opts) {
     return exit_usage;
   }
   // Tokens before staging: a cluster that refuses them costs no upload.
-  auto got_creds =
-      credentials_for(client, std::get<hadoop_setup>(setup), job, opts.quiet);
-  if (auto code = std::get_if<int>(&got_creds))
-    return *code;
-  submission s{job,
-               opts,
-               client,
-               conf,
-               fresh->id,
-               yarn::to_string(fresh->id),
-               std::get<job_credentials>(got_creds),
-               http_auth_of(client, job.security)};
+  auto got_creds = credentials_for(client, *setup, job, opts.quiet);
+  if (!got_creds)
+    return got_creds.error();
+  submission s{job,        opts,
+               client,     conf,
+               fresh->id,  yarn::to_string(fresh->id),
+               *got_creds, http_auth_of(client, job.security)};
   if (auto code = open_staging(s))
     return *code;
   if (auto code = stage_job(s))
