@@ -139,13 +139,11 @@ void lifecycle::adopt_task(const task_status& ts, adoption& a) {
   t->started_ms = ts.started_ms;
   t->finished_ms = ts.finished_ms;
   t->diagnostics = ts.diagnostics;
-  auto state = &ts.state;
-  if (is_final(*state)) {
-    t->state = *state;
+  if (is_final(ts.state)) {
+    t->state = ts.state;
     // A failed task in a running job was absorbed: a sidecar's, or
     // within the tolerance (its budget counts again).
-    if ((*state == task_state::failed || *state == task_state::lost) &&
-        !t->type->sidecar) {
+    if (is_failure(ts.state) && !t->type->sidecar) {
       t->tolerated = true;
       if (!t->type->elastic()) {
         if (t->type->tolerated_failures >= 0)
@@ -156,12 +154,12 @@ void lifecycle::adopt_task(const task_status& ts, adoption& a) {
     }
     return;
   }
-  if (*state == task_state::requested || *state == task_state::restarting) {
+  if (ts.state == task_state::requested || ts.state == task_state::restarting) {
     a.ask_again.push_back(t->id);
     return;
   }
   auto c = a.alive.find(ts.container_id);
-  if (*state == task_state::running && c != a.alive.end()) {
+  if (ts.state == task_state::running && c != a.alive.end()) {
     t->state = task_state::running;
     t->c = c->second;
     t->has_container = true;
@@ -179,7 +177,7 @@ void lifecycle::adopt_task(const task_status& ts, adoption& a) {
     emit(discard_containers{{c->second}});
     a.alive.erase(c);
   }
-  a.gone.emplace_back(t->id, *state == task_state::running
+  a.gone.emplace_back(t->id, ts.state == task_state::running
                                  ? "its container " + ts.container_id + " on " + ts.host +
                                        " ended while no ApplicationMaster ran"
                                  : "it was starting in container " + ts.container_id +
