@@ -30,6 +30,7 @@
 #include "runtime/process/process.hpp"
 #include "runtime/process/signal_watcher.hpp"
 #include "runtime/status_json.hpp"
+#include "runtime/yarn/am_env.hpp"
 #include "web/horovod_rendezvous.hpp"
 #include "web/http_server.hpp"
 #include "web/tracking_routes.hpp"
@@ -69,6 +70,9 @@ history::job_event submitted_event(const am_options& opts, const job_spec& job,
             {"framework", job.framework},
             {"queue", job.queue},
             {"job_file", job.job_file}};
+  // The application's view ACL, for tony-history serve's ACL check.
+  if (auto* acl = std::getenv(yarn_env::view_acl))
+    e.info["view_acl"] = acl;
   for (auto& t : job.tasks)
     e.task_counts[t.name] = t.instances;
   // The resolved job, for tony-history's page (and its TensorBoard log dir).

@@ -4,7 +4,12 @@
 //   tony-history show APP_ID [--json]
 //   tony-history serve [--port N] [--bind ADDR] [--retention 30d]
 //                      [--tensorboard PROGRAM] [--tensorboard-idle 10m]
+//                      [--auth kerberos|none] [--spnego-principal P]
+//                      [--spnego-keytab K]
 //   tony-history clean --retention 30d
+//
+// Exit codes: 0 done; 2 a wrong flag or configuration (said); 3 a server or
+// login that failed (said).
 
 #include <atomic>
 #include <chrono>
@@ -15,8 +20,12 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include "base/text.hpp"
 #include "config/units.hpp"
+#include "hadoop/configuration.hpp"
+#include "hadoop/kerberos.hpp"
 #include "hadoop/user.hpp"
+#include "history/history_auth.hpp"
 #include "history/history_commands.hpp"
 #include "history/history_server.hpp"
 #include "runtime/process/signal_watcher.hpp"
@@ -54,13 +63,29 @@ int clean_jobs(const tony::history::history_options& opts, int64_t retention_ms)
   return 0;
 }
 
-} // namespace
+// The user's Kerberos login for hdfs:// dirs when the cluster is a Kerberos
+// one or a principal or keytab is given; false, said, when it fails.
+bool log_in(const tony::hadoop::configuration& conf, const std::string& principal,
+            const std::string& keytab, tony::history::history_options& opts) {
+  bool remote = false;
+  for (auto& d : opts.dirs)
+    remote = remote || d.rfind("hdfs://", 0) == 0;
+  bool kerberos = tony::base::lower(conf.get_or("hadoop.security.authentication",
+                                                "simple")) == "kerberos";
+  if (principal.empty() && keytab.empty() && !(kerberos && remote))
+    return true;
+  auto login = tony::hadoop::kerberos_credentials::login({principal, keytab});
+  if (!login) {
+    std::cerr << "tony-history: " << login.error().message() << "\n";
+    return false;
+  }
+  opts.kerberos = std::move(*login);
+  return true;
+}
 
-int main(int argc, char** argv) {
-  tony::process::signal_watcher signals;
-  CLI::App app{
-      "tony-history: list past tony jobs, show their timelines, serve their pages"};
-  tony::history::history_options opts;
+// The options every command takes: where the jobs are, how to read them.
+void add_dir_options(CLI::App& app, tony::history::history_options& opts,
+                     std::string& principal, std::string& keytab) {
   app.add_option("--dir", opts.dirs,
                  "a history dir or jobs dir to search: path, file:// or hdfs:// URI "
                  "(repeatable; default: ~/.tony/jobs and ~/.tony/history)");
@@ -75,16 +100,21 @@ int main(int argc, char** argv) {
   app.add_option("--user", opts.user,
                  "the user WebHDFS reads as (default: $HADOOP_USER_NAME, $USER or "
                  "this process's account)");
-  app.require_subcommand(1);
-  auto list = app.add_subcommand("list", "every job found, newest first");
-  auto show = app.add_subcommand("show", "one job's timeline and final task table");
-  std::string app_id;
-  bool as_json = false;
-  show->add_option("app_id", app_id, "the application id")->required();
-  show->add_flag("--json", as_json, "print the replayed status as /api/job does");
+  app.add_option("--principal", principal,
+                 "log in as this Kerberos principal for hdfs:// dirs (with --keytab; "
+                 "default: the ticket cache's on a Kerberos cluster)");
+  app.add_option("--keytab", keytab, "the keytab for --principal");
+  if (auto* ca = std::getenv("TONY_CA_FILE"))
+    opts.ca_file = ca;
+  app.add_option("--ca-file", opts.ca_file,
+                 "the PEM CAs of HTTPS NameNodes (default: $TONY_CA_FILE, else the "
+                 "system's)");
+}
+
+CLI::App* add_serve(CLI::App& app, tony::history::serve_options& so,
+                    std::string& retention, std::string& idle,
+                    tony::history::auth_flags& auth) {
   auto serve = app.add_subcommand("serve", "serve the jobs' pages from their event logs");
-  tony::history::serve_options so;
-  std::string retention, idle;
   serve->add_option("--port", so.port, "port to listen on (default: any free one)");
   serve->add_option("--bind", so.bind, "address to listen on (default: 127.0.0.1)");
   serve->add_option("--retention", retention,
@@ -95,6 +125,60 @@ int main(int argc, char** argv) {
                     "(default: tensorboard on PATH)");
   serve->add_option("--tensorboard-idle", idle,
                     "stop a TensorBoard nobody asked for this long (default 10m)");
+  serve
+      ->add_option("--auth", auth.auth,
+                   "kerberos (SPNEGO on every request) or none (default: the "
+                   "cluster's hadoop.http.authentication.type)")
+      ->check(CLI::IsMember({"kerberos", "none"}));
+  serve->add_option("--spnego-principal", auth.spnego_principal,
+                    "the server's principal, _HOST for its name (default: "
+                    "hadoop.http.authentication.kerberos.principal)");
+  serve->add_option("--spnego-keytab", auth.spnego_keytab,
+                    "the keytab holding its key (default: "
+                    "hadoop.http.authentication.kerberos.keytab)");
+  return serve;
+}
+
+// `tony-history serve`, with what the cluster's configuration enforces.
+int serve(const tony::hadoop::configuration& conf, const tony::history::auth_flags& auth,
+          const tony::history::history_options& opts, tony::history::serve_options so,
+          tony::process::signal_watcher& signals) {
+  auto security = tony::history::serve_security_of(conf, auth, so.bind);
+  if (!security) {
+    std::cerr << security.error() << "\n";
+    return 2;
+  }
+  if (auto guard = security->spnego)
+    so.authenticate = [guard](const httplib::Request& req, httplib::Response& res) {
+      return guard->authenticate(req, res);
+    };
+  so.admins = security->admins;
+  so.note = security->said;
+  std::atomic<bool> stop{false};
+  signals.start([&stop](int) { stop = true; });
+  return tony::history::serve_history(opts, so, stop, std::cout, std::cerr);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  tony::process::signal_watcher signals;
+  CLI::App app{
+      "tony-history: list past tony jobs, show their timelines, serve their pages"};
+  tony::history::history_options opts;
+  std::string principal, keytab;
+  add_dir_options(app, opts, principal, keytab);
+  app.require_subcommand(1);
+  auto list = app.add_subcommand("list", "every job found, newest first");
+  auto show = app.add_subcommand("show", "one job's timeline and final task table");
+  std::string app_id;
+  bool as_json = false;
+  show->add_option("app_id", app_id, "the application id")->required();
+  show->add_flag("--json", as_json, "print the replayed status as /api/job does");
+  tony::history::serve_options so;
+  std::string retention, idle;
+  tony::history::auth_flags auth;
+  add_serve(app, so, retention, idle, auth);
   auto clean =
       app.add_subcommand("clean", "delete the jobs that ended before the retention");
   clean
@@ -107,6 +191,14 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::warn);
+  auto conf = tony::hadoop::configuration::from_environment();
+  if (!conf) {
+    std::cerr << "tony-history: the Hadoop configuration: " << conf.error().message()
+              << "\n";
+    return 2;
+  }
+  if (!log_in(*conf, principal, keytab, opts))
+    return 3;
   if (list->parsed())
     return tony::history::list_jobs(opts, std::cout, std::cerr);
   if (show->parsed())
@@ -115,7 +207,5 @@ int main(int argc, char** argv) {
     return 2;
   if (clean->parsed())
     return clean_jobs(opts, so.retention_ms);
-  std::atomic<bool> stop{false};
-  signals.start([&stop](int) { stop = true; });
-  return tony::history::serve_history(opts, so, stop, std::cout, std::cerr);
+  return serve(*conf, auth, opts, so, signals);
 }

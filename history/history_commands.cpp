@@ -40,7 +40,12 @@ std::string pad(std::string s, size_t width) {
 std::vector<opened_dir> open_dirs(const history_options& opts, std::ostream& err) {
   std::vector<opened_dir> result;
   auto add = [&](const std::string& uri, bool optional) {
-    auto d = open_history(uri, opts.webhdfs, opts.user);
+    webhdfs::namenode_http nn;
+    nn.base = opts.webhdfs;
+    nn.auth.user = opts.user;
+    nn.auth.kerberos = opts.kerberos;
+    nn.auth.ca_file = opts.ca_file;
+    auto d = open_history(uri, std::move(nn));
     if (!d) {
       err << "tony-history: " << describe(d.error()) << "\n";
       return;

@@ -19,6 +19,7 @@
 
 #include <caf/expected.hpp>
 
+#include "hadoop/kerberos.hpp"
 #include "messages/types.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
@@ -31,7 +32,11 @@ struct history_options {
   std::vector<std::string> dirs;
   bool default_dirs = false;
   std::string webhdfs; // NameNode HTTP address for hdfs:// dirs
-  std::string user;    // for WebHDFS
+  std::string user;    // for WebHDFS (SIMPLE)
+  /// A Kerberos login: WebHDFS with SPNEGO instead (a secure cluster).
+  std::shared_ptr<const hadoop::kerberos_credentials> kerberos;
+  /// The CAs of HTTPS NameNodes (TONY_CA_FILE); empty: the system's.
+  std::string ca_file;
 };
 
 /// A job found in a history dir, with its events.

@@ -21,6 +21,7 @@
 #include "web/job_page.hpp"
 #include "web/reverse_proxy.hpp"
 #include "web/tracking_routes.hpp"
+#include "web/view_acl.hpp"
 
 namespace tony::history {
 
@@ -227,39 +228,12 @@ void serve_config(const cached_log& c, httplib::Response& res) {
                   text_plain);
 }
 
-void serve_index(log_cache& cache, const httplib::Request& req, int64_t retention_ms,
-                 httplib::Response& res) {
-  http::index_filter f;
-  auto get = [&](const char* key) {
-    auto i = req.params.find(key);
-    return i == req.params.end() ? std::string{} : i->second;
-  };
-  f.user = get("user");
-  f.queue = get("queue");
-  f.state = get("state");
-  f.name = get("name");
-  std::vector<http::job_summary> rows;
-  size_t total = 0;
-  for (auto& c : cache.all()) {
-    ++total;
-    auto row = summary_of(c);
-    if (f.matches(row))
-      rows.push_back(std::move(row));
-  }
-  std::string retention;
-  if (retention_ms > 0)
-    retention =
-        "jobs are kept " + http::format_duration(retention_ms) + " after their end";
-  res.set_header("Cache-Control", "no-store");
-  res.set_content(http::render_index_page(rows, f, total, retention),
-                  "text/html; charset=utf-8");
-}
-
 struct server_state {
   history_options opts;
   serve_options so;
   log_cache cache;
   tensorboard_launcher tb;
+  http::group_cache groups;
 
   server_state(const history_options& o, const serve_options& s)
       : opts(o)
@@ -277,6 +251,55 @@ struct server_state {
     return x;
   }
 };
+
+// Whether `user` may see job `c` (serve_options::admins); always with no
+// authentication or no ACLs.
+http::view_decision may_view(server_state& st, const std::optional<std::string>& user,
+                             const cached_log& c) {
+  http::view_decision d;
+  if (!user || !st.so.admins) {
+    d.allowed = true;
+    return d;
+  }
+  http::view_acl_config cfg;
+  cfg.app_id = c.log.app_id;
+  if (c.record) {
+    cfg.owner = info_of(*c.record, "user");
+    cfg.view = base::access_list{info_of(*c.record, "view_acl")};
+  }
+  cfg.admins = *st.so.admins;
+  return http::decide_view(cfg, *user, st.groups);
+}
+
+void serve_index(server_state& st, const std::optional<std::string>& user,
+                 const httplib::Request& req, httplib::Response& res) {
+  http::index_filter f;
+  auto get = [&](const char* key) {
+    auto i = req.params.find(key);
+    return i == req.params.end() ? std::string{} : i->second;
+  };
+  f.user = get("user");
+  f.queue = get("queue");
+  f.state = get("state");
+  f.name = get("name");
+  std::vector<http::job_summary> rows;
+  size_t total = 0;
+  for (auto& c : st.cache.all()) {
+    if (!may_view(st, user, c).allowed)
+      continue; // not counted either: its name is not this user's to know
+    ++total;
+    auto row = summary_of(c);
+    if (f.matches(row))
+      rows.push_back(std::move(row));
+  }
+  std::string retention;
+  if (st.so.retention_ms > 0)
+    retention =
+        "jobs are kept " + http::format_duration(st.so.retention_ms) + " after their end";
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(http::render_index_page(rows, f, total, retention),
+                  "text/html; charset=utf-8");
+}
 
 // Application ids as YARN and the local backend write them: letters,
 // digits, '_', '-' and '.'; anything else is no job of ours.
@@ -298,7 +321,8 @@ http::body_rule history_body_rule(const std::string& method, const std::string& 
   return http::tracking_body_rule(method, path.substr(slash));
 }
 
-void serve_job(server_state& st, const httplib::Request& req, const std::string& body,
+void serve_job(server_state& st, const std::optional<std::string>& user,
+               const httplib::Request& req, const std::string& body,
                httplib::Response& res) {
   auto rest = req.path.substr(6); // after "/jobs/"
   auto slash = rest.find('/');
@@ -324,6 +348,12 @@ void serve_job(server_state& st, const httplib::Request& req, const std::string&
                : "no event log of " + app_id + " in " + st.cache.searched()) +
             "\n",
         text_plain);
+    return;
+  }
+  if (auto d = may_view(st, user, *c); !d.allowed) {
+    res.status = 403;
+    res.set_header("Cache-Control", "no-store");
+    res.set_content("tony-history: " + d.why + "\n", text_plain);
     return;
   }
   auto path = rest.substr(slash);
@@ -380,16 +410,24 @@ int serve_history(const history_options& opts, const serve_options& so,
   server.set_body_policy(history_body_rule);
   server.start(
       [st](const httplib::Request& req, const std::string& body, httplib::Response& res) {
+        std::optional<std::string> user;
+        if (st->so.authenticate) {
+          user = st->so.authenticate(req, res);
+          if (!user)
+            return;
+        }
         if (req.path == "/" || req.path == "/index.html")
-          return serve_index(st->cache, req, st->so.retention_ms, res);
+          return serve_index(*st, user, req, res);
         if (req.path.rfind("/jobs/", 0) == 0)
-          return serve_job(*st, req, body, res);
+          return serve_job(*st, user, req, body, res);
         res.status = 404;
         res.set_content("tony-history: nothing here; the job list is at /\n", text_plain);
       });
   out << "tony-history: serving at http://"
       << (so.bind == "0.0.0.0" ? "127.0.0.1" : so.bind) << ":" << *bound
       << "/ (Ctrl-C stops)" << std::endl;
+  if (!so.note.empty())
+    out << "tony-history: " << so.note << std::endl;
   auto next_clean = clock_type::now();
   while (!stop.load()) {
     if (so.retention_ms > 0 && clock_type::now() >= next_clean) {

@@ -14,6 +14,10 @@
 //   /jobs/<app-id>/tensorboard/    TensorBoard on its [tensorboard] log_dir,
 //                                  started on demand, stopped when idle
 //
+// On a secure cluster every request authenticates with SPNEGO, and with the
+// cluster's ACLs on a job is listed and shown only to whom YARN would show
+// it (doc/operations.md, "Security").
+//
 // Event logs are parsed once and kept while their size and time stay the
 // same (10 s for a directory that does not say). With a retention, jobs
 // that ended longer ago are deleted from the history dirs at start and
@@ -21,11 +25,16 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <httplib.h>
+
+#include "base/access_list.hpp"
 #include "history/history_commands.hpp"
 
 namespace tony::history {
@@ -39,6 +48,18 @@ struct serve_options {
   std::string tensorboard = "tensorboard";
   int64_t tensorboard_idle_ms = 10 * 60 * 1000;
   size_t max_tensorboards = 4;
+  /// Who is asking: the user's name, or nullopt with the response already
+  /// made (401, 403); run before every route. Unset: no authentication.
+  /// tony-history sets it to SPNEGO (web/spnego.hpp) on a secure cluster.
+  std::function<std::optional<std::string>(const httplib::Request&, httplib::Response&)>
+      authenticate;
+  /// With `authenticate`, the cluster's ACLs (yarn.acl.enable): a job is listed
+  /// and shown only to its owner, the users and groups of its view ACL (as
+  /// its event log recorded it) and these admins (yarn.admin.acl); nullopt:
+  /// every authenticated user sees every job, as YARN without ACLs.
+  std::optional<base::access_list> admins;
+  /// A line said after the URL (what is enforced); empty: none.
+  std::string note;
 };
 
 /// Serves until `stop` turns true (checked a few times a second); prints the

@@ -38,12 +38,11 @@ std::string proxy_user_of(const std::string& cookies) {
   return {};
 }
 
-view_guard::view_guard(view_acl_config cfg, group_lookup groups)
-    : cfg_(std::move(cfg))
-    , lookup_(std::move(groups)) {}
+group_cache::group_cache(group_lookup lookup)
+    : lookup_(std::move(lookup)) {}
 
-std::vector<std::string> view_guard::groups_of(const std::string& user,
-                                               clock_type::time_point now) {
+std::vector<std::string> group_cache::of(const std::string& user,
+                                         clock_type::time_point now) {
   {
     std::lock_guard<std::mutex> guard{mutex_};
     auto i = cache_.find(user);
@@ -58,11 +57,38 @@ std::vector<std::string> view_guard::groups_of(const std::string& user,
   return groups;
 }
 
+view_decision decide_view(const view_acl_config& cfg, const std::string& user,
+                          group_cache& groups, group_cache::clock_type::time_point now) {
+  view_decision d;
+  d.user = user;
+  if (user == cfg.owner) {
+    d.allowed = true;
+    return d;
+  }
+  auto of_user = cfg.view.everyone() || cfg.admins.everyone() ? std::vector<std::string>{}
+                                                              : groups.of(user, now);
+  if (cfg.view.admits(user, of_user) || cfg.admins.admits(user, of_user)) {
+    d.allowed = true;
+    return d;
+  }
+  d.why = "user " + user + " may not view application " + cfg.app_id +
+          ": only its owner (" + cfg.owner + "), " +
+          (cfg.view.nobody() ? std::string{"its view ACL (empty)"}
+                             : "its view ACL ('" + cfg.view.to_string() + "')") +
+          " and the cluster's admins (yarn.admin.acl) may. The owner adds viewers with "
+          "[security] view_acl in job.toml.";
+  return d;
+}
+
+view_guard::view_guard(view_acl_config cfg, group_lookup groups)
+    : cfg_(std::move(cfg))
+    , groups_(std::move(groups)) {}
+
 view_guard::decision view_guard::decide(const std::string& cookies,
                                         clock_type::time_point now) {
-  decision d;
-  d.user = proxy_user_of(cookies);
-  if (d.user.empty()) {
+  auto user = proxy_user_of(cookies);
+  if (user.empty()) {
+    decision d;
     d.why = "the ResourceManager's web proxy named no user for this request (its web "
             "pages have no authentication: hadoop.http.authentication.type), and "
             "application " +
@@ -70,24 +96,7 @@ view_guard::decision view_guard::decide(const std::string& cookies,
             " is shown only to its owner, its view ACL and the cluster's admins";
     return d;
   }
-  if (d.user == cfg_.owner) {
-    d.allowed = true;
-    return d;
-  }
-  auto groups = cfg_.view.everyone() || cfg_.admins.everyone()
-                    ? std::vector<std::string>{}
-                    : groups_of(d.user, now);
-  if (cfg_.view.admits(d.user, groups) || cfg_.admins.admits(d.user, groups)) {
-    d.allowed = true;
-    return d;
-  }
-  d.why = "user " + d.user + " may not view application " + cfg_.app_id +
-          ": only its owner (" + cfg_.owner + "), " +
-          (cfg_.view.nobody() ? std::string{"its view ACL (empty)"}
-                              : "its view ACL ('" + cfg_.view.to_string() + "')") +
-          " and the cluster's admins (yarn.admin.acl) may. The owner adds viewers with "
-          "[security] view_acl in job.toml.";
-  return d;
+  return decide_view(cfg_, user, groups_, now);
 }
 
 bool view_guard::operator()(const httplib::Request& req, httplib::Response& res) {

@@ -40,18 +40,44 @@ struct view_acl_config {
   base::access_list admins; // yarn.admin.acl
 };
 
-class view_guard {
+/// The groups of users as Hadoop's default mapping resolves them, each kept
+/// 5 minutes (hadoop.security.groups.cache.secs). Thread-safe.
+class group_cache {
 public:
   using group_lookup = std::function<std::vector<std::string>(const std::string& user)>;
   using clock_type = std::chrono::steady_clock;
 
-  explicit view_guard(view_acl_config cfg, group_lookup groups = base::local_groups_of);
+  explicit group_cache(group_lookup lookup = base::local_groups_of);
 
-  struct decision {
-    bool allowed = false;
-    std::string user; // who the proxy named; empty: nobody
-    std::string why;  // refused: what to tell the visitor
-  };
+  std::vector<std::string> of(const std::string& user,
+                              clock_type::time_point now = clock_type::now());
+
+private:
+  group_lookup lookup_;
+  std::mutex mutex_; // guards cache_; never held across a lookup
+  std::map<std::string, std::pair<clock_type::time_point, std::vector<std::string>>>
+      cache_;
+};
+
+struct view_decision {
+  bool allowed = false;
+  std::string user; // who asked; empty: nobody
+  std::string why;  // refused: what to tell the visitor
+};
+
+/// Whether `user` (authenticated; not empty) may view the application of
+/// `cfg`: its owner, its view ACL or the admins; `why` names who may.
+view_decision
+decide_view(const view_acl_config& cfg, const std::string& user, group_cache& groups,
+            group_cache::clock_type::time_point now = group_cache::clock_type::now());
+
+class view_guard {
+public:
+  using group_lookup = group_cache::group_lookup;
+  using clock_type = group_cache::clock_type;
+  using decision = view_decision;
+
+  explicit view_guard(view_acl_config cfg, group_lookup groups = base::local_groups_of);
 
   /// The decision for a request whose Cookie header is `cookies`.
   decision decide(const std::string& cookies,
@@ -61,13 +87,8 @@ public:
   bool operator()(const httplib::Request& req, httplib::Response& res);
 
 private:
-  std::vector<std::string> groups_of(const std::string& user, clock_type::time_point now);
-
   view_acl_config cfg_;
-  group_lookup lookup_;
-  std::mutex mutex_; // guards cache_; never held across a lookup
-  std::map<std::string, std::pair<clock_type::time_point, std::vector<std::string>>>
-      cache_;
+  group_cache groups_;
 };
 
 /// The user the RM's proxy named in a Cookie header ("a=b; proxy-user=x"),

@@ -457,6 +457,61 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
     assert final_state(private, env) == "KILLED"
 
 
+def test_tony_history_serve_takes_spnego_and_the_jobs_acls(tmp_path):
+    """tony-history serve on the secure cluster (doc/tracking.md, "On a
+    secure cluster"): it reads the user's HDFS history dir with the user's
+    Kerberos login, asks every visitor for SPNEGO (the cluster's
+    hadoop.http.authentication.* keys), and with yarn.acl.enable shows a job
+    only to its owner, its view ACL and the admins, in the list as on its
+    page, API and TensorBoard path."""
+    env = with_ca(securelib.client_env())
+    other = with_ca(securelib.other_user_env(tmp_path))
+    other_name = other["TONY_TEST_OTHER_PRINCIPAL"].split("@")[0]
+    quick = ["--backend", "yarn", "--set", 'code.command="echo hello"']
+    runs = [subprocess.Popen([SUBMIT, *quick, *extra, ENV_CHECK], env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            for extra in ([], ["--set", f'security.view_acl="{other_name}"'])]
+    outs = [r.communicate(timeout=300)[0] for r in runs]
+    for r, out in zip(runs, outs):
+        assert r.returncode == 0, out
+    private, shared = (app_id_of(out) for out in outs)
+    host = env["TONY_YARN_HOST"]
+    user = env["TONY_TEST_PRINCIPAL"].split("@")[0]
+    history = f"hdfs://{host}:9000/user/{user}/.tony/history"
+    server = subprocess.Popen([os.path.join(BIN, "tony-history"), "--dir", history, "serve",
+                               "--bind", host], env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        said = server.stdout.readline()
+        assert "serving at" in said, said + server.stdout.read(2000)
+        said += server.stdout.readline()
+        assert f"SPNEGO as HTTP/{host}@{env['TONY_TEST_REALM']}" in said, said
+        assert "ACLs on (yarn.acl.enable)" in said, said
+        base = re.search(r"serving at (http://\S+/)", said).group(1)
+        # No ticket offered: asked for Negotiate, nothing shown.
+        code, body = curl(base, env, negotiate=False)
+        assert code == 401 and "curl --negotiate" in body, (code, body)
+        assert private not in body
+        # The owner sees both jobs.
+        code, body = curl(base, env)
+        assert code == 200 and private in body and shared in body, (code, body[:2000])
+        code, body = curl(f"{base}jobs/{private}/api/job", env)
+        assert code == 200 and '"worker"' in body, (code, body[:2000])
+        # Another person of the realm: only the job whose view ACL names them.
+        code, body = curl(base, other)
+        assert code == 200 and shared in body and private not in body, (code, body[:2000])
+        for path in ["", "api/job", "config", "tensorboard/"]:
+            code, body = curl(f"{base}jobs/{private}/{path}", other)
+            assert code == 403, (path, code, body[:2000])
+            assert f"user {other_name} may not view application {private}" in body, body
+        code, body = curl(f"{base}jobs/{shared}/api/job", other)
+        assert code == 200 and '"worker"' in body, (code, body[:2000])
+    finally:
+        server.terminate()
+        rest = server.communicate(timeout=30)[0]
+    assert server.returncode == 0, rest
+
+
 def fetch_tokens(tmp_path, env, name, *extra):
     """A token file as a workflow scheduler makes one for its actions: the
     user's RM and HDFS delegation tokens, renewer yarn, fetched with
