@@ -187,6 +187,8 @@ task_env_input env_input(executor_pointer self, cluster_map cluster) {
   in.horovod_rendezvous = st.cfg.horovod_rendezvous;
   in.horovod_token = st.cfg.horovod_token;
   in.tensorboard_port = st.cfg.tensorboard_port;
+  if (st.cfg.task.type == "tensorboard" || st.cfg.tensorboard_port > 0)
+    in.tensorboard_token = st.cfg.tensorboard_token;
   return in;
 }
 

@@ -89,6 +89,10 @@ struct executor_config {
   std::string horovod_token;
   /// The port reserved for the TensorBoard the task starts (TB_PORT; 0: none).
   int32_t tensorboard_port = 0;
+  /// The job's TensorBoard token (gate::tensorboard_token): given to the
+  /// task that serves TensorBoard (the `tensorboard` type, or the chief
+  /// with TB_PORT).
+  std::string tensorboard_token;
   /// The local backend's container for the command (image empty: none) and
   /// the program that runs it (docker or podman).
   docker_contract docker;

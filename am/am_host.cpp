@@ -106,9 +106,11 @@ private:
 
 // The tracking page on `server` (bound already), served from the facade.
 void serve_tracking_page(http::http_server& server, application_master& am,
-                         std::shared_ptr<history::job_recorder> recorder) {
+                         std::shared_ptr<history::job_recorder> recorder,
+                         const std::string& secret) {
   auto source = std::make_shared<am_job_source>(am, std::move(recorder));
   http::route_options routes;
+  routes.tensorboard_token = gate::tensorboard_token(secret);
   if (auto base = std::getenv("APPLICATION_WEB_PROXY_BASE"))
     routes.public_base = base;
   server.set_body_policy(http::tracking_body_rule);
@@ -421,7 +423,7 @@ int run_am(const am_options& opts) {
     backend->start_token_renewal(
         [&am](const std::string& credentials) { am.publish_tokens(credentials); });
   if (!tracking_url.empty()) {
-    serve_tracking_page(web, am, recorder);
+    serve_tracking_page(web, am, recorder, secret);
     spdlog::info("tony-am: tracking URL {}", tracking_url);
   }
   backend->announce(

@@ -205,6 +205,8 @@ void tony_vars(env_vars& v, const task_env_input& in, const task_place& at) {
 
   if (in.tensorboard_port > 0)
     v["TB_PORT"] = std::to_string(in.tensorboard_port);
+  if (!in.tensorboard_token.empty())
+    v["TONY_TENSORBOARD_TOKEN"] = in.tensorboard_token;
 }
 
 void dtf_vars(env_vars& v, const task_env_input& in) {
@@ -320,7 +322,55 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
       out.files[path] = std::move(value);
     }
   }
+  if (!in.tensorboard_token.empty()) {
+    auto guard = in.file_dir.empty() ? std::string{"tony_tensorboard.py"}
+                                     : in.file_dir + "/tony_tensorboard.py";
+    out.vars["TONY_TENSORBOARD_GUARD"] = guard;
+    out.files[guard] = tensorboard_guard_program();
+  }
   return out;
+}
+
+const std::string& tensorboard_guard_program() {
+  // The header as WSGI names it: HTTP_ and upper case, '-' as '_'.
+  static const std::string program =
+      R"(# tony's TensorBoard guard (doc/tracking.md "TensorBoard"): TensorBoard
+# answers only requests that carry the token the job's AM sends.
+import hmac
+import os
+import sys
+
+try:
+    from tensorboard import program
+except ImportError as e:
+    sys.exit("tony: python3 cannot import tensorboard (%s): install the "
+             "tensorboard package for the python3 on the task's PATH, or "
+             "declare [tasks.tensorboard] command in job.toml" % e)
+
+TOKEN = os.environ.pop("TONY_TENSORBOARD_TOKEN", "").encode()
+
+
+def guarded(app):
+    def checked(environ, start_response):
+        sent = environ.get("HTTP_X_TONY_TENSORBOARD_TOKEN", "").encode()
+        if TOKEN and hmac.compare_digest(sent, TOKEN):
+            return app(environ, start_response)
+        start_response("403 Forbidden",
+                       [("Content-Type", "text/plain; charset=utf-8")])
+        return [b"tony: this TensorBoard answers only through its job's "
+                b"tracking URL\n"]
+    return checked
+
+
+def server(app, flags):
+    return program.create_port_scanning_werkzeug_server(guarded(app), flags)
+
+
+tensorboard = program.TensorBoard(server_class=server)
+tensorboard.configure(argv=["tensorboard"] + sys.argv[1:])
+sys.exit(tensorboard.main())
+)";
+  return program;
 }
 
 std::string cluster_spec_json(const cluster_map& cluster) {

@@ -40,6 +40,12 @@ struct task_env_input {
   /// this task starts, exported as TB_PORT (TonY's name); 0: none.
   int32_t tensorboard_port = 0;
 
+  /// The token the AM's TensorBoard proxy sends (tensorboard_token_header),
+  /// for the task that serves TensorBoard: exported as
+  /// TONY_TENSORBOARD_TOKEN, with the guard program written beside the spec
+  /// file and named by TONY_TENSORBOARD_GUARD; empty: neither.
+  std::string tensorboard_token;
+
   /// Where the executor writes values too large for the environment (see
   /// render_task_env_files); an absolute directory in the container.
   std::string file_dir;
@@ -75,6 +81,15 @@ constexpr size_t max_env_value_size = 100 * 1024;
 
 /// The environment of a task, split into what fits the environment and what
 /// goes into files.
+/// The header that carries the TensorBoard token from the AM's proxy.
+constexpr const char* tensorboard_token_header = "X-Tony-TensorBoard-Token";
+
+/// TensorBoard behind the token (a Python program run as
+/// `python3 "$TONY_TENSORBOARD_GUARD" <tensorboard's flags>`): every request
+/// without the token in tensorboard_token_header gets 403, so its port on
+/// the node answers nobody but the job's tracking URL.
+const std::string& tensorboard_guard_program();
+
 struct task_env {
   /// Variables to set. A value longer than max_env_value_size is not here;
   /// instead `<NAME>_FILE` holds the path of the file that carries it.

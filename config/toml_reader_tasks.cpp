@@ -234,7 +234,9 @@ void job_reader::resolve_tensorboard() {
   e.spec.name = "tensorboard";
   e.spec.instances = 1;
   e.spec.capability = resource{2048, 1, 0};
-  e.spec.command = "tensorboard --logdir " + base::shell_quote(log_dir) +
+  // TensorBoard behind the AM's token (config/task_env.hpp).
+  e.spec.command = "python3 \"$TONY_TENSORBOARD_GUARD\" --logdir " +
+                   base::shell_quote(log_dir) +
                    " --host 0.0.0.0 --port \"$TONY_TASK_PORT\"";
   e.has_command = true;
   entries_.push_back(std::move(e));

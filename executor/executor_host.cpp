@@ -554,6 +554,7 @@ int run_executor(const std::string& guard_program) {
   auto cfg = executor_config_from(*contract, env);
   if (!cfg.horovod_rendezvous.empty())
     cfg.horovod_token = rendezvous::horovod_token(*secret, contract->attempt);
+  cfg.tensorboard_token = gate::tensorboard_token(*secret);
   auto address = contract->am_host + ":" + std::to_string(contract->am_port);
   auto am_host = contract->am_host;
   auto am_port = static_cast<uint16_t>(contract->am_port);

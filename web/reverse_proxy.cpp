@@ -52,11 +52,18 @@ void forward(const proxy_target& target, const std::string& upstream_target,
   httplib::Request up;
   up.method = req.method == "HEAD" ? "GET" : req.method;
   up.path = upstream_target.empty() ? "/" : upstream_target;
+  auto set_here = [&](const std::string& name) {
+    return std::any_of(target.headers.begin(), target.headers.end(), [&](auto& h) {
+      return base::lower(h.first) == base::lower(name);
+    });
+  };
   for (auto& [k, v] : req.headers)
     if (!skipped(k) && base::lower(k) != "remote_addr" &&
         base::lower(k) != "remote_port" && base::lower(k) != "local_addr" &&
-        base::lower(k) != "local_port")
+        base::lower(k) != "local_port" && !set_here(k))
       up.headers.emplace(k, v);
+  for (auto& [k, v] : target.headers)
+    up.headers.emplace(k, v);
   up.headers.emplace("Accept-Encoding", "identity");
   up.headers.emplace("X-Forwarded-Prefix", target.public_prefix);
   up.body = body;

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <httplib.h>
 
@@ -19,6 +21,9 @@ struct proxy_target {
   /// it ("/proxy/<app>/tensorboard"): a redirect to "/x" becomes
   /// "<public_prefix>/x".
   std::string public_prefix;
+  /// Headers the proxy sets on the upstream request, replacing any of the
+  /// same name the client sent (the AM's TensorBoard token).
+  std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds read_timeout{60000};
 };

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/task_env.hpp"
 #include "messages/error.hpp"
 #include "runtime/history/job_record.hpp"
 #include "runtime/status_json.hpp"
@@ -289,10 +290,13 @@ void serve_api_job(const std::shared_ptr<job_source>& src, const job_status& st,
 // The job's TensorBoard at `upstream` (path and query). Behind YARN's web
 // proxy, which refuses POST, its page gets the script that sends its forms
 // as GETs, that script is served here, and such a GET goes on as the POST
-// it stands for (web/tensorboard_shim.hpp).
-void forward_tensorboard(const proxy_target& target, const std::string& upstream,
+// it stands for (web/tensorboard_shim.hpp). The AM sends its token with
+// every request: TensorBoard answers nobody else (config/task_env.hpp).
+void forward_tensorboard(proxy_target target, const std::string& upstream,
                          const route_options& opts, const httplib::Request& req,
                          const std::string& body, httplib::Response& res) {
+  if (!opts.tensorboard_token.empty())
+    target.headers.emplace_back(tensorboard_token_header, opts.tensorboard_token);
   bool behind_rm_proxy = !opts.public_base.empty();
   if (behind_rm_proxy && upstream == tensorboard_shim_path) {
     res.set_header("Cache-Control", "no-store");

@@ -60,6 +60,9 @@ struct route_options {
   /// and links the resolved job at "config".
   bool tensorboard_on_demand = false;
   bool config_link = false;
+  /// The AM: the job's TensorBoard token, sent to TensorBoard with every
+  /// request (config/task_env.hpp, tensorboard_token_header); empty: none.
+  std::string tensorboard_token;
 };
 
 /// Answers the request for `path` (relative to the mount point, starting

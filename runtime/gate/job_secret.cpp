@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <spdlog/spdlog.h>
 
@@ -41,6 +43,20 @@ std::string make_job_secret() {
   for (auto b : bytes) {
     result += hex[b >> 4];
     result += hex[b & 0xF];
+  }
+  return result;
+}
+
+std::string derived_token(const std::string& secret, const std::string& purpose) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(purpose.data()), purpose.size(), mac, &len);
+  static const char* hex = "0123456789abcdef";
+  std::string result;
+  for (unsigned int i = 0; i < len && result.size() < 32; ++i) {
+    result += hex[mac[i] >> 4];
+    result += hex[mac[i] & 0xF];
   }
   return result;
 }

@@ -45,6 +45,17 @@ job_secret_from_environment(const std::map<std::string, std::string>& env);
 /// hand) a fresh one, with a warning: executors can join, no client follow.
 std::string job_secret_or_fresh(const std::map<std::string, std::string>& env);
 
+/// A credential for one purpose, derived from the secret: the first 32 hex
+/// digits of HMAC-SHA256(secret, purpose). Who holds the secret can make it;
+/// who holds it cannot go back to the secret or to another purpose's.
+std::string derived_token(const std::string& secret, const std::string& purpose);
+
+/// The token the AM's TensorBoard proxy sends to the job's TensorBoard
+/// sidecar, which answers no request without it (doc/tracking.md).
+inline std::string tensorboard_token(const std::string& secret) {
+  return derived_token(secret, "tony-tensorboard/1");
+}
+
 /// Hadoop credentials (token-file format) holding only the secret: the
 /// `tokens` of a ContainerLaunchContext.
 std::string credentials_with_secret(const std::string& secret);

@@ -210,6 +210,13 @@ def check_variables(checks, env, args):
             checks.check("TONY_ATTEMPT expected", attempt == args.expect_attempt,
                          f"TONY_ATTEMPT={attempt}, want {args.expect_attempt}")
 
+    # The TensorBoard token is for the task that serves TensorBoard only.
+    if task_type != "tensorboard" and not env.has("TB_PORT"):
+        env.expect_absent("TONY_TENSORBOARD_TOKEN",
+                          "only the task that serves TensorBoard gets its token")
+        env.expect_absent("TONY_TENSORBOARD_GUARD",
+                          "only the task that serves TensorBoard gets its guard")
+
     # YARN-DTF names.
     env.expect("DTF_TASK_JOB_NAME", task_type)
     env.expect("DTF_TASK_INDEX", str(index))

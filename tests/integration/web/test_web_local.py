@@ -330,6 +330,16 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard(tmp_path):
         st = api_job(base)
         tb = table_of(st)["tensorboard:0"]
         assert tb["state"] == "RUNNING" and not tb["tracked"]
+        # TensorBoard's own port answers nobody but the AM's proxy, which
+        # sends the job's token (doc/tracking.md "TensorBoard"): not a
+        # visitor without it, nor one who makes one up.
+        direct = f"http://{tb['host']}:{tb['port']}/"
+        assert st["tensorboard"]["address"] == f"{tb['host']}:{tb['port']}", st["tensorboard"]
+        for path, headers in [("", {}), ("data/runs", {}),
+                              ("data/runs", {"X-Tony-TensorBoard-Token": "0" * 32})]:
+            status, _, body = get(direct + path, headers=headers)
+            assert status == 403, (path, status, body[:500])
+            assert "answers only through its job's tracking URL" in body, body
         status, _, page = get(base)
         assert 'href="tensorboard/"' in page
         # Without its slash, the proxy sends the browser to it.

@@ -141,9 +141,9 @@ def wait_for(pred, timeout, what, job=None, step=0.2):
     raise AssertionError(f"no {what} within {timeout} s{extra}")
 
 
-def get(url, timeout=10, data=None):
+def get(url, timeout=10, data=None, headers=None):
     """(status, headers, body) of one HTTP request; errors are answers too."""
-    req = urllib.request.Request(url, data=data)
+    req = urllib.request.Request(url, data=data, headers=headers or {})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as res:
             return res.status, dict(res.headers), res.read().decode("utf-8", "replace")

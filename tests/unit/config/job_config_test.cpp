@@ -399,8 +399,9 @@ log_dir = "/logs/it's"
   EXPECT_EQ(tb->instances, 1);
   EXPECT_TRUE(tb->sidecar);
   EXPECT_FALSE(tb->tracked);
-  EXPECT_EQ(tb->command, "tensorboard --logdir '/logs/it'\\''s' --host 0.0.0.0 --port "
-                         "\"$TONY_TASK_PORT\"");
+  // TensorBoard behind the AM's token: the executor writes the guard.
+  EXPECT_EQ(tb->command, "python3 \"$TONY_TENSORBOARD_GUARD\" --logdir '/logs/it'\\''s' "
+                         "--host 0.0.0.0 --port \"$TONY_TASK_PORT\"");
   EXPECT_EQ(tb->priority, 2);
 }
 

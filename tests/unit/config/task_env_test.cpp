@@ -1,5 +1,11 @@
 #include "config/task_env.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -295,6 +301,37 @@ TEST(task_env, tb_port_only_for_the_task_that_starts_tensorboard) {
   EXPECT_FALSE(has(render_task_env(in), "TB_PORT"));
   in.tensorboard_port = 41234;
   EXPECT_EQ(get(render_task_env(in), "TB_PORT"), "41234");
+}
+
+TEST(task_env, the_tensorboard_token_comes_with_the_guard_program) {
+  auto in = input("tensorflow", ps_cluster, "chief", 0);
+  in.file_dir = "/work/c1";
+  auto none = render_task_env_files(in);
+  EXPECT_FALSE(has(none.vars, "TONY_TENSORBOARD_TOKEN"));
+  EXPECT_FALSE(has(none.vars, "TONY_TENSORBOARD_GUARD"));
+  EXPECT_EQ(none.files.count("/work/c1/tony_tensorboard.py"), 0u);
+  in.tensorboard_token = "0123abcd";
+  auto out = render_task_env_files(in);
+  EXPECT_EQ(get(out.vars, "TONY_TENSORBOARD_TOKEN"), "0123abcd");
+  EXPECT_EQ(get(out.vars, "TONY_TENSORBOARD_GUARD"), "/work/c1/tony_tensorboard.py");
+  ASSERT_EQ(out.files.count("/work/c1/tony_tensorboard.py"), 1u);
+  auto& program = out.files.at("/work/c1/tony_tensorboard.py");
+  EXPECT_EQ(program, tensorboard_guard_program());
+  // The header the AM sends, as WSGI names it.
+  EXPECT_NE(program.find("HTTP_X_TONY_TENSORBOARD_TOKEN"), std::string::npos);
+  EXPECT_EQ(std::string{tensorboard_token_header}, "X-Tony-TensorBoard-Token");
+  // It is Python that compiles.
+  auto path = std::filesystem::temp_directory_path() /
+              ("tony-guard-" + std::to_string(::getpid()) + ".py");
+  std::ofstream{path} << program;
+  // compile() writes no .pyc, so nothing is left behind.
+  auto compiled =
+      std::system(("python3 -c 'import sys; compile(open(sys.argv[1]).read(), "
+                   "sys.argv[1], \"exec\")' '" +
+                   path.string() + "'")
+                      .c_str());
+  std::filesystem::remove(path);
+  EXPECT_EQ(compiled, 0);
 }
 
 TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {

@@ -136,6 +136,19 @@ TEST(job_secret, an_application_id_cannot_name_another_path) {
   EXPECT_FALSE(load_secret("../x"));
 }
 
+TEST(job_secret, derived_tokens_are_per_secret_and_purpose) {
+  auto t = derived_token("s3cret", "tony-tensorboard/1");
+  EXPECT_EQ(t.size(), 32u);
+  EXPECT_EQ(t.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(t, derived_token("s3cret", "tony-tensorboard/1"));
+  EXPECT_EQ(t, tensorboard_token("s3cret"));
+  EXPECT_NE(t, derived_token("s3cret", "other"));
+  EXPECT_NE(t, derived_token("s3cres", "tony-tensorboard/1"));
+  // HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog"), cut.
+  EXPECT_EQ(derived_token("key", "The quick brown fox jumps over the lazy dog"),
+            "f7bc83f430538424b13298e6aa6fb143");
+}
+
 TEST(job_secret, fresh_secrets_are_64_hex_digits) {
   auto a = make_job_secret();
   auto b = make_job_secret();

@@ -68,6 +68,8 @@ protected:
     src.st.tasks.push_back(w);
   }
 
+  std::string token; // the AM's TensorBoard token; empty: none
+
   void TearDown() override {
     server.stop();
     upstream.stop();
@@ -81,6 +83,7 @@ protected:
     route_options opts;
     opts.mount = mount;
     opts.public_base = base;
+    opts.tensorboard_token = token;
     server.set_body_policy([mount](const std::string& method, const std::string& path) {
       return path.compare(0, mount.size(), mount) == 0
                  ? tracking_body_rule(method, path.substr(mount.size()))
@@ -117,6 +120,14 @@ protected:
           res.set_header("X-Upstream", "tb");
           if (req.path == "/index.html" || req.path == "/page.html") {
             res.set_content("<html><head><title>TB</title></head></html>", "text/html");
+            return;
+          }
+          if (req.path == "/token") { // every value of the AM's token header
+            std::string sent;
+            auto n = req.get_header_value_count("X-Tony-TensorBoard-Token");
+            for (size_t i = 0; i < n; ++i)
+              sent += "[" + req.get_header_value("X-Tony-TensorBoard-Token", i) + "]";
+            res.set_content("token=" + sent, "text/plain");
             return;
           }
           if (req.path == "/echo") {
@@ -339,6 +350,29 @@ TEST_F(routes_test, tensorboard_requests_are_forwarded_with_query_and_body) {
   auto root = cli.Get("/tensorboard/");
   ASSERT_TRUE(root);
   EXPECT_EQ(root->body, "GET / [] ae=identity");
+}
+
+// The sidecar answers only the AM's token (config/task_env.hpp): the proxy
+// sends it with every request, in place of any the visitor sent.
+TEST_F(routes_test, the_ams_token_goes_to_tensorboard_in_place_of_the_visitors) {
+  token = "0123abcd";
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve();
+  auto plain = cli.Get("/tensorboard/token");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->body, "token=[0123abcd]");
+  auto forged = cli.Get("/tensorboard/token", {{"x-tony-tensorboard-token", "forged"},
+                                               {"X-Tony-TensorBoard-Token", "again"}});
+  ASSERT_TRUE(forged);
+  EXPECT_EQ(forged->body, "token=[0123abcd]");
+}
+
+TEST_F(routes_test, without_a_token_none_is_sent) {
+  add_tensorboard("RUNNING", start_upstream());
+  auto cli = serve();
+  auto res = cli.Get("/tensorboard/token");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body, "token=");
 }
 
 // Behind YARN's web proxy (which refuses POST) TensorBoard's page loads the
