@@ -14,7 +14,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <tuple>
 
 #include <CLI/CLI.hpp>
@@ -81,6 +83,31 @@ bool log_in(const tony::hadoop::configuration& conf, const std::string& principa
   }
   opts.kerberos = std::move(*login);
   return true;
+}
+
+// $HADOOP_CONF_DIR (else $YARN_CONF_DIR) as tony-history reads it: a
+// directory that is not there is no configuration (said in `note`; the
+// local jobs need none), a malformed one an error (said).
+std::optional<tony::hadoop::configuration> hadoop_configuration(std::string& note) {
+  for (auto* var : {"HADOOP_CONF_DIR", "YARN_CONF_DIR"}) {
+    auto* dir = std::getenv(var);
+    if (dir == nullptr || *dir == '\0')
+      continue;
+    if (!std::filesystem::is_directory(dir)) {
+      note = std::string{var} + "=" + dir +
+             " is no directory: read without a Hadoop configuration (no Kerberos, no "
+             "SPNEGO)";
+      return tony::hadoop::configuration{};
+    }
+    break;
+  }
+  auto conf = tony::hadoop::configuration::from_environment();
+  if (!conf) {
+    std::cerr << "tony-history: the Hadoop configuration: " << conf.error().message()
+              << "\n";
+    return std::nullopt;
+  }
+  return std::move(*conf);
 }
 
 // The options every command takes: where the jobs are, how to read them.
@@ -153,7 +180,7 @@ int serve(const tony::hadoop::configuration& conf, const tony::history::auth_fla
       return guard->authenticate(req, res);
     };
   so.admins = security->admins;
-  so.note = security->said;
+  so.note = so.note.empty() ? security->said : so.note + "; " + security->said;
   std::atomic<bool> stop{false};
   signals.start([&stop](int) { stop = true; });
   return tony::history::serve_history(opts, so, stop, std::cout, std::cerr);
@@ -178,7 +205,7 @@ int main(int argc, char** argv) {
   tony::history::serve_options so;
   std::string retention, idle;
   tony::history::auth_flags auth;
-  add_serve(app, so, retention, idle, auth);
+  auto served = add_serve(app, so, retention, idle, auth);
   auto clean =
       app.add_subcommand("clean", "delete the jobs that ended before the retention");
   clean
@@ -191,12 +218,13 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   spdlog::set_level(spdlog::level::warn);
-  auto conf = tony::hadoop::configuration::from_environment();
-  if (!conf) {
-    std::cerr << "tony-history: the Hadoop configuration: " << conf.error().message()
-              << "\n";
+  std::string conf_note;
+  auto conf = hadoop_configuration(conf_note);
+  if (!conf)
     return 2;
-  }
+  // serve's first line is its URL; it says the note after it.
+  if (!conf_note.empty() && !served->parsed())
+    std::cerr << "tony-history: " << conf_note << "\n";
   if (!log_in(*conf, principal, keytab, opts))
     return 3;
   if (list->parsed())
@@ -207,5 +235,7 @@ int main(int argc, char** argv) {
     return 2;
   if (clean->parsed())
     return clean_jobs(opts, so.retention_ms);
+  if (!conf_note.empty())
+    so.note = conf_note;
   return serve(*conf, auth, opts, so, signals);
 }

@@ -357,8 +357,8 @@ def guarded(app):
             return app(environ, start_response)
         start_response("403 Forbidden",
                        [("Content-Type", "text/plain; charset=utf-8")])
-        return [b"tony: this TensorBoard answers only through its job's "
-                b"tracking URL\n"]
+        return [b"tony: this TensorBoard answers only through tony's proxy: "
+                b"its job's tracking URL, or tony-history serve\n"]
     return checked
 
 

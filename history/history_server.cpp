@@ -14,8 +14,10 @@
 
 #include "config/job_json.hpp"
 #include "config/job_toml.hpp"
+#include "config/task_env.hpp"
 #include "history/tensorboard_launcher.hpp"
 #include "messages/error.hpp"
+#include "runtime/gate/job_secret.hpp"
 #include "runtime/history/job_record.hpp"
 #include "web/http_server.hpp"
 #include "web/job_page.hpp"
@@ -209,6 +211,8 @@ void serve_tensorboard(tensorboard_launcher& tb, const cached_log& c,
   http::proxy_target target;
   http::split_host_port(s.address, target.host, target.port);
   target.public_prefix = mount + "/tensorboard";
+  if (!tb.token().empty())
+    target.headers.emplace_back(tensorboard_token_header, tb.token());
   http::forward(target, http::target_after(req.target, mount + "/tensorboard"), req, body,
                 res);
 }
@@ -248,6 +252,8 @@ struct server_state {
     x.program = s.tensorboard;
     x.idle_ms = s.tensorboard_idle_ms;
     x.max_running = s.max_tensorboards;
+    // Its TensorBoards answer only this server's proxy (a fresh token).
+    x.token = gate::make_job_secret();
     return x;
   }
 };

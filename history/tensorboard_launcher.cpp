@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <thread>
 
+#include "config/task_env.hpp"
 #include "messages/error.hpp"
 #include "runtime/process/process.hpp"
 
@@ -73,6 +75,13 @@ tensorboard_launcher::tensorboard_launcher(options opts)
   if (auto dir = base::make_private_dir("tony-history-tensorboard-", no_output_dir_,
                                         opts_.log_root))
     output_dir_ = *dir;
+  if (!output_dir_.empty() && !opts_.token.empty() && opts_.program == "tensorboard") {
+    auto path = output_dir_ + "/tony_tensorboard.py";
+    std::ofstream out{path};
+    out << tensorboard_guard_program();
+    if (out.flush())
+      guard_ = path;
+  }
 }
 
 tensorboard_launcher::~tensorboard_launcher() {
@@ -173,6 +182,11 @@ tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
   so.argv = {opts_.program,         "--logdir", log_dir, "--host", "127.0.0.1", "--port",
              std::to_string(x.port)};
   so.env = process::current_environment();
+  if (!guard_.empty()) { // behind the token, as a job's sidecar
+    so.argv[0] = guard_;
+    so.argv.insert(so.argv.begin(), "python3");
+    so.env["TONY_TENSORBOARD_TOKEN"] = opts_.token;
+  }
   so.stdout_path = x.output;
   so.stderr_path = x.output;
   so.new_session = true;

@@ -42,6 +42,11 @@ public:
     size_t starts_per_client = 4;
     int64_t start_window_ms = 60 * 1000;
     int64_t keep_ms = 60 * 1000;
+    /// With the default program, TensorBoard runs behind tony's guard
+    /// (config/task_env.hpp, tensorboard_guard_program) and answers only
+    /// requests carrying this token, as a job's sidecar does; empty, or
+    /// another program: as it is.
+    std::string token;
     /// Where the launcher makes its private directory for the
     /// TensorBoards' output (<dir>/<key>.log); empty: $TMPDIR, else /tmp,
     /// else ~/.tony/tmp (base/files.hpp make_private_dir).
@@ -59,6 +64,11 @@ public:
 
   explicit tensorboard_launcher(options opts);
   ~tensorboard_launcher();
+
+  /// The token the proxy sends to its TensorBoards; empty: none.
+  const std::string& token() const noexcept {
+    return guard_.empty() ? guard_ : opts_.token;
+  }
 
   tensorboard_launcher(const tensorboard_launcher&) = delete;
   tensorboard_launcher& operator=(const tensorboard_launcher&) = delete;
@@ -105,6 +115,7 @@ private:
   options opts_;
   std::string output_dir_;
   std::string no_output_dir_; // why there is none
+  std::string guard_;         // the guard program's path; empty: unguarded
   mutable std::mutex mtx_;
   std::map<std::string, instance> up_;
   // Each client's starts within the window, oldest first.

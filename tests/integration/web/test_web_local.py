@@ -339,7 +339,7 @@ def test_the_tensorboard_proxy_serves_the_jobs_tensorboard(tmp_path):
                               ("data/runs", {"X-Tony-TensorBoard-Token": "0" * 32})]:
             status, _, body = get(direct + path, headers=headers)
             assert status == 403, (path, status, body[:500])
-            assert "answers only through its job's tracking URL" in body, body
+            assert "answers only through tony's proxy" in body, body
         status, _, page = get(base)
         assert 'href="tensorboard/"' in page
         # Without its slash, the proxy sends the browser to it.

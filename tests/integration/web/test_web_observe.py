@@ -198,6 +198,14 @@ def test_history_server_lists_filters_and_reopens_tensorboard(tmp_path):
             status, _, body = get(tb + "data/runs", timeout=20)
             return body if status == 200 and "train" in body else None
         wait_for(runs, 120, "the run 'train' in TensorBoard's data/runs", step=1)
+        # That TensorBoard answers only the server's proxy (its token), not
+        # another user of this machine at its own port.
+        ps = subprocess.run(["pgrep", "-af", f"tony_tensorboard.py.*{ok_job.dir}"],
+                            stdout=subprocess.PIPE, text=True).stdout
+        port = re.search(r"--port (\d+)", ps)
+        assert port, f"no guarded TensorBoard running: {ps!r}"
+        status, _, body = get(f"http://127.0.0.1:{port.group(1)}/data/runs")
+        assert status == 403 and "answers only through tony's proxy" in body, body[:300]
         # The job's resolved config is there too.
         status, _, config = get(server.url + f"jobs/{apps['hist-ok']}/config")
         assert status == 200 and 'name = "hist-ok"' in config, config
