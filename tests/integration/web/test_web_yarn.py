@@ -116,6 +116,11 @@ def test_the_job_page_and_tensorboard_through_the_rm_web_proxy(rm_web):
             return body if status == 200 and "<title>TensorBoard</title>" in body else None
         wait_for(tensorboard_page, 240, "TensorBoard's page through the RM's proxy", job,
                  step=1)
+        # Its own port on its node answers nobody but the AM (the job's
+        # token, which the executor had from the container's tokens).
+        address = api_job(proxy)["tensorboard"]["address"]
+        status, _, body = get(f"http://{address}/data/runs", timeout=30)
+        assert status == 403 and "answers only through tony's proxy" in body, (status, body)
 
         def runs():
             status, _, body = get(proxy + "tensorboard/data/runs", timeout=30)
