@@ -106,6 +106,20 @@ TEST(view_acl, the_cluster_switch_and_the_acls_come_from_the_ams_environment) {
   EXPECT_EQ(cfg->admins.to_string(), "yarn");
 }
 
+// "the page" on `server`, behind the proxy filter and the view guard that
+// `env` (the AM's environment) sets up; its port, 0 when it cannot bind.
+int serve_behind_the_filters(http_server& server,
+                             const std::map<std::string, std::string>& env) {
+  auto port = server.bind("127.0.0.1", 0);
+  if (!port)
+    return 0;
+  redirect_to_web_proxy(server, env, "application_1_0001");
+  server.start([](const httplib::Request&, const std::string&, httplib::Response& res) {
+    res.set_content("the page", "text/plain");
+  });
+  return *port;
+}
+
 // The AM's page over loopback, the proxy being this machine: the guard
 // stands behind the proxy filter on every path, TensorBoard's included.
 TEST(view_acl, the_ams_page_answers_403_to_whom_the_acl_does_not_admit) {
@@ -117,13 +131,9 @@ TEST(view_acl, the_ams_page_answers_403_to_whom_the_acl_does_not_admit) {
       {"TONY_WEB_PROXIES", "http://127.0.0.1:1"},
       {"APPLICATION_WEB_PROXY_BASE", "/proxy/application_1_0001"}};
   http_server server;
-  auto port = server.bind("127.0.0.1", 0);
-  ASSERT_TRUE(port);
-  redirect_to_web_proxy(server, env, "application_1_0001");
-  server.start([](const httplib::Request&, const std::string&, httplib::Response& res) {
-    res.set_content("the page", "text/plain");
-  });
-  httplib::Client client{"127.0.0.1", *port};
+  auto port = serve_behind_the_filters(server, env);
+  ASSERT_NE(port, 0);
+  httplib::Client client{"127.0.0.1", port};
   for (auto path : {"/", "/api/job", "/tensorboard/"}) {
     auto as = [&](const std::string& cookie) {
       httplib::Headers headers;
@@ -154,13 +164,9 @@ TEST(view_acl, with_the_clusters_acls_off_the_proxys_visitors_are_served) {
       {"TONY_WEB_PROXIES", "http://127.0.0.1:1"},
       {"APPLICATION_WEB_PROXY_BASE", "/proxy/application_1_0001"}};
   http_server server;
-  auto port = server.bind("127.0.0.1", 0);
-  ASSERT_TRUE(port);
-  redirect_to_web_proxy(server, env, "application_1_0001");
-  server.start([](const httplib::Request&, const std::string&, httplib::Response& res) {
-    res.set_content("the page", "text/plain");
-  });
-  httplib::Client client{"127.0.0.1", *port};
+  auto port = serve_behind_the_filters(server, env);
+  ASSERT_NE(port, 0);
+  httplib::Client client{"127.0.0.1", port};
   auto res = client.Get("/api/job", {{"Cookie", "proxy-user=mallory"}});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
