@@ -53,6 +53,7 @@ published_gate::publish(caf::actor_system& sys, caf::strong_actor_ptr whom,
   lopts.name = "registry gate";
   lopts.max_pending = opts.max_pending;
   lopts.deadline = opts.deadline;
+  lopts.evict_after = opts.evict_after;
   lopts.backlog = opts.backlog;
   auto specs = opts.specs;
   result->listener_ = std::make_unique<listener>(

@@ -40,6 +40,10 @@ struct gate_options {
   size_t max_pending = 1024;
   /// How long a connection may take to prove the secret.
   std::chrono::milliseconds deadline{10000};
+  /// At the cap, how long the oldest waits before a newcomer closes it
+  /// (listener_options::evict_after): honest executors prove the secret
+  /// in milliseconds, so a burst of them takes turns in the backlog.
+  std::chrono::milliseconds evict_after{500};
   /// The listening socket's backlog (the kernel caps it at somaxconn).
   int backlog = 1024;
   /// Where connections asking for the spec channel go (started already);

@@ -169,8 +169,39 @@ listener_counts listener::counts() const {
   return c;
 }
 
+bool listener::room_for_one(clock_type::time_point now,
+                            clock_type::time_point* when) const {
+  if (pending_.size() < opts_.max_pending || pending_.empty())
+    return true;
+  auto due = pending_.front().arrived + opts_.evict_after;
+  if (when != nullptr)
+    *when = due;
+  return now >= due;
+}
+
+void listener::hold_accepting(bool hold) {
+  if (hold == accept_held_ || accept_paused_)
+    return;
+  accept_held_ = hold;
+  if (hold) {
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, listen_fd_, nullptr);
+  } else {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = listen_fd_;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &ev);
+  }
+}
+
 int listener::wait_ms() const {
   int ms = accept_paused_ ? accept_pause_ms : -1;
+  auto now = clock_type::now();
+  clock_type::time_point due;
+  if (accept_held_ && !room_for_one(now, &due)) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(due - now).count();
+    auto until = static_cast<int>(std::max<int64_t>(0, left) + 1);
+    ms = ms < 0 ? until : std::min(ms, until);
+  }
   if (!pending_.empty()) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                     pending_.front().deadline - clock_type::now())
@@ -192,6 +223,7 @@ void listener::run() {
     }
     if (accept_paused_) {
       accept_paused_ = false;
+      accept_held_ = false;
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.fd = listen_fd_;
@@ -210,11 +242,19 @@ void listener::run() {
       }
     }
     expire();
+    // Slots freed (passed, closed, expired) or the oldest waited long
+    // enough: take newcomers from the backlog again.
+    if (accept_held_ && room_for_one(clock_type::now(), nullptr))
+      hold_accepting(false);
   }
 }
 
 void listener::accept_all() {
   for (;;) {
+    if (opts_.evict_after.count() > 0 && !room_for_one(clock_type::now(), nullptr)) {
+      hold_accepting(true); // newcomers wait in the backlog
+      return;
+    }
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) {
       ++accepted_;
@@ -258,8 +298,9 @@ void listener::admit(int fd, std::unique_ptr<session> s, bool greet) {
     close_fd(fd);
     return;
   }
+  auto now = clock_type::now();
   auto i = pending_.insert(pending_.end(),
-                           pending{fd, clock_type::now() + opts_.deadline, std::move(s)});
+                           pending{fd, now + opts_.deadline, now, std::move(s)});
   by_fd_[fd] = i;
   pending_count_ = pending_.size();
 }

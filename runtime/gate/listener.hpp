@@ -18,6 +18,13 @@
 // each waits at most `deadline` after its arrival (or after it came back
 // with rearm()). What a session reads is up to the session; the ones here
 // read fixed or capped amounts.
+//
+// With `evict_after` the cap closes only a connection that has waited that
+// long: until the oldest has, newcomers are not accepted and wait in the
+// kernel's backlog, where they cost no descriptor. A burst of honest
+// clients (thousands of executors asking at once, at an open-files limit
+// that leaves few waiting slots) then passes in turn instead of closing
+// each other; silent ones still give way after `evict_after`.
 
 #include <atomic>
 #include <chrono>
@@ -58,6 +65,9 @@ struct listener_options {
   std::string name = "listener";
   size_t max_pending = 256;
   std::chrono::milliseconds deadline{10000};
+  /// At the cap, how long the oldest waits before a newcomer closes it
+  /// (0: at once).
+  std::chrono::milliseconds evict_after{0};
   int backlog = 1024;
 };
 
@@ -111,6 +121,7 @@ private:
   struct pending {
     int fd;
     std::chrono::steady_clock::time_point deadline;
+    std::chrono::steady_clock::time_point arrived;
     std::unique_ptr<session> s;
   };
   using pending_list = std::list<pending>;
@@ -135,6 +146,12 @@ private:
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   bool accept_paused_ = false; // out of file descriptors: retry on the next tick
+  bool accept_held_ = false;   // at the cap, within evict_after: newcomers wait
+  /// Whether a newcomer may be accepted now (below the cap, or the oldest
+  /// waited evict_after), and when one may be if not.
+  bool room_for_one(std::chrono::steady_clock::time_point now,
+                    std::chrono::steady_clock::time_point* when) const;
+  void hold_accepting(bool hold);
 
   // -- owned by the listener's thread --------------------------------------
   pending_list pending_;

@@ -55,11 +55,13 @@ struct passed_fds {
 };
 
 std::unique_ptr<listener> gate_listener(passed_fds& out, size_t max_pending = 64,
-                                        std::chrono::milliseconds deadline = 10s) {
+                                        std::chrono::milliseconds deadline = 10s,
+                                        std::chrono::milliseconds evict_after = 0ms) {
   listener_options opts;
   opts.name = "test gate";
   opts.max_pending = max_pending;
   opts.deadline = deadline;
+  opts.evict_after = evict_after;
   auto l = std::make_unique<listener>(
       opts, [] { return make_gate_session(secret); }, out.handler());
   auto port = l->bind("127.0.0.1", 0);
@@ -301,6 +303,48 @@ TEST(gate_listener, the_cap_drops_the_oldest_waiting_never_a_passed_one) {
     ::close(fd);
   ::close(proven);
   ::close(late);
+}
+
+// At the open-files edge the cap leaves few waiting slots while thousands
+// of executors connect at once: with evict_after they take turns from the
+// kernel's backlog instead of closing each other (without it, the eight
+// oldest here would be closed before they could prove anything).
+TEST(gate_listener, at_the_cap_a_burst_of_honest_clients_takes_turns) {
+  passed_fds passed;
+  auto l = gate_listener(passed, 4, 10s, 5s);
+  std::vector<int> burst;
+  for (int i = 0; i < 12; ++i)
+    burst.push_back(connect_to(l->port())); // all in before anyone proves
+  for (size_t i = 0; i < burst.size(); ++i)
+    EXPECT_TRUE(client_handshake(burst[i], *secret, "test", 5s)) << "client " << i;
+  EXPECT_TRUE(passed.wait_for(12));
+  auto c = l->counts();
+  EXPECT_EQ(c.evicted, 0u);
+  EXPECT_EQ(c.passed, 12u);
+  for (auto fd : burst)
+    ::close(fd);
+}
+
+// ... while silent ones still give way, once they have waited evict_after.
+TEST(gate_listener, at_the_cap_a_silent_connection_gives_way_after_evict_after) {
+  passed_fds passed;
+  auto l = gate_listener(passed, 2, 10s, 300ms);
+  int a = connect_to(l->port());
+  int b = connect_to(l->port());
+  ASSERT_TRUE(greeted(a));
+  ASSERT_TRUE(greeted(b));
+  auto t0 = std::chrono::steady_clock::now();
+  int honest = connect_to(l->port());
+  EXPECT_TRUE(client_handshake(honest, *secret, "test", 5s));
+  auto waited = std::chrono::steady_clock::now() - t0;
+  EXPECT_GE(waited, 200ms) << "taken in before the oldest had waited evict_after";
+  EXPECT_LT(waited, 5s);
+  EXPECT_TRUE(closed_by_peer(a));
+  EXPECT_EQ(wait_count(*l, &listener_counts::evicted, 1), 1u);
+  EXPECT_TRUE(passed.wait_for(1));
+  ::close(a);
+  ::close(b);
+  ::close(honest);
 }
 
 TEST(gate_listener, random_bytes_in_small_connections_get_nowhere) {
