@@ -183,8 +183,10 @@ public:
           return;
         char buf[4096];
         (void)::recv(c, buf, sizeof(buf), 0);
-        (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
+        // Counted before the answer goes out: a client that has it sees
+        // the count (counted after, a test could read 2 of 3 hits).
         ++hits;
+        (void)::send(c, reply.data(), reply.size(), MSG_NOSIGNAL);
         ::close(c);
       }
     });
