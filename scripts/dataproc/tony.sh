@@ -92,8 +92,10 @@ fetch_bundle() {
       fi || fail 3 "cannot copy the bundle $src (gsutil/gcloud failed; does the cluster's service account read the bucket?)" ;;
     http://* | https://*)
       curl -fsSL --retry 3 -o "$out" "$src" || fail 3 "cannot download the bundle $src" ;;
-    file://*) cp "${src#file://}" "$out" 2> /dev/null || fail 3 "cannot read the bundle ${src#file://}" ;;
-    /*) cp "$src" "$out" 2> /dev/null || fail 3 "cannot read the bundle $src" ;;
+    file://* | /*)
+      # cp's own words: a missing file and a full disk need different fixes.
+      local path=${src#file://} why
+      why=$(cp "$path" "$out" 2>&1) || fail 3 "cannot copy the bundle $path to $out: ${why:-cp failed}" ;;
     *) fail 2 "metadata tony-bundle='$src': give an absolute path, a file://, http(s):// or gs:// URL" ;;
   esac
 }

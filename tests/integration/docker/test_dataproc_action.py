@@ -164,7 +164,8 @@ def test_bad_metadata_is_a_clear_error_with_its_exit_code(cluster):
     assert r.returncode == 2 and "no tony-bundle in the instance metadata" in r.stderr, r.stderr
     (w.meta / "tony-bundle").write_text("/mnt/bundle/missing.tar")
     r = init(w)
-    assert r.returncode == 3 and "cannot read the bundle /mnt/bundle/missing.tar" in r.stderr
+    assert r.returncode == 3 and "cannot copy the bundle /mnt/bundle/missing.tar" in r.stderr
+    assert "No such file or directory" in r.stderr, r.stderr
     (w.meta / "tony-bundle").write_text("/mnt/action/tony.sh")
     r = init(w)
     assert r.returncode == 3 and "is not a tarball" in r.stderr, r.stderr
