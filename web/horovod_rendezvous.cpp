@@ -1,19 +1,14 @@
 #include "web/horovod_rendezvous.hpp"
 
 #include <algorithm>
-#include <array>
 #include <vector>
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
+#include "runtime/gate/job_secret.hpp"
 #include "web/http_server.hpp"
 
 namespace tony::rendezvous {
 
 namespace {
-
-constexpr size_t token_chars = 32;
 
 // Scope and key names as Horovod and gloo make them: host names, digits,
 // "rank_<i>", "_process_set_hash_<hex>". Anything else is no client of ours.
@@ -45,18 +40,7 @@ reply refuse(int status, std::string why) {
 } // namespace
 
 std::string horovod_token(const std::string& secret, int32_t attempt) {
-  auto msg = "tony-horovod/1 attempt " + std::to_string(attempt);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
-       reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), mac.data(), &len);
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len && out.size() < token_chars; ++i) {
-    out += hex[mac[i] >> 4];
-    out += hex[mac[i] & 0xf];
-  }
-  return out;
+  return gate::derived_token(secret, "tony-horovod/1 attempt " + std::to_string(attempt));
 }
 
 store_limits limits_for_world(int32_t world_size) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "hadoop/credentials.hpp"
+#include "hadoop/crypto.hpp"
 #include "messages/error.hpp"
 
 namespace tony::gate {
@@ -52,13 +54,8 @@ std::string derived_token(const std::string& secret, const std::string& purpose)
   unsigned int len = 0;
   HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
        reinterpret_cast<const unsigned char*>(purpose.data()), purpose.size(), mac, &len);
-  static const char* hex = "0123456789abcdef";
-  std::string result;
-  for (unsigned int i = 0; i < len && result.size() < 32; ++i) {
-    result += hex[mac[i] >> 4];
-    result += hex[mac[i] & 0xF];
-  }
-  return result;
+  // 16 of its bytes: 32 hex digits.
+  return hadoop::hex_encode({reinterpret_cast<const char*>(mac), std::min(len, 16u)});
 }
 
 caf::expected<std::string>
