@@ -105,6 +105,13 @@ expected<configuration> configuration::from_environment() {
   return configuration{};
 }
 
+expected<void> configuration::add_hdfs_site() {
+  if (sources_.empty())
+    return {};
+  auto path = sources_.front() + "/hdfs-site.xml";
+  return is_file(path) ? add_file(path) : expected<void>{};
+}
+
 expected<void> configuration::add_file(const std::string& path) {
   std::ifstream in{path, std::ios::binary};
   if (!in)

@@ -34,6 +34,11 @@ public:
   /// Adds the properties of one XML file.
   expected<void> add_file(const std::string& path);
 
+  /// Adds hdfs-site.xml of the directory loaded first, when it has one (the
+  /// clients that talk to HDFS: dfs.http.policy, NameNode addresses,
+  /// nameservices).
+  expected<void> add_hdfs_site();
+
   /// Adds the properties of XML text; `origin` names it in messages.
   expected<void> add_xml(std::string_view text, const std::string& origin);
 

@@ -55,11 +55,10 @@ result<hadoop_setup, int> load_hadoop(const std::string& from_cli,
     return exit_usage;
   }
   // WebHDFS staging needs the NameNode's HTTP address.
-  if (fs::exists(dir + "/hdfs-site.xml"))
-    if (auto ok = conf->add_file(dir + "/hdfs-site.xml"); !ok) {
-      complain(ok.error().message());
-      return exit_usage;
-    }
+  if (auto ok = conf->add_hdfs_site(); !ok) {
+    complain(ok.error().message());
+    return exit_usage;
+  }
   return hadoop_setup{dir, std::move(*conf)};
 }
 

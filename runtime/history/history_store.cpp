@@ -309,12 +309,9 @@ caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
       auto conf = hadoop::configuration::from_environment();
       // dfs.http.policy, the NameNodes' HTTP(S) addresses and nameservices
       // live in hdfs-site.xml, as tony-submit reads them.
-      if (conf && !conf->sources().empty()) {
-        auto hdfs_site = conf->sources().front() + "/hdfs-site.xml";
-        if (std::filesystem::exists(hdfs_site))
-          if (auto ok = conf->add_file(hdfs_site); !ok)
-            return make_error(errc::invalid_config, ok.error().message());
-      }
+      if (conf)
+        if (auto ok = conf->add_hdfs_site(); !ok)
+          return make_error(errc::invalid_config, ok.error().message());
       auto address =
           webhdfs::webhdfs_address(conf ? *conf : hadoop::configuration{}, authority);
       if (!address)

@@ -229,6 +229,31 @@ TEST(hadoop_configuration, loads_a_directory_and_the_environment) {
   ::rmdir(dir);
 }
 
+// HDFS's clients (staging, tony-history) read hdfs-site.xml beside the
+// directory's other files; a directory without one is no error.
+TEST(hadoop_configuration, hdfs_site_is_added_from_the_loaded_directory) {
+  char dir[] = "/tmp/tony-conf-hdfs-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  std::string d = dir;
+  std::ofstream{d + "/core-site.xml"} << xml(prop("fs.defaultFS", "hdfs://nn:8020"));
+  auto conf = configuration::load_dir(d);
+  ASSERT_TRUE(conf);
+  EXPECT_TRUE(conf->add_hdfs_site());
+  EXPECT_FALSE(conf->get("dfs.http.policy"));
+  std::ofstream{d + "/hdfs-site.xml"} << xml(prop("dfs.http.policy", "HTTPS_ONLY"));
+  EXPECT_TRUE(conf->add_hdfs_site());
+  EXPECT_EQ(*conf->get("dfs.http.policy"), "HTTPS_ONLY");
+  std::ofstream{d + "/hdfs-site.xml"} << "<configuration><property>";
+  auto broken = conf->add_hdfs_site();
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message().find(d + "/hdfs-site.xml:1:"), std::string::npos)
+      << broken.error().message();
+  EXPECT_TRUE(configuration{}.add_hdfs_site()) << "nothing loaded: nothing to add";
+  ::unlink((d + "/core-site.xml").c_str());
+  ::unlink((d + "/hdfs-site.xml").c_str());
+  ::rmdir(dir);
+}
+
 TEST(hadoop_endpoint, parses_host_port_forms) {
   auto a = parse_endpoint("127.0.0.1:8032");
   ASSERT_TRUE(a);
