@@ -79,8 +79,6 @@ constexpr const char* rendezvous_type = "rendezvous";
 /// get there.
 constexpr size_t max_env_value_size = 100 * 1024;
 
-/// The environment of a task, split into what fits the environment and what
-/// goes into files.
 /// The header that carries the TensorBoard token from the AM's proxy.
 constexpr const char* tensorboard_token_header = "X-Tony-TensorBoard-Token";
 
@@ -90,6 +88,8 @@ constexpr const char* tensorboard_token_header = "X-Tony-TensorBoard-Token";
 /// the node answers nobody but the job's tracking URL.
 const std::string& tensorboard_guard_program();
 
+/// The environment of a task, split into what fits the environment and what
+/// goes into files.
 struct task_env {
   /// Variables to set. A value longer than max_env_value_size is not here;
   /// instead `<NAME>_FILE` holds the path of the file that carries it.

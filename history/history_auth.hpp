@@ -2,7 +2,7 @@
 
 // How tony-history meets a secure cluster, from its Hadoop configuration
 // ($HADOOP_CONF_DIR) and the flags that override it (doc/tracking.md,
-// "tony-history on a secure cluster"):
+// "On a secure cluster"):
 //
 //   reading hdfs:// history dirs   hadoop.security.authentication=kerberos:
 //                                  the user's Kerberos login (ticket cache,
