@@ -2,9 +2,12 @@
 a temporary directory, read the AM's HTTP endpoint, render pages in headless
 Chromium, and replay event logs (doc/tracking.md)."""
 
+import base64
+import fcntl
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import struct
@@ -199,19 +202,119 @@ def chromium_run(url, *mode, size="1200,800", timeout=90):
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def time_series_in_chromium(tensorboard_url, shot=None):
-    """What TensorBoard's Time Series dashboard (its default) shows in headless
-    Chromium at `tensorboard_url` (ending in "tensorboard/"): {"rows": the
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe
+    (--remote-debugging-pipe: JSON messages ended by NUL on fds 3 and 4), so a
+    test can wait for what a page shows instead of dumping it at a fixed
+    moment. Use as a context manager; the browser and its profile go at the
+    end."""
+
+    def __init__(self, size="1280,800"):
+        self.profile = tempfile.mkdtemp(prefix="tony-chromium-")
+        self.log = tempfile.TemporaryFile()
+        to_browser, self.out = os.pipe()
+        self.inp, from_browser = os.pipe()
+
+        # The child's fds 3 and 4 are the pipes' browser ends; every other fd
+        # of this process is close-on-exec (PEP 446), so none is passed on.
+        def fds_3_and_4():
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser, from_browser)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.proc = subprocess.Popen(
+            [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+             "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
+             f"--window-size={size}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
+            preexec_fn=fds_3_and_4, close_fds=False)
+        os.close(to_browser)
+        os.close(from_browser)
+        self.buffer = b""
+        self.next_id = 0
+        self.session = None
+        self.size = [int(v) for v in size.split(",")]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        # Asked to close, Chromium ends its helper processes before it exits,
+        # so none writes into the profile while it is removed.
+        self.session = None
+        try:
+            self.call("Browser.close", timeout=10)
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        os.close(self.out)
+        os.close(self.inp)
+        self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def call(self, method, timeout=60, **params):
+        """The result of one DevTools command (on the page once `open` has
+        attached to it)."""
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if self.session is not None:
+            message["sessionId"] = self.session
+        os.write(self.out, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            while b"\0" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\0", 1)
+                answer = json.loads(raw)
+                if answer.get("id") != self.next_id:
+                    continue  # an event, or an answer to another session
+                assert "error" not in answer, f"Chromium: {method}: {answer['error']}"
+                return answer["result"]
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.inp], [], [], max(left, 0))
+            chunk = os.read(self.inp, 1 << 20) if ready else b""
+            assert chunk, (f"Chromium gave no answer to {method} within {timeout} s"
+                           if not ready else f"Chromium ended:\n{self.stderr()}")
+            self.buffer += chunk
+
+    def stderr(self):
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")[-3000:]
+
+    def open(self, url):
+        """Loads `url` in the browser's page; a page that cannot be loaded
+        (e.g. the RM's proxy redirected to the AM's own address because the
+        application had ended) fails the test with Chromium's reason."""
+        page = next(t for t in self.call("Target.getTargets")["targetInfos"]
+                    if t["type"] == "page")
+        self.session = self.call("Target.attachToTarget", targetId=page["targetId"],
+                                 flatten=True)["sessionId"]
+        # The page's own size (the window's is larger by the browser's frame).
+        self.call("Emulation.setDeviceMetricsOverride", width=self.size[0],
+                  height=self.size[1], deviceScaleFactor=1, mobile=False)
+        loaded = self.call("Page.navigate", url=url)
+        assert "errorText" not in loaded, f"Chromium could not load {url}: {loaded['errorText']}"
+
+    def dom(self):
+        """The page's DOM now; "" while it has none yet (just after a
+        navigation, before the new document exists)."""
+        answer = self.call("Runtime.evaluate", returnByValue=True,
+                           expression="document.documentElement?.outerHTML ?? ''")
+        return answer["result"].get("value", "")
+
+    def screenshot(self, path):
+        Path(path).write_bytes(base64.b64decode(self.call("Page.captureScreenshot")["data"]))
+
+
+def time_series_of(dom):
+    """What TensorBoard's Time Series dashboard shows in `dom`: {"rows": the
     scalar cards' data-table rows as (run, value, step), "lines": each line
-    drawn, as its (x, y) vertices}. The charts are drawn in SVG
-    (?forceSVG=true) so their lines are in the DOM; Chromium's virtual time
-    does not run while requests are pending, so the page has loaded its data
-    when the DOM is dumped. `shot`: a PNG of the page is written there too."""
-    url = tensorboard_url + "?forceSVG=true#timeseries"
-    budget = "--virtual-time-budget=20000"
-    dom = chromium_run(url, budget, "--dump-dom", size="1280,800")
-    if shot is not None:
-        chromium_run(url, budget, f"--screenshot={shot}", size="1280,800")
+    drawn, as its (x, y) vertices, "dom": dom}."""
     def text(html):
         return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
     rows = []
@@ -232,24 +335,30 @@ def time_series_in_chromium(tensorboard_url, shot=None):
     return {"rows": rows, "lines": lines, "dom": dom}
 
 
-def assert_time_series_shows_the_loss(tensorboard_url, shot=None):
+def assert_time_series_shows_the_loss(tensorboard_url, shot=None, within=120):
     """SUMMARY_WRITER's run as a user sees it on TensorBoard's default
-    dashboard through `tensorboard_url`: the card's data table gives run
-    'train' its last point (step 4, loss 0.2) and the chart draws its five
-    points, the loss falling (SVG's y grows downwards)."""
-    # Chromium dumps the page when its virtual-time budget is spent, which
-    # on a loaded machine can come before TensorBoard's 8 MB bundle has
-    # arrived through the RM's proxy and the AM's: then the app has not
-    # started at all (an empty <tb-webapp>). Such a load is tried again, at
-    # most three loads in all; a page whose app ran is judged at once.
-    for _ in range(3):
-        seen = time_series_in_chromium(tensorboard_url, shot)
-        if "<tb-webapp></tb-webapp>" not in seen["dom"]:
-            break
+    dashboard at `tensorboard_url` (ending in "tensorboard/"): the card's data
+    table gives run 'train' its last point (step 4, loss 0.2) and the chart
+    draws its five points, the loss falling (SVG's y grows downwards). The
+    charts are drawn in SVG (?forceSVG=true) so their lines are in the DOM.
+    The page is read until it shows both, for at most `within` seconds: its
+    8 MB bundle, its data and its drawing each come when they come, the more
+    so through the RM's proxy on a loaded machine. `shot`: a PNG of the page
+    is written there too."""
     where = f"TensorBoard's Time Series at {tensorboard_url} in Chromium"
+    with Browser(size="1280,800") as browser:
+        browser.open(tensorboard_url + "?forceSVG=true#timeseries")
+        deadline = time.monotonic() + within
+        while True:
+            seen = time_series_of(browser.dom())
+            drawn = [line for line in seen["lines"] if len(line) == 5]
+            if (("train", 0.2, 4) in seen["rows"] and drawn) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        if shot is not None:
+            browser.screenshot(shot)
     assert ("train", 0.2, 4) in seen["rows"], \
         f"{where}: no row 'train 0.2 4' in {seen['rows']}; the DOM:\n{seen['dom'][-3000:]}"
-    drawn = [line for line in seen["lines"] if len(line) == 5]
     assert drawn, f"{where}: no line of 5 points among {seen['lines']}"
     xs, ys = zip(*drawn[0])
     assert list(xs) == sorted(set(xs)) and list(ys) == sorted(set(ys)), \
