@@ -327,6 +327,13 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
                                      : in.file_dir + "/tony_tensorboard.py";
     out.vars["TONY_TENSORBOARD_GUARD"] = guard;
     out.files[guard] = tensorboard_guard_program();
+    if (in.tensorboard_port > 0) {
+      // The chief starts TensorBoard itself: its `tensorboard` command is
+      // the guard's, first on PATH.
+      out.path_prefix =
+          in.file_dir.empty() ? std::string{"tony-bin"} : in.file_dir + "/tony-bin";
+      out.executables[out.path_prefix + "/tensorboard"] = tensorboard_command_shim();
+    }
   }
   return out;
 }
@@ -338,6 +345,8 @@ const std::string& tensorboard_guard_program() {
 # answers only requests that carry the token the job's AM sends.
 import hmac
 import os
+import socket
+import socketserver
 import sys
 
 try:
@@ -348,6 +357,20 @@ except ImportError as e:
              "declare [tasks.tensorboard] command in job.toml" % e)
 
 TOKEN = os.environ.pop("TONY_TENSORBOARD_TOKEN", "").encode()
+
+# tony's executor may hold this port (bound with SO_REUSEPORT, not listening)
+# until the command ends, so that nobody else takes it before TensorBoard
+# binds it; TensorBoard binds beside it with SO_REUSEPORT too.
+_server_bind = socketserver.TCPServer.server_bind
+
+
+def _server_bind_beside_tony(self):
+    if hasattr(socket, "SO_REUSEPORT"):
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    _server_bind(self)
+
+
+socketserver.TCPServer.server_bind = _server_bind_beside_tony
 
 
 def guarded(app):
@@ -371,6 +394,37 @@ tensorboard.configure(argv=["tensorboard"] + sys.argv[1:])
 sys.exit(tensorboard.main())
 )";
   return program;
+}
+
+const std::string& tensorboard_command_shim() {
+  static const std::string shim = R"(#!/bin/sh
+# tony's tensorboard command for a chief that starts TensorBoard on TB_PORT
+# (doc/tracking.md "TensorBoard"): the tensorboard found next on PATH, run by
+# its own Python behind tony's guard, so TB_PORT answers only the job's proxy.
+here=$(cd "${0%/*}" && pwd)
+real=
+IFS=:
+for dir in $PATH; do
+  [ "$dir" = "$here" ] && continue
+  if [ -f "$dir/tensorboard" ] && [ -x "$dir/tensorboard" ]; then
+    real=$dir/tensorboard
+    break
+  fi
+done
+unset IFS
+if [ -z "$real" ]; then
+  echo "tony: no tensorboard command on PATH (besides tony's guard): install the tensorboard package for the task" >&2
+  exit 127
+fi
+read -r first < "$real"
+case $first in
+  '#!'*python*)
+    exec ${first#??} "$TONY_TENSORBOARD_GUARD" "$@" ;;
+esac
+echo "tony: $real is no Python console script; its TensorBoard runs without tony's guard" >&2
+exec "$real" "$@"
+)";
+  return shim;
 }
 
 std::string cluster_spec_json(const cluster_map& cluster) {

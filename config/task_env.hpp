@@ -88,6 +88,13 @@ constexpr const char* tensorboard_token_header = "X-Tony-TensorBoard-Token";
 /// the node answers nobody but the job's tracking URL.
 const std::string& tensorboard_guard_program();
 
+/// The `tensorboard` command tony puts first on the PATH of a chief that
+/// starts the job's TensorBoard on TB_PORT (`[tensorboard] on = "chief"`):
+/// a shell script that runs the next `tensorboard` on PATH, a Python console
+/// script, with that script's own Python under the guard program. Another
+/// kind of `tensorboard` runs as it is, unguarded, saying so on stderr.
+const std::string& tensorboard_command_shim();
+
 /// The environment of a task, split into what fits the environment and what
 /// goes into files.
 struct task_env {
@@ -97,6 +104,10 @@ struct task_env {
   /// Files the executor writes before it starts the command: path -> content.
   /// Paths are `<file_dir>/<NAME>`.
   std::map<std::string, std::string> files;
+  /// The same for programs (mode 0700): the chief's `tensorboard` command.
+  std::map<std::string, std::string> executables;
+  /// A directory the executor puts first on the command's PATH; empty: none.
+  std::string path_prefix;
 };
 
 /// True for task types that train together (the world): every type but

@@ -1,10 +1,13 @@
 #include "config/task_env.hpp"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -332,6 +335,76 @@ TEST(task_env, the_tensorboard_token_comes_with_the_guard_program) {
                       .c_str());
   std::filesystem::remove(path);
   EXPECT_EQ(compiled, 0);
+}
+
+TEST(task_env, a_chief_that_starts_tensorboard_gets_the_guarded_command_first_on_path) {
+  auto in = input("tensorflow", ps_cluster, "chief", 0);
+  in.file_dir = "/work/c1";
+  in.tensorboard_token = "0123abcd";
+  auto sidecar = render_task_env_files(in); // no TB_PORT: the sidecar's way
+  EXPECT_TRUE(sidecar.executables.empty());
+  EXPECT_EQ(sidecar.path_prefix, "");
+  in.tensorboard_port = 41234;
+  auto chief = render_task_env_files(in);
+  EXPECT_EQ(chief.path_prefix, "/work/c1/tony-bin");
+  ASSERT_EQ(chief.executables.count("/work/c1/tony-bin/tensorboard"), 1u);
+  EXPECT_EQ(chief.executables.at("/work/c1/tony-bin/tensorboard"),
+            tensorboard_command_shim());
+  EXPECT_EQ(get(chief.vars, "TONY_TENSORBOARD_GUARD"), "/work/c1/tony_tensorboard.py");
+}
+
+namespace {
+
+// Runs the shim in `dir` as `tensorboard --logdir L --port 5` with `path`
+// (after the shim's own directory) as PATH; its stdout and stderr, and exit
+// status.
+std::pair<std::string, int> run_shim(const std::filesystem::path& dir,
+                                     const std::string& path) {
+  auto out = dir / "out.txt";
+  auto command = "cd '" + dir.string() + "' && PATH='" + (dir / "shim").string() + ":" +
+                 path + "' TONY_TENSORBOARD_GUARD='" + (dir / "guard.py").string() +
+                 "' tensorboard --logdir L --port 5 > out.txt 2>&1";
+  int status = std::system(command.c_str());
+  std::ifstream in{out};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+void write_program(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream{path} << text;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
+} // namespace
+
+TEST(task_env, the_tensorboard_shim_runs_the_next_tensorboard_under_the_guard) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tony-shim-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  write_program(dir / "shim" / "tensorboard", tensorboard_command_shim());
+  // The guard as a stand-in: says which Python ran it and with what.
+  write_program(dir / "guard.py",
+                "import sys\nprint('guard', sys.executable, sys.argv[1:])\n");
+  auto python = std::string{"/usr/bin/python3"};
+  // A console script as pip writes it, and a tensorboard of another kind.
+  write_program(dir / "venv" / "tensorboard",
+                "#!" + python + "\nimport sys\nprint('unguarded')\n");
+  write_program(dir / "other" / "tensorboard", "#!/bin/sh\necho other \"$@\"\n");
+  auto [guarded, code] = run_shim(dir, (dir / "venv").string() + ":/usr/bin:/bin");
+  EXPECT_EQ(code, 0) << guarded;
+  EXPECT_EQ(guarded, "guard " + python + " ['--logdir', 'L', '--port', '5']\n");
+  auto [other, other_code] = run_shim(dir, (dir / "other").string() + ":/usr/bin:/bin");
+  EXPECT_EQ(other_code, 0) << other;
+  EXPECT_NE(other.find("is no Python console script; its TensorBoard runs without "
+                       "tony's guard"),
+            std::string::npos)
+      << other;
+  EXPECT_NE(other.find("other --logdir L --port 5"), std::string::npos) << other;
+  auto [none, none_code] = run_shim(dir, "/nonexistent");
+  EXPECT_EQ(none_code, 127) << none;
+  EXPECT_NE(none.find("tony: no tensorboard command on PATH"), std::string::npos) << none;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {
