@@ -1,6 +1,7 @@
 #include "config/task_env.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -336,6 +337,43 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
     }
   }
   return out;
+}
+
+namespace {
+
+// TensorFlow's reading of a boolean variable (ReadBoolFromEnvVar): "true"
+// or "1", in any case; anything else is not true.
+bool env_true(const std::map<std::string, std::string>& env, const char* name) {
+  auto i = env.find(name);
+  if (i == env.end())
+    return false;
+  std::string v = i->second;
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return v == "true" || v == "1";
+}
+
+} // namespace
+
+port_hold ports_to_hold(const std::string& framework, const task_id& task,
+                        const std::string& command,
+                        const std::map<std::string, std::string>& env,
+                        bool in_container) {
+  port_hold hold;
+  if (in_container)
+    return hold;
+  bool tb_reuses = env_true(env, "TB_SERVER_REUSE_PORT");
+  if (task.type == "tensorboard") {
+    hold.task_port =
+        tb_reuses || command.find("TONY_TENSORBOARD_GUARD") != std::string::npos;
+  } else if (framework == "tensorflow" && task.type != "evaluator") {
+    if (env.count("TF_GRPC_REUSE_PORT") == 0)
+      hold.vars["TF_GRPC_REUSE_PORT"] = "true";
+    hold.task_port =
+        env.count("TF_GRPC_REUSE_PORT") == 0 || env_true(env, "TF_GRPC_REUSE_PORT");
+  }
+  hold.tensorboard_port = tb_reuses;
+  return hold;
 }
 
 const std::string& tensorboard_guard_program() {

@@ -110,6 +110,33 @@ struct task_env {
   std::string path_prefix;
 };
 
+/// Which of a task's ports its executor holds until the command ends,
+/// bound with SO_REUSEPORT and not listening, instead of releasing them
+/// just before the command starts (doc/task-environment.md "The task's
+/// port"). A server that binds with SO_REUSEPORT as the same user binds
+/// beside the executor's socket and gets every connection; nobody else can
+/// bind the port meanwhile.
+struct port_hold {
+  bool task_port = false;
+  bool tensorboard_port = false; // TB_PORT
+  /// Variables the command gets (unless its environment has them) so that
+  /// its server binds that way.
+  std::map<std::string, std::string> vars;
+};
+
+/// The holds of `task` of a `framework` job running `command` with `env`
+/// (the job's and the type's [env]): TensorFlow's roles, whose gRPC server
+/// binds with SO_REUSEPORT when TF_GRPC_REUSE_PORT is true, which tony sets
+/// unless `env` sets it; a TensorBoard sidecar whose command runs tony's
+/// guard (which binds that way); TB_PORT, and a sidecar of the user's own,
+/// when `env` has TB_SERVER_REUSE_PORT true (TonY's name; the user's
+/// TensorBoard then runs with --reuse_port). Nothing for a command in a
+/// container of its own (`in_container`): its server is in another network
+/// namespace or runs as another user.
+port_hold ports_to_hold(const std::string& framework, const task_id& task,
+                        const std::string& command,
+                        const std::map<std::string, std::string>& env, bool in_container);
+
 /// True for task types that train together (the world): every type but
 /// ps, tensorboard, evaluator and rendezvous.
 bool is_world_type(const std::string& type);

@@ -26,6 +26,7 @@
 #include "actors/actor_types.hpp"
 #include "actors/executor.hpp"
 #include "actors/registry.hpp"
+#include "config/task_env.hpp"
 #include "executor/task_layout.hpp"
 #include "hadoop/credentials.hpp"
 #include "messages/error.hpp"
@@ -212,23 +213,30 @@ struct executor_system_config : caf::actor_system_config {
   }
 };
 
-// Holds a listening socket on an ephemeral port until the task needs it.
+// Holds an ephemeral port for the task. `open(false)`: a listening socket,
+// released just before the command starts. `open(true)`: bound with
+// SO_REUSEPORT and not listening, kept until the executor ends: the task's
+// server binds beside it (SO_REUSEPORT, the same user) and gets every
+// connection, and nobody else can bind the port meanwhile
+// (config/task_env.hpp ports_to_hold).
 struct port_reservation {
   int fd = -1;
   int port = 0;
+  bool shared = false;
 
-  bool open() {
+  bool open(bool share) {
+    shared = share;
     fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
       return false;
     int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    ::setsockopt(fd, SOL_SOCKET, share ? SO_REUSEPORT : SO_REUSEADDR, &one, sizeof(one));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
     addr.sin_port = 0;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        ::listen(fd, 1) != 0)
+        (!share && ::listen(fd, 1) != 0))
       return false;
     socklen_t len = sizeof(addr);
     if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
@@ -237,11 +245,20 @@ struct port_reservation {
     return true;
   }
 
-  void release() {
+  // Before the command starts: a listening reservation goes, a shared one
+  // stays.
+  void release_for_command() {
+    if (!shared)
+      close();
+  }
+
+  void close() {
     if (fd >= 0)
       ::close(fd);
     fd = -1;
   }
+
+  ~port_reservation() { close(); }
 };
 
 std::string env_or(const std::map<std::string, std::string>& env, const char* key,
@@ -488,26 +505,32 @@ void open_spec_channel(spec_channel_link& link, const registration_ack& ack,
 }
 
 // The task's port and, for the chief of a `[tensorboard] on = "chief"` job,
-// TB_PORT, held until the task starts (cfg.release_port). False, said in the
-// log, when one cannot be reserved.
+// TB_PORT: held until the task starts (cfg.release_port), or until the
+// executor ends where the task's server binds beside the hold
+// (ports_to_hold, whose variables join the command's environment). False,
+// said in the log, when one cannot be reserved.
 bool reserve_ports(port_reservation& reservation, port_reservation& tensorboard,
                    bool wants_tensorboard, executor_config& cfg) {
-  if (!reservation.open()) {
+  auto hold = ports_to_hold(cfg.framework, cfg.task, cfg.command, cfg.base_env,
+                            !cfg.docker.image.empty());
+  if (!reservation.open(hold.task_port)) {
     spdlog::error("tony-executor: cannot reserve a port for {}", to_string(cfg.task));
     return false;
   }
   cfg.port = reservation.port;
   if (wants_tensorboard) {
-    if (!tensorboard.open()) {
+    if (!tensorboard.open(hold.tensorboard_port)) {
       spdlog::error("tony-executor: cannot reserve a TensorBoard port for {}",
                     to_string(cfg.task));
       return false;
     }
     cfg.tensorboard_port = tensorboard.port;
   }
+  for (auto& [name, value] : hold.vars)
+    cfg.base_env.emplace(name, value);
   cfg.release_port = [&reservation, &tensorboard] {
-    reservation.release();
-    tensorboard.release();
+    reservation.release_for_command();
+    tensorboard.release_for_command();
   };
   return true;
 }

@@ -24,6 +24,10 @@ def check(ok, why):
 def serve_once(port, deadline):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Beside tony's hold of the port, as TensorFlow's server binds it
+    # (doc/task-environment.md "The task's port").
+    if os.environ.get("TF_GRPC_REUSE_PORT", "").lower() in ("true", "1"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     s.bind(("", port))
     s.listen(1)
     s.settimeout(max(deadline - time.monotonic(), 1))

@@ -324,11 +324,17 @@ class Network:
         family = socket.AF_INET6 if ":" in self.me["host"] else socket.AF_INET
         wildcard = "::" if family == socket.AF_INET6 else "0.0.0.0"
         last = None
-        # tony releases the port just before starting the command; allow a
-        # moment in case the release and our start raced.
+        # tony releases the port just before starting the command (allow a
+        # moment in case the release and our start raced), or holds it until
+        # the command ends when TF_GRPC_REUSE_PORT is true: then the task's
+        # server binds beside it with SO_REUSEPORT, as TensorFlow's does
+        # (doc/task-environment.md "The task's port").
+        reuse_port = os.environ.get("TF_GRPC_REUSE_PORT", "").lower() in ("true", "1")
         for _ in range(25):
             s = socket.socket(family, socket.SOCK_STREAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if reuse_port:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             try:
                 s.bind((wildcard, self.me["port"]))
                 s.listen(64)

@@ -407,6 +407,53 @@ TEST(task_env, the_tensorboard_shim_runs_the_next_tensorboard_under_the_guard) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(task_env, tensorflows_roles_hold_their_port_and_bind_beside_it) {
+  std::map<std::string, std::string> env;
+  for (auto type : {"chief", "worker", "ps", "master"}) {
+    auto hold = ports_to_hold("tensorflow", {type, 0}, "python3 train.py", env, false);
+    EXPECT_TRUE(hold.task_port) << type;
+    EXPECT_FALSE(hold.tensorboard_port) << type;
+    EXPECT_EQ(get(hold.vars, "TF_GRPC_REUSE_PORT"), "true") << type;
+  }
+  // The evaluator serves nothing; other frameworks' servers do not bind so.
+  EXPECT_FALSE(ports_to_hold("tensorflow", {"evaluator", 0}, "x", env, false).task_port);
+  for (auto framework : {"pytorch", "horovod", "standalone"}) {
+    auto hold = ports_to_hold(framework, {"worker", 0}, "x", env, false);
+    EXPECT_FALSE(hold.task_port) << framework;
+    EXPECT_TRUE(hold.vars.empty()) << framework;
+  }
+  // The job says otherwise (TensorFlow's reading: "true" or "1", any case).
+  for (auto [value, held] : std::vector<std::pair<std::string, bool>>{
+           {"false", false}, {"0", false}, {"no", false}, {"TRUE", true}, {"1", true}}) {
+    env["TF_GRPC_REUSE_PORT"] = value;
+    auto hold = ports_to_hold("tensorflow", {"worker", 0}, "x", env, false);
+    EXPECT_EQ(hold.task_port, held) << value;
+    EXPECT_TRUE(hold.vars.empty()) << value;
+  }
+  // A command in a container of its own binds in another namespace.
+  EXPECT_FALSE(ports_to_hold("tensorflow", {"worker", 0}, "x", {}, true).task_port);
+}
+
+TEST(task_env, tensorboards_port_is_held_where_its_server_binds_beside_it) {
+  std::map<std::string, std::string> env;
+  auto sidecar =
+      "python3 \"$TONY_TENSORBOARD_GUARD\" --logdir /l --port \"$TONY_TASK_PORT\"";
+  EXPECT_TRUE(
+      ports_to_hold("tensorflow", {"tensorboard", 0}, sidecar, env, false).task_port);
+  EXPECT_TRUE(
+      ports_to_hold("pytorch", {"tensorboard", 0}, sidecar, env, false).task_port);
+  // The user's own TensorBoard, or one the chief starts: only when told.
+  auto own = "tensorboard --logdir /l --port $TONY_TASK_PORT";
+  EXPECT_FALSE(
+      ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port);
+  EXPECT_FALSE(
+      ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port);
+  env["TB_SERVER_REUSE_PORT"] = "true";
+  EXPECT_TRUE(ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port);
+  EXPECT_TRUE(
+      ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port);
+}
+
 TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {
   cluster_map cluster{{"worker", {"a:1"}}, {"tensorboard", {"a:2"}}};
   auto env = render_task_env(input("horovod", cluster, "tensorboard", 0));
