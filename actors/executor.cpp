@@ -221,6 +221,16 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
       fail_start(self, describe(ok.error()));
       return;
     }
+  for (auto& [path, content] : rendered.executables)
+    if (auto ok = st.files->write_program(path, content); !ok) {
+      fail_start(self, describe(ok.error()));
+      return;
+    }
+  if (!rendered.path_prefix.empty()) {
+    auto& path = env["PATH"];
+    path = rendered.path_prefix + ":" +
+           (path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
+  }
   if (st.cfg.release_port)
     st.cfg.release_port();
   caf::actor me = caf::actor_cast<caf::actor>(self);

@@ -126,21 +126,17 @@ public:
 
   caf::expected<void> write_private(const std::string& path,
                                     const std::string& content) override {
-    auto tmp = path + ".tmp";
-    ::unlink(tmp.c_str());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return make_error(errc::infrastructure,
-                        "cannot write " + tmp + ": " + std::strerror(errno));
-    ::fchmod(fd, 0600); // whatever the umask
-    bool ok = ::write(fd, content.data(), content.size()) ==
-              static_cast<ssize_t>(content.size());
-    ok = ::close(fd) == 0 && ok;
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      return make_error(errc::infrastructure, "cannot write " + path);
-    }
-    return caf::unit;
+    return write_with_mode(path, content, 0600);
+  }
+
+  caf::expected<void> write_program(const std::string& path,
+                                    const std::string& content) override {
+    auto slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0 &&
+        ::mkdir(path.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST)
+      return make_error(errc::infrastructure, "cannot make " + path.substr(0, slash) +
+                                                  ": " + std::strerror(errno));
+    return write_with_mode(path, content, 0700);
   }
 
   std::optional<std::string> read_small(const std::string& path,
@@ -152,6 +148,28 @@ public:
     in.read(bytes.data(), static_cast<std::streamsize>(max_bytes));
     bytes.resize(static_cast<size_t>(in.gcount()));
     return bytes;
+  }
+
+private:
+  // Written aside with `mode` from the moment it exists, whatever the
+  // umask, then renamed over `path`.
+  static caf::expected<void> write_with_mode(const std::string& path,
+                                             const std::string& content, mode_t mode) {
+    auto tmp = path + ".tmp";
+    ::unlink(tmp.c_str());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0)
+      return make_error(errc::infrastructure,
+                        "cannot write " + tmp + ": " + std::strerror(errno));
+    ::fchmod(fd, mode); // whatever the umask
+    bool ok = ::write(fd, content.data(), content.size()) ==
+              static_cast<ssize_t>(content.size());
+    ok = ::close(fd) == 0 && ok;
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      return make_error(errc::infrastructure, "cannot write " + path);
+    }
+    return caf::unit;
   }
 };
 

@@ -74,6 +74,11 @@ public:
   virtual caf::expected<void> write_private(const std::string& path,
                                             const std::string& content) = 0;
 
+  /// The same for a program the task runs, 0700, in a directory made (0700)
+  /// when missing: the chief's `tensorboard` command.
+  virtual caf::expected<void> write_program(const std::string& path,
+                                            const std::string& content) = 0;
+
   /// The first `max_bytes` of the file at `path`, or nothing when there is
   /// no such file (or it cannot be read). The default reads nothing.
   virtual std::optional<std::string> read_small(const std::string& path,

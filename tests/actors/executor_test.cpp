@@ -101,6 +101,12 @@ public:
     return caf::unit;
   }
 
+  caf::expected<void> write_program(const std::string& path,
+                                    const std::string& content) override {
+    (*log_)["program:" + path].push_back(content);
+    return caf::unit;
+  }
+
 private:
   std::shared_ptr<std::map<std::string, std::vector<std::string>>> log_;
   std::shared_ptr<std::map<std::string, std::string>> readable_;
@@ -648,6 +654,28 @@ CAF_TEST(an elastic task runs its command as a node of the torchrun rendezvous) 
   auto& env = runner->envs[0];
   CAF_CHECK_EQUAL(env.count("RANK"), 0u); // torchrun ranks the nodes
   CAF_CHECK_EQUAL(env.at("TONY_RDZV_ENDPOINT"), "h5:2900");
+}
+
+CAF_TEST(a chief that starts tensorboard finds tonys guarded command first on its path) {
+  cfg.task = {"chief", 0};
+  cfg.tensorboard_port = 41234;
+  cfg.tensorboard_token = "t0k3n";
+  run_command({{"chief", {"h0:2000"}}, {"worker", {"h1:2001"}}});
+  auto& env = runner->envs[0];
+  CAF_CHECK_EQUAL(env.at("PATH"), "/c/tony-bin:/usr/bin");
+  CAF_CHECK_EQUAL(env.at("TB_PORT"), "41234");
+  CAF_CHECK_EQUAL(env.at("TONY_TENSORBOARD_TOKEN"), "t0k3n");
+  CAF_REQUIRE_EQUAL(files->count("program:/c/tony-bin/tensorboard"), 1u);
+  CAF_CHECK_EQUAL(files->at("program:/c/tony-bin/tensorboard").at(0),
+                  tensorboard_command_shim());
+}
+
+CAF_TEST(a worker gets no tensorboard command of tonys) {
+  cfg.tensorboard_token = "t0k3n";
+  run_command();
+  CAF_CHECK_EQUAL(runner->envs[0].at("PATH"), "/usr/bin");
+  for (auto& [path, writes] : *files)
+    CAF_CHECK(path.rfind("program:", 0) != 0);
 }
 
 CAF_TEST(tokens in the registration ack become the task token file written privately) {

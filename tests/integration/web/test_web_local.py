@@ -410,6 +410,10 @@ def test_tensorboard_started_by_the_chief_is_reached_through_the_tracking_url():
         assert tb["task"] == "chief:0" and tb["log_dir"].endswith("/tb"), tb
         host, port = tb["address"].rsplit(":", 1)
         assert int(port) != chief["port"], "TB_PORT is a port of its own"
+        # The chief's `tensorboard` is tony's guarded one (first on its
+        # PATH): TB_PORT answers nobody but the proxy, which sends the token.
+        status, _, body = get(f"http://{tb['address']}/data/runs")
+        assert status == 403 and "answers only through tony's proxy" in body, (status, body)
         status, _, page = get(base)
         assert 'href="tensorboard/"' in page
         job.release()

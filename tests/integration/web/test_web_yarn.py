@@ -289,6 +289,10 @@ def test_tensorboard_started_by_the_chief_through_the_rm_web_proxy(rm_web):
         assert st["tensorboard"]["task"] == "chief:0", st.get("tensorboard")
         host, port = st["tensorboard"]["address"].rsplit(":", 1)
         assert int(port) != table_of(st)["chief:0"]["port"]
+        # The chief's `tensorboard` is tony's guarded one: its node port
+        # answers nobody but the proxy.
+        status, _, body = get(f"http://{st['tensorboard']['address']}/data/runs", timeout=30)
+        assert status == 403 and "answers only through tony's proxy" in body, (status, body)
         assert "tensorboard:0" not in table_of(st)
         job.release()
         assert job.wait(timeout=300) == 0, job.output()
