@@ -95,6 +95,8 @@ void stop_all(monitor_pointer self, std::vector<container> cs, bool report) {
 }
 
 void unregister(monitor_pointer self, final_report report) {
+  if (auto& before = self->state.cfg.before_unregister)
+    before(self->state.core->status());
   // The heartbeater tries for up to rm_failure_limit, its last call up to
   // an rpc timeout more.
   auto& timing = self->state.cfg.timing;

@@ -78,6 +78,12 @@ struct monitor_config {
   /// job ended because the RM no longer knows this AM attempt (the AM then
   /// exits at once, without lingering). Same rules.
   std::function<void()> on_attempt_gone;
+  /// Optional: gets the job's final snapshot once, just before the monitor
+  /// tells the RM that the job ended, so that what a client may read as
+  /// soon as it sees the application finish (the event log in the history
+  /// dir) is there by then. Runs in the monitor's context and may take as
+  /// long as a filesystem call: the RM hears of the end after it.
+  std::function<void(const job_status&)> before_unregister;
 };
 
 lifecycle_monitor_actor spawn_lifecycle_monitor(caf::actor_system& sys,

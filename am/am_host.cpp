@@ -291,6 +291,13 @@ watch_monitor(monitor_config& mcfg,
                               const task_sample& s) {
     recorder->sample(task, attempt, s);
   };
+  // The end in the event log, and the log where clients read it, before the
+  // RM hears of the end.
+  mcfg.before_unregister = [recorder, keep = backend.keep_records](const job_status& st) {
+    recorder->observe(st);
+    if (keep)
+      keep();
+  };
   return attempt_gone;
 }
 

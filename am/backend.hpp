@@ -61,6 +61,12 @@ struct am_backend {
   std::function<void(http::http_server&)> guard_page;
   /// Runs once the job's end is recorded (status and event log written).
   std::function<void(const job_status&)> on_end;
+  /// Keeps the job's records where clients read them after the job (YARN:
+  /// copies the event log into the history dir), once: the AM calls it
+  /// when the job's end is in the event log, before the RM hears of the
+  /// end, and on_end calls it when the AM did not (the monitor failed). May
+  /// be empty.
+  std::function<void()> keep_records;
   /// Starts getting new delegation tokens for a long job (YARN with a
   /// keytab; am/token_renewer.hpp), handing each lot to the function given;
   /// empty when the backend does not renew.

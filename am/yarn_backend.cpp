@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include <caf/all.hpp>
@@ -321,12 +323,21 @@ void set_job_end(am_backend& result, const env_map& env, const am_options& opts,
                  std::shared_ptr<token_renewer> renewer) {
   auto log_path = result.event_log;
   auto app_id = opts.app_id;
-  result.on_end = [env, log_path, app_id, job_tokens, renewer](const job_status&) {
+  // The event log goes to the history dir before the RM hears of the end
+  // (tony-history finds a job as soon as tony-submit returns), or at the
+  // end when the AM did not get there.
+  auto kept = std::make_shared<std::once_flag>();
+  result.keep_records = [env, log_path, app_id, job_tokens, kept] {
+    std::call_once(*kept, [&] {
+      keep_history(env, log_path, app_id, hadoop::current_user(), *job_tokens);
+    });
+  };
+  result.on_end = [env, keep = result.keep_records, job_tokens,
+                   renewer](const job_status&) {
     if (renewer)
       renewer->stop(); // the newest tokens stay in the box for the calls below
-    auto user = hadoop::current_user();
-    keep_history(env, log_path, app_id, user, *job_tokens);
-    remove_staging(env, user, *job_tokens);
+    keep();
+    remove_staging(env, hadoop::current_user(), *job_tokens);
   };
   if (renewer)
     result.start_token_renewal =

@@ -136,8 +136,12 @@ bool lifecycle::reasons_pending() const {
                      [](auto& t) { return t.awaiting_reason && !t.container_done; });
 }
 
+// The job ends when the AM tells the RM, not when the RM answers: the
+// records made before the RM hears of it (the event log kept in the history
+// dir, monitor_config::before_unregister) carry the end already.
 void lifecycle::unregister_now() {
   end_ = end_phase::unregistering;
+  finished_ms_ = now_;
   emit(unregister{final_report{to_string(state_), diagnostics_, cfg_.tracking_url}});
 }
 
@@ -145,7 +149,6 @@ void lifecycle::on(const unregistered&) {
   if (end_ != end_phase::unregistering)
     return;
   end_ = end_phase::done;
-  finished_ms_ = now_;
   say(note::info, "job " + cfg_.app_id + " " + to_string(state_));
   emit(job_done{});
 }

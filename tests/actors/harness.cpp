@@ -200,6 +200,7 @@ void harness::start(bool run) {
   mcfg.am_attempt = am_attempt;
   mcfg.resume = resume;
   mcfg.on_sample = on_sample;
+  mcfg.before_unregister = before_unregister;
   mcfg.on_attempt_gone = [this] { ++attempt_gone_calls; };
   registry_config rcfg{"application_1_0001", secret, 1000};
   rcfg.takes_over = am_attempt > 1;

@@ -163,6 +163,9 @@ struct harness : test_coordinator_fixture<harness_config> {
   int attempt_gone_calls = 0;
   /// The monitor's sample sink (monitor_config::on_sample); set before start().
   std::function<void(const task_id&, int32_t, const task_sample&)> on_sample;
+  /// Called before the monitor tells the RM of the end
+  /// (monitor_config::before_unregister); set before start().
+  std::function<void(const job_status&)> before_unregister;
   /// Gives the registry a spec channel (set before start()); every frame it
   /// publishes there lands in channel_frames, in order.
   bool with_spec_channel = false;

@@ -50,6 +50,29 @@ CAF_TEST(all tracked tasks succeed so the job succeeds and the ps is stopped) {
   CAF_CHECK_EQUAL(rm_state().finishes.size(), 1u);
 }
 
+CAF_TEST(the end is recorded before the rm hears of it) {
+  // What a client reads once it sees the application finish (the event log
+  // in the history dir) is kept before the RM is told.
+  std::vector<job_status> seen;
+  size_t finishes_before = 99;
+  before_unregister = [&](const job_status& st) {
+    seen.push_back(st);
+    finishes_before = rm_state().finishes.size();
+  };
+  start();
+  register_all();
+  exit_task(w0, 0);
+  exit_task(w1, 0);
+  exit_task(ps0, 143, "", 1, 15);
+  CAF_REQUIRE_EQUAL(seen.size(), 1u);
+  CAF_CHECK_EQUAL(finishes_before, 0u);
+  CAF_CHECK_EQUAL(seen[0].state, "SUCCEEDED");
+  CAF_CHECK_GREATER(seen[0].finished_ms, 0);
+  CAF_REQUIRE_EQUAL(rm_state().finishes.size(), 1u);
+  // The end's time is the one recorded then, not the RM's answer's.
+  CAF_CHECK_EQUAL(status().finished_ms, seen[0].finished_ms);
+}
+
 CAF_TEST(a failing worker fails the job at once and stops every other container) {
   start();
   register_all();
