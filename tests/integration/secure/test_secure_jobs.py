@@ -402,13 +402,19 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
     realm, authenticated to the RM's web proxy with SPNEGO, gets 403 from a
     job's page, API and TensorBoard path, cannot read its staging, logs or
     kill it; a job whose [security] view_acl and modify_acl name them shows
-    them its page and logs, and lets them kill it."""
+    them its page and logs, and lets them kill it. The private job's
+    TensorBoard sidecar refuses them at its node port too."""
     env = with_ca(securelib.client_env())
     other = with_ca(securelib.other_user_env(tmp_path))
     other_name = other["TONY_TEST_OTHER_PRINCIPAL"].split("@")[0]
     sleeper = ["--backend", "yarn", "--detach",
                "--set", 'code.command="echo hello-$TASK_INDEX; sleep 300"']
-    code, out = submit([*sleeper, ENV_CHECK], env)
+    # The private job has TensorBoard beside it, behind tony's guard.
+    venv = os.environ.get("TONY_VENV", os.path.join(ROOT, ".venv"))
+    tensorboard = ["--set", "tensorboard.enabled=true",
+                   "--set", f'tensorboard.log_dir="{tmp_path}"',
+                   "--set", f'env.PATH="{venv}/bin:/usr/local/bin:/usr/bin:/bin"']
+    code, out = submit([*sleeper, *tensorboard, ENV_CHECK], env)
     assert code == 0, out
     private = app_id_of(out)
     staged = re.search(r"staged in (\S+)", out).group(1)
@@ -426,6 +432,18 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
             assert f"user {other_name} may not view application {private}" in body, body
         code, body = curl(f"{base}/{private}/api/job", env)
         assert code == 200 and '"worker"' in body, (code, body[:2000])
+        # TensorBoard's own port on its node answers nobody without the
+        # token the AM's proxy sends (doc/tracking.md "TensorBoard").
+        deadline = time.monotonic() + 180
+        address = ""
+        while time.monotonic() < deadline and not address:
+            code, body = curl(f"{base}/{private}/api/job", env)
+            if code == 200:
+                address = json.loads(body).get("tensorboard", {}).get("address", "")
+            time.sleep(0 if address else 2)
+        assert address, f"no TensorBoard address in the job's status: {body[:2000]}"
+        code, body = curl(f"http://{address}/data/runs", other, negotiate=False)
+        assert code == 403 and "answers only through tony's proxy" in body, (code, body)
         code, body = curl(f"{base}/{shared}/api/job", other)
         assert code == 200 and '"worker"' in body, (code, body[:2000])
         # Staging is the owner's alone (0700).
