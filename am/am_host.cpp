@@ -90,7 +90,7 @@ public:
     // nop
   }
 
-  caf::expected<job_status> status() override { return am_.status(page_status_timeout); }
+  expected<job_status> status() override { return am_.status(page_status_timeout); }
 
   bool live() const override { return true; }
 

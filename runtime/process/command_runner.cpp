@@ -52,10 +52,10 @@ public:
       waiter_.join();
   }
 
-  caf::expected<void> start(const std::string& command,
-                            const std::map<std::string, std::string>& env,
-                            const std::string& cwd,
-                            std::function<void(exit_status)> on_exit) override {
+  expected<void> start(const std::string& command,
+                       const std::map<std::string, std::string>& env,
+                       const std::string& cwd,
+                       std::function<void(exit_status)> on_exit) override {
     process::spawn_options opts;
     opts.argv = {"/bin/sh", "-c", command};
     opts.env = env;
@@ -80,7 +80,7 @@ public:
       ended_ = true;
       on_exit({exit.exit_code, exit.signal});
     }};
-    return caf::unit;
+    return ok;
   }
 
   void signal(int sig) override {
@@ -110,8 +110,7 @@ private:
 
 class disk_writer : public file_writer {
 public:
-  caf::expected<void> write(const std::string& path,
-                            const std::string& content) override {
+  expected<void> write(const std::string& path, const std::string& content) override {
     auto tmp = path + ".tmp";
     {
       std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
@@ -121,11 +120,11 @@ public:
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
       return make_error(errc::infrastructure, "cannot rename " + tmp + " to " + path);
-    return caf::unit;
+    return ok;
   }
 
-  caf::expected<void> write_private(const std::string& path,
-                                    const std::string& content) override {
+  expected<void> write_private(const std::string& path,
+                               const std::string& content) override {
     auto tmp = path + ".tmp";
     ::unlink(tmp.c_str());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -140,7 +139,7 @@ public:
       ::unlink(tmp.c_str());
       return make_error(errc::infrastructure, "cannot write " + path);
     }
-    return caf::unit;
+    return tony::ok;
   }
 
   std::optional<std::string> read_small(const std::string& path,
