@@ -46,7 +46,7 @@ using registry_pointer = registry_actor::stateful_pointer<registry_state>;
 
 caf::error reject(std::string text, errc code) {
   spdlog::warn("registry: rejected registration: {}", text);
-  return make_error(code, std::move(text));
+  return caf_error(code, std::move(text));
 }
 
 // The spec of every registration, encoded once per change.
@@ -96,8 +96,8 @@ caf::result<registration_ack> on_resumed(registry_pointer self, executor_hello& 
   auto& st = self->state;
   if (!st.decided && st.cfg.takes_over) {
     spdlog::info("registry: {} registers again; not decided yet, asked to retry", who);
-    return make_error(errc::not_ready,
-                      "the ApplicationMaster is still taking the job over; try again");
+    return caf_error(errc::not_ready,
+                     "the ApplicationMaster is still taking the job over; try again");
   }
   auto i = st.adopted.find(hello.task);
   if (hello.attempt != st.attempt || i == st.adopted.end() ||

@@ -19,8 +19,8 @@
 #include "am/backend.hpp"
 #include "am/registry_door.hpp"
 #include "base/files.hpp"
+#include "base/result.hpp"
 #include "config/job_json.hpp"
-#include "config/result.hpp"
 #include "config/task_env.hpp"
 #include "hadoop/user.hpp"
 #include "messages/error.hpp"
@@ -90,7 +90,7 @@ public:
     // nop
   }
 
-  caf::expected<job_status> status() override { return am_.status(page_status_timeout); }
+  expected<job_status> status() override { return am_.status(page_status_timeout); }
 
   bool live() const override { return true; }
 

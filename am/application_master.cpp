@@ -49,10 +49,10 @@ application_master::~application_master() {
   sys_.reset(); // waits for every actor
 }
 
-caf::expected<uint16_t> application_master::open(monitor_config monitor,
-                                                 registry_config registry,
-                                                 const std::string& bind_address,
-                                                 bool spec_channel) {
+expected<uint16_t> application_master::open(monitor_config monitor,
+                                            registry_config registry,
+                                            const std::string& bind_address,
+                                            bool spec_channel) {
   monitor_cfg_ = monitor;
   auto secret = registry.secret;
   auto plan = plan_registry_door(registry, monitor.job.total_tasks(), spec_channel);
@@ -86,8 +86,8 @@ void application_master::start(am_drivers drivers) {
   start_am(*sys_, actors_, std::move(drivers), monitor_cfg_.timing);
 }
 
-caf::expected<job_status> application_master::status(std::chrono::milliseconds timeout) {
-  caf::expected<job_status> result{
+expected<job_status> application_master::status(std::chrono::milliseconds timeout) {
+  expected<job_status> result{
       make_error(errc::infrastructure, "the ApplicationMaster is shutting down")};
   caf::scoped_actor self{*sys_};
   self->request(actors_.monitor, timeout, status_atom_v)

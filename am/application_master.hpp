@@ -18,9 +18,9 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
-#include <caf/expected.hpp>
 
 #include "actors/am_actors.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 #include "runtime/gate/caf_bridge.hpp"
 
@@ -45,8 +45,8 @@ public:
   /// cannot listen. Executors that ask the gate for the spec channel get
   /// their cluster specs there (registry.hpp) unless `spec_channel` is false
   /// or the channel cannot start (then the registry sends them over BASP).
-  caf::expected<uint16_t> open(monitor_config monitor, registry_config registry,
-                               const std::string& bind_address, bool spec_channel = true);
+  expected<uint16_t> open(monitor_config monitor, registry_config registry,
+                          const std::string& bind_address, bool spec_channel = true);
 
   /// Closes the registry's port to new peers; what its gate and the spec
   /// channel did so far.
@@ -56,7 +56,7 @@ public:
   void start(am_drivers drivers);
 
   /// The job now, waiting at most `timeout` (any thread).
-  caf::expected<job_status> status(std::chrono::milliseconds timeout);
+  expected<job_status> status(std::chrono::milliseconds timeout);
 
   /// Kills the job with `reason` (any thread, also a signal watcher's).
   void kill(std::string reason);

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include <caf/actor_system.hpp>
-#include <caf/expected.hpp>
 
 #include "actors/container_launcher.hpp"
 #include "am/am_host.hpp"
 #include "config/job_spec.hpp"
+#include "messages/error.hpp"
 #include "runtime/launch_context.hpp"
 #include "runtime/nm_client.hpp"
 #include "runtime/rm_client.hpp"
@@ -97,8 +97,8 @@ struct am_backend {
   std::function<void()> end_restarts;
 };
 
-using backend_maker = caf::expected<am_backend> (*)(caf::actor_system&, const job_spec&,
-                                                    const am_options&);
+using backend_maker = expected<am_backend> (*)(caf::actor_system&, const job_spec&,
+                                               const am_options&);
 
 /// Writes `content` to `path` through a temporary file and a rename, so a
 /// reader never sees half of it; false on failure.
@@ -109,13 +109,13 @@ const std::map<std::string, backend_maker>& am_backends();
 
 /// The local pool under the job dir (`opts.work_dir`); executors are
 /// `opts.executor_path`.
-caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
-                                             const am_options& opts);
+expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
+                                        const am_options& opts);
 
 /// YARN from inside the AM container: the AMRMToken from the container's
 /// token file, the scheduler address and staged executor resources from the
 /// environment tony-submit gave the AM (runtime/yarn/am_env.hpp).
-caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
-                                            const am_options& opts);
+expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
+                                       const am_options& opts);
 
 } // namespace tony

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "am/backend.hpp"
+#include "messages/error.hpp"
 #include "runtime/local/local_adapters.hpp"
 #include "runtime/metrics/nvml.hpp"
 #include "runtime/process/process.hpp"
@@ -140,8 +141,8 @@ bool write_file_atomically(const std::string& path, const std::string& content) 
   return std::rename(tmp.c_str(), path.c_str()) == 0;
 }
 
-caf::expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
-                                             const am_options& opts) {
+expected<am_backend> make_local_backend(caf::actor_system& sys, const job_spec& job,
+                                        const am_options& opts) {
   local::local_cluster_config cfg;
   cfg.app_id = opts.app_id;
   cfg.job_dir = opts.work_dir;

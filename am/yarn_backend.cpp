@@ -348,8 +348,8 @@ void set_job_end(am_backend& result, const env_map& env, const am_options& opts,
 
 } // namespace
 
-caf::expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
-                                            const am_options& opts) {
+expected<am_backend> make_yarn_backend(caf::actor_system& sys, const job_spec& job,
+                                       const am_options& opts) {
   auto env = process::current_environment();
   auto creds = hadoop::credentials_from_environment();
   if (!creds)

@@ -954,7 +954,7 @@ caf::behavior proto_registry(caf::event_based_actor* self, std::string variant,
           executor_actor& exec) -> caf::result<registration_ack> {
         if (hello.secret != secret || expected->count(hello.task) == 0 ||
             registered->count(hello.task) > 0)
-          return make_error(errc::unknown_task, "refused");
+          return caf_error(errc::unknown_task, "refused");
         hello.secret.clear();
         spdlog::info("registry: {} registered at {}:{}", to_string(hello.task),
                      hello.host, hello.port);
@@ -1126,6 +1126,8 @@ int main(int argc, char** argv) {
     caf::anon_send(monitor, registry);
     // tony-am's way (behind the gate), or CAF's own publish (--no-gate).
     std::unique_ptr<gate::published_gate> door;
+    // The gate says a tony::error, CAF's publish a caf::error: rendered
+    // by CAF alike.
     caf::expected<uint16_t> port = uint16_t{0};
     if (opts.gate) {
       auto published = gate::published_gate::publish(
@@ -1135,7 +1137,7 @@ int main(int argc, char** argv) {
         door = std::move(*published);
         port = door->port();
       } else {
-        port = published.error();
+        port = to_caf(published.error());
       }
     } else {
       port = sys.middleman().publish(registry, 0, "127.0.0.1", true);

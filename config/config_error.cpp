@@ -31,7 +31,7 @@ std::string to_string(const std::vector<config_error>& errors) {
   return out;
 }
 
-caf::error to_caf_error(const std::vector<config_error>& errors) {
+error to_error(const std::vector<config_error>& errors) {
   auto text = to_string(errors);
   if (!text.empty() && text.back() == '\n')
     text.pop_back();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/error.hpp>
+#include "messages/error.hpp"
 
 namespace tony {
 
@@ -30,8 +30,8 @@ inline bool operator==(const config_error& x, const config_error& y) {
 /// One line per error, each ending in '\n'.
 std::string to_string(const std::vector<config_error>& errors);
 
-/// The errors as one caf::error (errc::invalid_config), for callers that
-/// speak caf::expected.
-caf::error to_caf_error(const std::vector<config_error>& errors);
+/// The errors as one tony::error (errc::invalid_config), for callers that
+/// return tony::expected.
+error to_error(const std::vector<config_error>& errors);
 
 } // namespace tony

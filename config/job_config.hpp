@@ -17,11 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.hpp"
 #include "config/config_error.hpp"
 #include "config/file_probe.hpp"
 #include "config/job_spec.hpp"
 #include "config/limits.hpp"
-#include "config/result.hpp"
 
 namespace tony {
 

@@ -416,7 +416,7 @@ void read_am_policy(json_reader& r, const json& doc, job_spec& s) {
 
 } // namespace
 
-caf::expected<job_spec> job_from_json(const std::string& text) {
+expected<job_spec> job_from_json(const std::string& text) {
   auto fail = [](const std::string& what) {
     return make_error(errc::invalid_config, "job spec JSON: " + what);
   };

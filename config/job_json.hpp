@@ -6,9 +6,8 @@
 
 #include <string>
 
-#include <caf/expected.hpp>
-
 #include "config/job_spec.hpp"
+#include "messages/error.hpp"
 
 namespace tony {
 
@@ -22,6 +21,6 @@ std::string to_json(const job_spec& spec, int indent = -1);
 /// ("job spec JSON: 'tasks[0].instances' must be an integer"). What the
 /// document holds is checked by the job model's range checker, the rules
 /// job.toml is read with (config/validate.hpp, check_job_spec).
-caf::expected<job_spec> job_from_json(const std::string& text);
+expected<job_spec> job_from_json(const std::string& text);
 
 } // namespace tony

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/result.hpp"
+#include "base/result.hpp"
 
 namespace tony {
 

@@ -148,7 +148,7 @@ private:
       lock.unlock();
       auto found = read_location();
       bool is_new = found && !(found->host == lost_.host && found->port == lost_.port);
-      caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
+      expected<registry_actor> registry = make_error(errc::infrastructure);
       if (is_new)
         registry = gate::remote_actor<registry_actor>(sys_, found->host,
                                                       static_cast<uint16_t>(found->port),
@@ -499,7 +499,7 @@ void open_spec_channel(spec_channel_link& link, const registration_ack& ack,
         link.got_spec = true;
         caf::anon_send(exec, spec_atom_v, std::move(*spec));
       },
-      [&link, exec, where](const caf::error& err) {
+      [&link, exec, where](const error& err) {
         give_up_on_channel(link, exec, where, describe(err));
       });
 }
@@ -538,11 +538,10 @@ bool reserve_ports(port_reservation& reservation, port_reservation& tensorboard,
 // Connects to the AM's registry through its gate, retrying for a while: it
 // may still be publishing. A refused secret or a peer that is no tony AM ends
 // it at once.
-caf::expected<registry_actor> connect_registry(caf::actor_system& sys,
-                                               const std::string& am_host,
-                                               uint16_t am_port,
-                                               const std::string& secret) {
-  caf::expected<registry_actor> registry = caf::sec::cannot_connect_to_node;
+expected<registry_actor> connect_registry(caf::actor_system& sys,
+                                          const std::string& am_host, uint16_t am_port,
+                                          const std::string& secret) {
+  expected<registry_actor> registry = make_error(errc::infrastructure);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   auto backoff = std::chrono::milliseconds(50);
   for (;;) {

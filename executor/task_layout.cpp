@@ -42,12 +42,12 @@ std::string listing(const fs::path& dir) {
   return out.empty() ? "nothing" : out;
 }
 
-caf::error fail(std::string text) {
+error fail(std::string text) {
   return make_error(errc::invalid_config, std::move(text));
 }
 
 // One link per entry of src/, unless the name is taken.
-caf::expected<std::vector<std::string>> link_sources(const fs::path& here) {
+expected<std::vector<std::string>> link_sources(const fs::path& here) {
   std::vector<std::string> shadowed;
   auto src = here / "src";
   std::error_code ec;
@@ -72,7 +72,7 @@ caf::expected<std::vector<std::string>> link_sources(const fs::path& here) {
 }
 
 // The interpreter python_binary_path names, or the one the venv has.
-caf::expected<std::string> find_python(const fs::path& here, const std::string& given) {
+expected<std::string> find_python(const fs::path& here, const std::string& given) {
   auto venv = here / "venv";
   auto pex = here / "venv.pex";
   std::error_code ec;
@@ -158,7 +158,7 @@ std::string pex_interpreter(const fs::path& pex, const std::string& path) {
 
 // .tony-bin/python and python3 run `command` with the interpreter's path as
 // invoked, so a venv's interpreter finds its pyvenv.cfg (a symlink would not).
-caf::expected<void> write_wrappers(const fs::path& bin, const std::string& command) {
+expected<void> write_wrappers(const fs::path& bin, const std::string& command) {
   std::error_code ec;
   fs::create_directories(bin, ec);
   for (auto name : {"python", "python3"}) {
@@ -169,7 +169,7 @@ caf::expected<void> write_wrappers(const fs::path& bin, const std::string& comma
     if (!out || ::chmod(path.c_str(), 0755) != 0)
       return fail("cannot write " + path.string());
   }
-  return caf::unit;
+  return ok;
 }
 
 std::string prepend(const std::string& dir, const std::map<std::string, std::string>& env,
@@ -181,7 +181,7 @@ std::string prepend(const std::string& dir, const std::map<std::string, std::str
 
 } // namespace
 
-caf::expected<task_layout> prepare_task_layout(const task_layout_input& in) {
+expected<task_layout> prepare_task_layout(const task_layout_input& in) {
   fs::path here{in.container_dir};
   task_layout out;
   out.work_dir = here.string();

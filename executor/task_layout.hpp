@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony {
 
@@ -49,6 +49,6 @@ struct task_layout {
 /// Links the source entries, finds the interpreter and writes the python
 /// wrappers. Fails with a message for the user when python_binary_path
 /// names nothing runnable or the directory cannot be prepared.
-caf::expected<task_layout> prepare_task_layout(const task_layout_input& in);
+expected<task_layout> prepare_task_layout(const task_layout_input& in);
 
 } // namespace tony

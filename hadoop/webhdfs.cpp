@@ -58,9 +58,8 @@ std::string tls_hint(CURLcode rc, const http_auth& auth) {
 
 } // namespace
 
-caf::expected<response> call(const std::string& method, const std::string& url,
-                             const http_auth& auth, const std::string& upload,
-                             bool follow) {
+expected<response> call(const std::string& method, const std::string& url,
+                        const http_auth& auth, const std::string& upload, bool follow) {
   auto curl = curl_easy_init();
   if (!curl)
     return make_error(errc::infrastructure, "cannot initialize libcurl");
@@ -177,8 +176,8 @@ std::vector<std::string> bases_of(const std::string& base) {
   return result;
 }
 
-caf::expected<std::string> webhdfs_address(const hadoop::configuration& conf,
-                                           const std::string& authority) {
+expected<std::string> webhdfs_address(const hadoop::configuration& conf,
+                                      const std::string& authority) {
   auto all = namenode_addresses(conf, authority);
   if (!all)
     return all.error();
@@ -188,9 +187,9 @@ caf::expected<std::string> webhdfs_address(const hadoop::configuration& conf,
   return result;
 }
 
-caf::expected<response> call_op(const namenode_http& nn, const std::string& method,
-                                const std::string& path, const std::string& op,
-                                const std::string& upload, bool follow) {
+expected<response> call_op(const namenode_http& nn, const std::string& method,
+                           const std::string& path, const std::string& op,
+                           const std::string& upload, bool follow) {
   // "?op=<name>", the authentication, then the op's own parameters.
   auto amp = op.find('&');
   auto name = op.substr(0, amp);
@@ -241,8 +240,8 @@ std::string namenode_address(const hadoop::configuration& conf, const std::strin
   return https ? "https://" + address : address;
 }
 
-caf::expected<std::vector<std::string>>
-namenode_addresses(const hadoop::configuration& conf, const std::string& authority) {
+expected<std::vector<std::string>> namenode_addresses(const hadoop::configuration& conf,
+                                                      const std::string& authority) {
   auto host = authority.substr(0, authority.find(':'));
   if (!hdfs::is_nameservice(conf, authority))
     return std::vector<std::string>{namenode_address(conf, host)};
@@ -296,7 +295,7 @@ bool is_retriable(const response& r) {
              std::string::npos;
 }
 
-caf::expected<response>
+expected<response>
 call_active(const std::vector<std::string>& bases, std::size_t* active,
             const std::function<std::string(const std::string& base)>& url_of,
             const std::string& method, const http_auth& auth, const std::string& upload,

@@ -25,10 +25,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/configuration.hpp"
 #include "hadoop/kerberos.hpp"
+#include "messages/error.hpp"
 
 namespace tony::webhdfs {
 
@@ -67,9 +66,9 @@ struct response {
 /// Kerberos login; the WebHDFS parameters are op_url's). `upload` names a
 /// file sent as the body; with `follow`, redirects (NameNode -> DataNode)
 /// are followed.
-caf::expected<response> call(const std::string& method, const std::string& url,
-                             const http_auth& auth, const std::string& upload = {},
-                             bool follow = false);
+expected<response> call(const std::string& method, const std::string& url,
+                        const http_auth& auth, const std::string& upload = {},
+                        bool follow = false);
 
 /// "<base>/webhdfs/v1<path>?op=<op>" plus the parameter that authenticates
 /// it: `delegation=`, nothing (SPNEGO) or `user.name=`.
@@ -95,8 +94,8 @@ std::string namenode_address(const hadoop::configuration& conf, const std::strin
 /// dfs.namenode.http-address.<ns>.<id> (no default ports: a nameservice
 /// names them). Anything else is {namenode_address(conf, host)}. Fails
 /// (invalid_config, exit 2) naming the key a nameservice lacks.
-caf::expected<std::vector<std::string>>
-namenode_addresses(const hadoop::configuration& conf, const std::string& authority);
+expected<std::vector<std::string>> namenode_addresses(const hadoop::configuration& conf,
+                                                      const std::string& authority);
 
 /// True when a WebHDFS answer says the NameNode is a standby: a
 /// RemoteException whose exception is StandbyException (HTTP 403).
@@ -116,7 +115,7 @@ bool is_retriable(const response& r);
 /// round where none answered, a pause (200 ms, doubling to 2 s) and another
 /// round, `rounds` in all; the error then names every NameNode and what it
 /// said. `url_of` makes the call's URL from a base.
-caf::expected<response>
+expected<response>
 call_active(const std::vector<std::string>& bases, std::size_t* active,
             const std::function<std::string(const std::string& base)>& url_of,
             const std::string& method, const http_auth& auth,
@@ -125,8 +124,8 @@ call_active(const std::vector<std::string>& bases, std::size_t* active,
 /// The WebHDFS address of the file system whose hdfs:// URI has
 /// `authority`: namenode_addresses joined by commas, the form
 /// namenode_http::base, TONY_WEBHDFS and the AM's state file carry.
-caf::expected<std::string> webhdfs_address(const hadoop::configuration& conf,
-                                           const std::string& authority);
+expected<std::string> webhdfs_address(const hadoop::configuration& conf,
+                                      const std::string& authority);
 
 /// The NameNodes of a namenode_http::base, in order.
 std::vector<std::string> bases_of(const std::string& base);
@@ -142,9 +141,9 @@ constexpr int failover_rounds = 10;
 /// that last did in this process. Within a minute of a call that found
 /// none answering, a call gives each NameNode one try: a process's many
 /// calls then fail in about the time of one.
-caf::expected<response> call_op(const namenode_http& nn, const std::string& method,
-                                const std::string& path, const std::string& op,
-                                const std::string& upload = {}, bool follow = false);
+expected<response> call_op(const namenode_http& nn, const std::string& method,
+                           const std::string& path, const std::string& op,
+                           const std::string& upload = {}, bool follow = false);
 
 /// The message of a WebHDFS RemoteException body, or the body's start.
 std::string remote_message(const std::string& body);

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "base/access_list.hpp"
-#include "config/result.hpp"
+#include "base/result.hpp"
 #include "hadoop/configuration.hpp"
 #include "web/spnego.hpp"
 

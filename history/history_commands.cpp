@@ -85,8 +85,7 @@ std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened_dir
   return result;
 }
 
-caf::expected<std::vector<job_event>> load_events(history_dir& dir,
-                                                  const stored_log& log) {
+expected<std::vector<job_event>> load_events(history_dir& dir, const stored_log& log) {
   auto text = dir.read(log);
   if (!text)
     return text.error();
@@ -97,8 +96,7 @@ caf::expected<std::vector<job_event>> load_events(history_dir& dir,
   return events;
 }
 
-caf::expected<found_job> find_job(const history_options& opts,
-                                  const std::string& app_id) {
+expected<found_job> find_job(const history_options& opts, const std::string& app_id) {
   std::ostringstream quiet;
   auto dirs = open_dirs(opts, quiet);
   std::string searched;

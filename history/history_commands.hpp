@@ -17,9 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/kerberos.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 #include "runtime/history/event_log.hpp"
 #include "runtime/history/history_store.hpp"
@@ -47,7 +46,7 @@ struct found_job {
 };
 
 /// Finds `app_id` in the dirs and reads its event log.
-caf::expected<found_job> find_job(const history_options& opts, const std::string& app_id);
+expected<found_job> find_job(const history_options& opts, const std::string& app_id);
 
 int list_jobs(const history_options& opts, std::ostream& out, std::ostream& err);
 
@@ -71,8 +70,7 @@ std::vector<std::pair<stored_log, history_dir*>> all_logs(std::vector<opened_dir
                                                           std::ostream& err);
 
 /// One event log, parsed.
-caf::expected<std::vector<job_event>> load_events(history_dir& dir,
-                                                  const stored_log& log);
+expected<std::vector<job_event>> load_events(history_dir& dir, const stored_log& log);
 
 /// One timeline line: "+12.3 s  task_started  worker:0 RUNNING at host:port".
 std::string timeline_line(const job_event& e, int64_t t0_ms);

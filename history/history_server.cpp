@@ -142,7 +142,7 @@ public:
       : rec_(std::move(rec)) {
     // nop
   }
-  caf::expected<job_status> status() override { return rec_->status; }
+  expected<job_status> status() override { return rec_->status; }
   bool live() const override { return false; }
   bool read_record(const std::function<void(const job_record&)>& f) override {
     f(*rec_);

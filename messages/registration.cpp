@@ -37,6 +37,41 @@ const char* to_string(errc x) {
   return "unknown";
 }
 
+std::string describe(const error& err) {
+  if (!err)
+    return "no error";
+  return err.text();
+}
+
+std::string to_string(const error& err) {
+  std::string result = to_string(err.code());
+  if (!err.text().empty()) {
+    result += " (";
+    result += err.text();
+    result += ')';
+  }
+  return result;
+}
+
+caf::error to_caf(const error& err) {
+  if (!err)
+    return caf::error{};
+  return caf_error(err.code(), err.text());
+}
+
+error from_caf(const caf::error& err) {
+  if (!err)
+    return error{};
+  if (err.category() == errc_category) {
+    auto code = static_cast<errc>(err.code());
+    auto& ctx = err.context();
+    if (ctx.match_elements<std::string>())
+      return error{code, ctx.get_as<std::string>(0)};
+    return make_error(code);
+  }
+  return error{errc::infrastructure, caf::to_string(err)};
+}
+
 std::string describe(const caf::error& err) {
   if (!err)
     return "no error";

@@ -141,8 +141,8 @@ std::string shell_command(const std::string& program,
   return out;
 }
 
-caf::expected<std::string> find_container_runtime(const std::string& image,
-                                                  const std::string& task) {
+expected<std::string> find_container_runtime(const std::string& image,
+                                             const std::string& task) {
   std::vector<std::string> candidates{"docker", "podman"};
   if (auto forced = std::getenv("TONY_CONTAINER_RUNTIME"); forced && *forced)
     candidates = {forced};

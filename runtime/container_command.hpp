@@ -22,8 +22,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/error.hpp"
 #include "runtime/launch_context.hpp"
 
 namespace tony {
@@ -45,7 +44,7 @@ std::string shell_command(const std::string& program,
 /// when set, else `docker`, else `podman`, each checked with `<program>
 /// info` (a docker client without its daemon cannot run anything). When
 /// none can, errc::invalid_config saying what each answered and what to do.
-caf::expected<std::string> find_container_runtime(const std::string& image,
-                                                  const std::string& task);
+expected<std::string> find_container_runtime(const std::string& image,
+                                             const std::string& task);
 
 } // namespace tony

@@ -154,7 +154,7 @@ void read_docker(contract_reader& r, docker_contract& d) {
 
 } // namespace
 
-caf::expected<executor_contract>
+expected<executor_contract>
 executor_contract::from_env(const std::map<std::string, std::string>& env) {
   contract_reader r{env, {}};
   executor_contract c;

@@ -12,9 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/job_spec.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
@@ -118,7 +117,7 @@ struct executor_contract {
 
   /// The contract read back from a container environment, or
   /// errc::invalid_config naming the missing or malformed variable.
-  static caf::expected<executor_contract>
+  static expected<executor_contract>
   from_env(const std::map<std::string, std::string>& env);
 
   /// Variables the executor consumes and does not pass on to the task.

@@ -61,7 +61,7 @@ int64_t json_int64(const json& v) {
   return d >= -limit && d < limit ? static_cast<int64_t>(d) : 0;
 }
 
-caf::expected<job_status> job_status_from_json(const std::string& text) {
+expected<job_status> job_status_from_json(const std::string& text) {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return make_error(errc::protocol, "job status is not valid JSON");

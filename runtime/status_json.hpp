@@ -7,16 +7,16 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/expected.hpp>
 #include <nlohmann/json_fwd.hpp>
 
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
 
 std::string to_json(const job_status& st, int indent = -1);
 
-caf::expected<job_status> job_status_from_json(const std::string& text);
+expected<job_status> job_status_from_json(const std::string& text);
 
 /// A JSON number read as an int64_t: 0 for what is not a number and for a
 /// number beyond int64_t's range (a float such as 1e300, or an integer

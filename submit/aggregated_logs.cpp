@@ -60,7 +60,7 @@ void aggregated_logs::refresh(const std::set<std::string>& hosts) {
       entries = std::move(*listed);
       break;
     }
-    if (listed.error().code() != static_cast<uint8_t>(errc::unsatisfiable)) {
+    if (listed.error().code() != errc::unsatisfiable) {
       problems_.push_back(describe(listed.error()));
       return;
     }

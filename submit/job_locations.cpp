@@ -9,17 +9,17 @@
 
 namespace tony {
 
-caf::expected<std::string> webhdfs_for(const std::string& uri,
-                                       const hadoop::configuration& conf) {
+expected<std::string> webhdfs_for(const std::string& uri,
+                                  const hadoop::configuration& conf) {
   if (uri.rfind("hdfs://", 0) != 0)
     return std::string{};
   auto authority = uri.substr(7, uri.find('/', 7) - 7);
   return webhdfs::webhdfs_address(conf, authority);
 }
 
-caf::expected<std::string> through_viewfs(const std::string& uri,
-                                          const hadoop::configuration& conf,
-                                          const std::string& key) {
+expected<std::string> through_viewfs(const std::string& uri,
+                                     const hadoop::configuration& conf,
+                                     const std::string& key) {
   if (uri.rfind("viewfs://", 0) != 0)
     return uri;
   auto target = resolve_viewfs(uri, conf);
@@ -31,10 +31,8 @@ caf::expected<std::string> through_viewfs(const std::string& uri,
   return target;
 }
 
-caf::expected<job_locations> locate_job(const job_spec& job,
-                                        const hadoop::configuration& conf,
-                                        const std::string& app_id,
-                                        const std::string& user) {
+expected<job_locations> locate_job(const job_spec& job, const hadoop::configuration& conf,
+                                   const std::string& app_id, const std::string& user) {
   auto default_fs = conf.get_or("fs.defaultFS", "file:///");
   std::string root = job.cluster.staging_dir;
   if (root.empty()) {

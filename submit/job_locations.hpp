@@ -12,10 +12,9 @@
 
 #include <string>
 
-#include <caf/expected.hpp>
-
 #include "config/job_spec.hpp"
 #include "hadoop/configuration.hpp"
+#include "messages/error.hpp"
 
 namespace tony {
 
@@ -23,15 +22,15 @@ namespace tony {
 /// nameservice, comma-separated) for a directory on HDFS; empty elsewhere.
 /// Fails (invalid_config) on a nameservice the configuration lacks a key
 /// of, naming the key.
-caf::expected<std::string> webhdfs_for(const std::string& uri,
-                                       const hadoop::configuration& conf);
+expected<std::string> webhdfs_for(const std::string& uri,
+                                  const hadoop::configuration& conf);
 
 /// A viewfs:// directory as the hdfs:// one its mount table links it to;
 /// anything else unchanged. Fails (invalid_config) naming `key` (the
 /// job.toml setting) when no mount link covers it.
-caf::expected<std::string> through_viewfs(const std::string& uri,
-                                          const hadoop::configuration& conf,
-                                          const std::string& key);
+expected<std::string> through_viewfs(const std::string& uri,
+                                     const hadoop::configuration& conf,
+                                     const std::string& key);
 
 struct job_locations {
   std::string staging_uri; // <staging root>/<app id>
@@ -43,9 +42,7 @@ struct job_locations {
 /// The job's locations: [cluster] staging_dir (default
 /// <fs.defaultFS>/user/<user>/.tony on HDFS, else ~/.tony/staging) and
 /// history_dir (history::history_location), each through through_viewfs.
-caf::expected<job_locations> locate_job(const job_spec& job,
-                                        const hadoop::configuration& conf,
-                                        const std::string& app_id,
-                                        const std::string& user);
+expected<job_locations> locate_job(const job_spec& job, const hadoop::configuration& conf,
+                                   const std::string& app_id, const std::string& user);
 
 } // namespace tony

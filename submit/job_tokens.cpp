@@ -41,7 +41,7 @@ int64_t epoch_ms(system_clock::time_point t) {
 
 } // namespace
 
-caf::expected<hadoop::credentials> forwarded_tokens() {
+expected<hadoop::credentials> forwarded_tokens() {
   auto* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
   if (path == nullptr || *path == '\0')
     return hadoop::credentials{};
@@ -60,7 +60,7 @@ caf::expected<hadoop::credentials> forwarded_tokens() {
   return result;
 }
 
-caf::expected<job_credentials> gather_job_credentials(
+expected<job_credentials> gather_job_credentials(
     const hadoop::configuration& conf, const security_spec& security,
     const std::shared_ptr<hadoop::ipc_client>& ipc,
     const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,

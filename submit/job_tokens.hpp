@@ -19,14 +19,13 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/job_spec.hpp"
 #include "hadoop/configuration.hpp"
 #include "hadoop/credentials.hpp"
 #include "hadoop/hdfs/token_plan.hpp"
 #include "hadoop/ipc_client.hpp"
 #include "hadoop/kerberos.hpp"
+#include "messages/error.hpp"
 
 namespace tony {
 
@@ -42,14 +41,14 @@ struct job_credentials {
 /// The tokens of the file HADOOP_TOKEN_FILE_LOCATION names (none when it
 /// is unset); errc::infrastructure naming the file when it is unreadable
 /// or corrupt. Job secrets in it are left out.
-caf::expected<hadoop::credentials> forwarded_tokens();
+expected<hadoop::credentials> forwarded_tokens();
 
 /// Everything the AM gets: forwarded tokens, and with `kerberos` an HDFS
 /// token from every NameNode of the job (for `proxy_user` when not empty:
 /// Hadoop's proxy users). errc::invalid_config for a client
 /// configuration that cannot name the renewer or a NameNode;
 /// errc::infrastructure when a NameNode does not give a token.
-caf::expected<job_credentials> gather_job_credentials(
+expected<job_credentials> gather_job_credentials(
     const hadoop::configuration& conf, const security_spec& security,
     const std::shared_ptr<hadoop::ipc_client>& ipc,
     const std::shared_ptr<const hadoop::kerberos_credentials>& kerberos,

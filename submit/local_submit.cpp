@@ -147,14 +147,14 @@ std::error_code copy_read_only(const fs::path& from, const fs::path& to,
 // The job's source dir as a NodeManager's localized copy of the staged
 // archive is: taken at submission, read-only, shared by the tasks (linked
 // into each working directory), which write elsewhere.
-caf::expected<void> snapshot_code(const std::string& from, const std::string& to,
-                                  const std::string& jobs_dir) {
+expected<void> snapshot_code(const std::string& from, const std::string& to,
+                             const std::string& jobs_dir) {
   if (auto ec = copy_read_only(from, to, jobs_dir))
     return make_error(errc::infrastructure,
                       "cannot copy the job's code " + from + " to " + to + ": " +
                           ec.message() +
                           " ([code] src_dir must be a readable directory)");
-  return caf::unit;
+  return ok;
 }
 
 // The local backend runs every task on this machine: placement settings

@@ -16,9 +16,8 @@ namespace {
 // The cached copy `name` in `cache`, when it is there and trusted; an
 // absent copy is errc::unsatisfiable (as stat says), a doubted one too,
 // after saying why.
-caf::expected<local_resource> trusted_copy(staging::stager& cache,
-                                           const std::string& name, bool archive,
-                                           const cache_use& use, bool* doubted) {
+expected<local_resource> trusted_copy(staging::stager& cache, const std::string& name,
+                                      bool archive, const cache_use& use, bool* doubted) {
   auto res = cache.stat(name, archive);
   if (!res)
     return res;
@@ -37,9 +36,9 @@ caf::expected<local_resource> trusted_copy(staging::stager& cache,
 
 // The job's own copy of a cached file: in its staging dir, under a name of
 // its own (`stored`), linked into the containers as `name`.
-caf::expected<local_resource> own_copy(const cache_use& use, const std::string& path,
-                                       const std::string& stored, const std::string& name,
-                                       bool archive) {
+expected<local_resource> own_copy(const cache_use& use, const std::string& path,
+                                  const std::string& stored, const std::string& name,
+                                  bool archive) {
   if (!use.own)
     return make_error(errc::infrastructure, "no staging dir for a copy of " + path);
   auto res = use.own->put(path, stored, archive);
@@ -50,9 +49,9 @@ caf::expected<local_resource> own_copy(const cache_use& use, const std::string& 
 
 } // namespace
 
-caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
-                                         const std::string& name, bool archive,
-                                         const cache_use& use) {
+expected<local_resource> stage_once(const std::string& dir, const std::string& path,
+                                    const std::string& name, bool archive,
+                                    const cache_use& use) {
   auto hash = staging::content_hash(path);
   if (hash.empty())
     return make_error(errc::infrastructure, "cannot read " + path);
@@ -81,10 +80,10 @@ caf::expected<local_resource> stage_once(const std::string& dir, const std::stri
   return res;
 }
 
-caf::expected<local_resource> stage_node_bundle(const std::string& dir,
-                                                const std::string& bin_dir,
-                                                const std::string& scratch,
-                                                const cache_use& use) {
+expected<local_resource> stage_node_bundle(const std::string& dir,
+                                           const std::string& bin_dir,
+                                           const std::string& scratch,
+                                           const cache_use& use) {
   auto bundle = staging::collect_node_bundle(bin_dir);
   if (!bundle)
     return bundle.error();

@@ -13,9 +13,8 @@
 #include <functional>
 #include <string>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/webhdfs.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 #include "runtime/staging/stager.hpp"
 
@@ -36,18 +35,18 @@ struct cache_use {
 /// Stages the local file `path` as `name` under <dir>/<sha256 of its
 /// content>/, or reuses the copy an earlier job left there (localized
 /// PRIVATE, as the node bundle).
-caf::expected<local_resource> stage_once(const std::string& dir, const std::string& path,
-                                         const std::string& name, bool archive,
-                                         const cache_use& use);
+expected<local_resource> stage_once(const std::string& dir, const std::string& path,
+                                    const std::string& name, bool archive,
+                                    const cache_use& use);
 
 /// Stages tony's binaries with their libraries (runtime/staging/
 /// node_bundle.hpp) once per content as <dir>/<hash>/tony.tgz, or reuses
 /// the copy an earlier job left there; `scratch` holds the archive while it
 /// is made. Localized PRIVATE, so a node unpacks it once for all of the
 /// user's jobs, not once per job.
-caf::expected<local_resource> stage_node_bundle(const std::string& dir,
-                                                const std::string& bin_dir,
-                                                const std::string& scratch,
-                                                const cache_use& use);
+expected<local_resource> stage_node_bundle(const std::string& dir,
+                                           const std::string& bin_dir,
+                                           const std::string& scratch,
+                                           const cache_use& use);
 
 } // namespace tony

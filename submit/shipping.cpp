@@ -21,7 +21,7 @@ struct uri_parts {
   std::string path; // begins with '/'
 };
 
-caf::expected<uri_parts> split_uri(const std::string& uri) {
+expected<uri_parts> split_uri(const std::string& uri) {
   auto sep = uri.find("://");
   if (sep == std::string::npos)
     return make_error(errc::invalid_config, "'" + uri + "' is not a URI");
@@ -45,8 +45,8 @@ std::string default_hdfs_authority(const hadoop::configuration& conf) {
 
 } // namespace
 
-caf::expected<std::string> resolve_viewfs(const std::string& uri,
-                                          const hadoop::configuration& conf) {
+expected<std::string> resolve_viewfs(const std::string& uri,
+                                     const hadoop::configuration& conf) {
   auto parts = split_uri(uri);
   if (!parts)
     return parts.error();
@@ -80,8 +80,8 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
   return best_target + rest;
 }
 
-caf::expected<std::string> webhdfs_address_of(const std::string& authority,
-                                              const hadoop::configuration& conf) {
+expected<std::string> webhdfs_address_of(const std::string& authority,
+                                         const hadoop::configuration& conf) {
   if (authority.empty() || hdfs::is_nameservice(conf, authority) ||
       authority == default_hdfs_authority(conf))
     return webhdfs::webhdfs_address(conf, authority);
@@ -92,10 +92,9 @@ caf::expected<std::string> webhdfs_address_of(const std::string& authority,
   return webhdfs::namenode_address(defaults, authority.substr(0, authority.find(':')));
 }
 
-caf::expected<local_resource> remote_resource(const std::string& uri,
-                                              const std::string& name, bool archive,
-                                              const hadoop::configuration& conf,
-                                              const webhdfs::http_auth& auth) {
+expected<local_resource> remote_resource(const std::string& uri, const std::string& name,
+                                         bool archive, const hadoop::configuration& conf,
+                                         const webhdfs::http_auth& auth) {
   auto target = uri;
   if (uri.rfind("viewfs://", 0) == 0) {
     auto resolved = resolve_viewfs(uri, conf);
@@ -158,9 +157,9 @@ public:
     // nop
   }
 
-  caf::expected<local_resource> ship(const std::string& source, const std::string& name,
-                                     bool archive, const std::string& where,
-                                     const stage_fn& stage = nullptr) {
+  expected<local_resource> ship(const std::string& source, const std::string& name,
+                                bool archive, const std::string& where,
+                                const stage_fn& stage = nullptr) {
     std::error_code ec;
     auto res = source.find("://") != std::string::npos
                    ? remote_resource(source, name, archive, conf_, auth_)
@@ -168,16 +167,14 @@ public:
                    ? stage(source, fs::path{source}.filename().string(), archive)
                    : stage_local(source, archive);
     if (!res) {
-      bool missing = res.error().category() == errc_category &&
-                     res.error().code() == static_cast<uint8_t>(errc::unsatisfiable);
+      bool missing = res.error().code() == errc::unsatisfiable;
       if (missing)
         return make_error(errc::unsatisfiable, where + " " + source +
                                                    " does not exist (" +
                                                    describe(res.error()) + ")");
       // No `hadoop` for a URI that needs one: the user's to fix, as a
       // missing file is.
-      if (res.error().category() == errc_category &&
-          res.error().code() == static_cast<uint8_t>(errc::invalid_config))
+      if (res.error().code() == errc::invalid_config)
         return make_error(errc::unsatisfiable,
                           where + " " + source + ": " + describe(res.error()));
       return make_error(errc::infrastructure,
@@ -192,7 +189,7 @@ private:
   // source's own file name follows the number, since the NodeManager picks
   // how to unpack an archive by its extension. A directory is shipped as an
   // archive of itself.
-  caf::expected<local_resource> stage_local(const std::string& source, bool archive) {
+  expected<local_resource> stage_local(const std::string& source, bool archive) {
     auto staged = std::to_string(++count_) + "-" + fs::path{source}.filename().string();
     std::error_code ec;
     if (!fs::is_directory(source, ec))
@@ -212,10 +209,11 @@ private:
 
 } // namespace
 
-caf::expected<shipped_resources>
-ship_job_files(const job_spec& job, staging::stager& stager,
-               const std::string& scratch_dir, const hadoop::configuration& conf,
-               const webhdfs::http_auth& auth, const stage_fn& stage_env) {
+expected<shipped_resources> ship_job_files(const job_spec& job, staging::stager& stager,
+                                           const std::string& scratch_dir,
+                                           const hadoop::configuration& conf,
+                                           const webhdfs::http_auth& auth,
+                                           const stage_fn& stage_env) {
   shipper s{stager, scratch_dir, conf, auth};
   shipped_resources out;
   if (!job.src_dir.empty()) {

@@ -12,10 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/job_spec.hpp"
 #include "hadoop/configuration.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 #include "runtime/staging/stager.hpp"
 
@@ -25,8 +24,8 @@ namespace tony {
 /// `fs.viewfs.mounttable.<table>.link.<path>` prefix of its path (table:
 /// the URI's authority, else fs.viewfs.mounttable.default.name.key, else
 /// "default"). Fails when no link covers the path.
-caf::expected<std::string> resolve_viewfs(const std::string& uri,
-                                          const hadoop::configuration& conf);
+expected<std::string> resolve_viewfs(const std::string& uri,
+                                     const hadoop::configuration& conf);
 
 /// The WebHDFS address of the NameNode at `authority` ("host:port" of an
 /// hdfs:// URI): webhdfs::webhdfs_address for the default filesystem's
@@ -34,17 +33,16 @@ caf::expected<std::string> resolve_viewfs(const std::string& uri,
 /// comma-separated; fails naming a key the configuration lacks), else the
 /// default port of its host ("host:9870", or "https://host:9871" under
 /// dfs.http.policy HTTPS_ONLY).
-caf::expected<std::string> webhdfs_address_of(const std::string& authority,
-                                              const hadoop::configuration& conf);
+expected<std::string> webhdfs_address_of(const std::string& authority,
+                                         const hadoop::configuration& conf);
 
 /// The local resource of a file already on HDFS (hdfs:// or viewfs://),
 /// linked as `name`, looked up through WebHDFS as `auth` says; on another
 /// Hadoop file system (s3a://, gs://, ...) with `hadoop fs -stat`.
 /// errc::unsatisfiable when it does not exist.
-caf::expected<local_resource> remote_resource(const std::string& uri,
-                                              const std::string& name, bool archive,
-                                              const hadoop::configuration& conf,
-                                              const webhdfs::http_auth& auth);
+expected<local_resource> remote_resource(const std::string& uri, const std::string& name,
+                                         bool archive, const hadoop::configuration& conf,
+                                         const webhdfs::http_auth& auth);
 
 /// Everything `job` ships: `common` for every executor, `by_type` for the
 /// tasks of one type. Errors say which job.toml key and entry failed;
@@ -58,15 +56,16 @@ struct shipped_resources {
 
 /// Stages a local file somewhere of its own (e.g. once per content) and
 /// returns its resource: (path, staged name, archive).
-using stage_fn = std::function<caf::expected<local_resource>(const std::string&,
-                                                             const std::string&, bool)>;
+using stage_fn =
+    std::function<expected<local_resource>(const std::string&, const std::string&, bool)>;
 
 /// `stage_env`, when given, stages a local `[code] python_venv` file instead
 /// of the job's stager (the venv is then shared by later jobs).
-caf::expected<shipped_resources>
-ship_job_files(const job_spec& job, staging::stager& stager,
-               const std::string& scratch_dir, const hadoop::configuration& conf,
-               const webhdfs::http_auth& auth, const stage_fn& stage_env = nullptr);
+expected<shipped_resources> ship_job_files(const job_spec& job, staging::stager& stager,
+                                           const std::string& scratch_dir,
+                                           const hadoop::configuration& conf,
+                                           const webhdfs::http_auth& auth,
+                                           const stage_fn& stage_env = nullptr);
 
 /// tony-submit's scratch directory for staging, holding the job's description
 /// as `job.json`: made by mkdtemp under $TMPDIR (else /tmp, else ~/.tony/tmp),

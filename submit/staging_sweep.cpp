@@ -31,7 +31,7 @@ sweep_staging(const std::string& root, const webhdfs::namenode_http& nn,
   auto entries = staging::list_dir(root, nn);
   if (!entries) {
     // No root yet (a first job) is nothing to sweep.
-    if (entries.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+    if (entries.error().code() != errc::unsatisfiable)
       result.problems.push_back(describe(entries.error()));
     return result;
   }

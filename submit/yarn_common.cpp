@@ -102,7 +102,7 @@ struct token_file_login {
   std::string note; // what tony-submit says it uses
 };
 
-caf::expected<std::optional<token_file_login>>
+expected<std::optional<token_file_login>>
 login_from_token_file(const hadoop::configuration& conf) {
   auto* path = std::getenv("HADOOP_TOKEN_FILE_LOCATION");
   if (path == nullptr || *path == '\0')

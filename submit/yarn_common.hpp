@@ -7,7 +7,7 @@
 // own HTTP calls authenticate, a task's file from its NodeManager, and the
 // lines tony-submit prints.
 
-#include "config/result.hpp"
+#include "base/result.hpp"
 #include <memory>
 #include <optional>
 #include <string>

@@ -61,7 +61,7 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 // Bad job.toml or client configuration: said, and exit 2.
-int usage_error(const caf::error& err) {
+int usage_error(const error& err) {
   complain(describe(err));
   return exit_usage;
 }
@@ -303,9 +303,7 @@ result<job_credentials, int> credentials_for(const rm_connection& c,
       gather_job_credentials(setup.conf, job.security, c.ipc, c.kerberos, c.proxy_user);
   if (!creds) {
     complain(describe(creds.error()));
-    return creds.error().code() == static_cast<uint8_t>(errc::invalid_config)
-               ? exit_usage
-               : exit_infra;
+    return creds.error().code() == errc::invalid_config ? exit_usage : exit_infra;
   }
   auto note = token_lifetime_note(creds->hdfs, !c.keytab.empty(),
                                   std::chrono::system_clock::now());
@@ -317,9 +315,9 @@ result<job_credentials, int> credentials_for(const rm_connection& c,
 // What the AM needs on a secure cluster: the CA its HTTPS calls check, and
 // with a keytab login the keytab (staged readable by the user only) and
 // the plan to get new tokens with it.
-caf::expected<void> stage_security(const rm_connection& c, const job_credentials& creds,
-                                   const webhdfs::http_auth& auth,
-                                   staging::stager& stager, yarn::container_launch& am) {
+expected<void> stage_security(const rm_connection& c, const job_credentials& creds,
+                              const webhdfs::http_auth& auth, staging::stager& stager,
+                              yarn::container_launch& am) {
   if (!auth.ca_file.empty()) {
     auto ca = stager.put(auth.ca_file, yarn_env::ca_resource, false);
     if (!ca)
@@ -328,14 +326,14 @@ caf::expected<void> stage_security(const rm_connection& c, const job_credentials
     am.env[yarn_env::ca_file] = yarn_env::ca_resource;
   }
   if (c.keytab.empty() || creds.plan.namenodes.empty())
-    return caf::unit;
+    return ok;
   auto keytab = stager.put_private(c.keytab, yarn_env::keytab_resource);
   if (!keytab)
     return keytab.error();
   am.resources.push_back(*keytab);
   hdfs::renewal_plan plan{creds.plan, c.kerberos->principal(), yarn_env::keytab_resource};
   am.env[yarn_env::token_renewal] = hdfs::to_json(plan);
-  return caf::unit;
+  return ok;
 }
 
 // What the RM says about application `id`, for the staging sweep.
@@ -457,7 +455,7 @@ struct submission {
 };
 
 // A failed staging: said, the staging dir removed, and exit 3.
-int staging_failed(submission& s, const caf::error& err) {
+int staging_failed(submission& s, const error& err) {
   complain("staging to " + s.where.staging_uri + " failed: " + describe(err));
   s.stager->remove_all();
   return exit_infra;
@@ -487,13 +485,13 @@ std::optional<int> stage_job(submission& s) {
     return exit_infra;
   std::error_code ec;
   auto cleanup_scratch = [&] { fs::remove_all(scratch, ec); };
-  auto fail_staging = [&](const caf::error& err) {
+  auto fail_staging = [&](const error& err) {
     auto code = staging_failed(s, err);
     cleanup_scratch();
     return code;
   };
   auto stage = [&](const std::string& path, const std::string& name, bool archive,
-                   bool for_am, bool for_executor) -> caf::expected<void> {
+                   bool for_am, bool for_executor) -> expected<void> {
     auto res = s.stager->put(path, name, archive);
     if (!res)
       return res.error();
@@ -501,7 +499,7 @@ std::optional<int> stage_job(submission& s) {
       s.am_resources.push_back(*res);
     if (for_executor)
       s.executor_resources.push_back(*res);
-    return caf::unit;
+    return ok;
   };
   cache_use cache{s.client.user, s.webhdfs, s.stager.get(), complain};
   s.am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
@@ -531,7 +529,7 @@ std::optional<int> stage_job(submission& s) {
   auto shipped =
       ship_job_files(s.job, *s.stager, scratch.string(), s.conf, s.auth, stage_env);
   if (!shipped) {
-    if (shipped.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+    if (shipped.error().code() != errc::unsatisfiable)
       return fail_staging(shipped.error());
     complain(describe(shipped.error()));
     s.stager->remove_all();

@@ -346,7 +346,7 @@ http_server::~http_server() {
   stop();
 }
 
-caf::expected<int> http_server::bind(const std::string& host, int port) {
+expected<int> http_server::bind(const std::string& host, int port) {
   gate::listener_options opts;
   opts.name = "http";
   opts.max_pending = limits_.max_pending;

@@ -35,9 +35,9 @@
 #include <thread>
 #include <vector>
 
-#include <caf/expected.hpp>
 #include <httplib.h>
 
+#include "messages/error.hpp"
 #include "runtime/gate/listener.hpp"
 #include "web/request_body.hpp"
 
@@ -81,7 +81,7 @@ public:
   http_server& operator=(const http_server&) = delete;
 
   /// Binds `host`:`port` (0: any free port); returns the port.
-  caf::expected<int> bind(const std::string& host, int port);
+  expected<int> bind(const std::string& host, int port);
 
   /// Says what each route takes as a body, from the method and the decoded
   /// path; called on the listener's thread, so it must not block.

@@ -36,7 +36,7 @@ std::string host_of(const std::string& url) {
   return authority.substr(0, authority.find(':'));
 }
 
-caf::expected<proxy_filter_config>
+expected<proxy_filter_config>
 proxy_filter_from_environment(const std::map<std::string, std::string>& env) {
   auto get = [&](const char* key) {
     auto i = env.find(key);

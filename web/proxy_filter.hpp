@@ -33,9 +33,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
 #include <httplib.h>
 
+#include "messages/error.hpp"
 #include "web/http_server.hpp"
 
 namespace tony::http {
@@ -105,7 +105,7 @@ private:
 /// The filter's configuration from the AM's environment: TONY_WEB_PROXIES and
 /// APPLICATION_WEB_PROXY_BASE (set by the RM). errc::invalid_config naming
 /// what is missing.
-caf::expected<proxy_filter_config>
+expected<proxy_filter_config>
 proxy_filter_from_environment(const std::map<std::string, std::string>& env);
 
 /// Puts a proxy_filter configured from `env` in front of `server` (the AM on

@@ -20,9 +20,9 @@
 #include <memory>
 #include <string>
 
-#include <caf/expected.hpp>
 #include <httplib.h>
 
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 #include "web/request_body.hpp"
 
@@ -38,7 +38,7 @@ public:
 
   /// The job's status now, or why it cannot be had (it is called from the
   /// server's threads and must bound its own wait).
-  virtual caf::expected<job_status> status() = 0;
+  virtual expected<job_status> status() = 0;
 
   /// A live job's page refreshes itself and proxies its TensorBoard.
   virtual bool live() const = 0;

@@ -21,14 +21,12 @@ caf::actor basp_broker_of(caf::actor_system& sys) {
 
 } // namespace
 
-bool is_refusal(const caf::error& err) {
-  return err.category() == errc_category &&
-         err.code() == static_cast<uint8_t>(errc::bad_secret);
+bool is_refusal(const error& err) {
+  return err.code() == errc::bad_secret;
 }
 
-bool is_final(const caf::error& err) {
-  return is_refusal(err) || (err.category() == errc_category &&
-                             err.code() == static_cast<uint8_t>(errc::protocol));
+bool is_final(const error& err) {
+  return is_refusal(err) || err.code() == errc::protocol;
 }
 
 published_gate::~published_gate() {
@@ -36,7 +34,7 @@ published_gate::~published_gate() {
     listener_->stop();
 }
 
-caf::expected<std::unique_ptr<published_gate>>
+expected<std::unique_ptr<published_gate>>
 published_gate::publish(caf::actor_system& sys, caf::strong_actor_ptr whom,
                         std::set<std::string> sigs, const std::string& host,
                         uint16_t port, std::string secret, gate_options opts) {
@@ -78,11 +76,11 @@ published_gate::publish(caf::actor_system& sys, caf::strong_actor_ptr whom,
   return result;
 }
 
-caf::expected<caf::strong_actor_ptr> remote_actor(caf::actor_system& sys,
-                                                  const std::string& host, uint16_t port,
-                                                  const std::string& secret,
-                                                  const std::set<std::string>& ifs,
-                                                  std::chrono::milliseconds timeout) {
+expected<caf::strong_actor_ptr> remote_actor(caf::actor_system& sys,
+                                             const std::string& host, uint16_t port,
+                                             const std::string& secret,
+                                             const std::set<std::string>& ifs,
+                                             std::chrono::milliseconds timeout) {
   auto start = std::chrono::steady_clock::now();
   auto fd = connect_through_gate(host, port, secret, timeout);
   if (!fd)
@@ -93,7 +91,7 @@ caf::expected<caf::strong_actor_ptr> remote_actor(caf::actor_system& sys,
     left = std::chrono::milliseconds(100);
   auto scribe = sys.middleman().backend().new_scribe(*fd);
   auto where = host + ":" + std::to_string(port);
-  caf::expected<caf::strong_actor_ptr> result =
+  expected<caf::strong_actor_ptr> result =
       make_error(errc::timeout, "the AM at " + where + " did not answer CAF's handshake");
   caf::scoped_actor self{sys};
   self->request(basp_broker_of(sys), left, caf::connect_atom_v, std::move(scribe), port)

@@ -27,8 +27,8 @@
 
 #include <caf/actor_cast.hpp>
 #include <caf/actor_system.hpp>
-#include <caf/expected.hpp>
 
+#include "messages/error.hpp"
 #include "runtime/gate/listener.hpp"
 #include "runtime/gate/spec_channel.hpp"
 
@@ -64,7 +64,7 @@ public:
   void stop() { listener_->stop(); }
 
   /// Publishes `whom` (whose interface is `sigs`) on host:port (0: any).
-  static caf::expected<std::unique_ptr<published_gate>>
+  static expected<std::unique_ptr<published_gate>>
   publish(caf::actor_system& sys, caf::strong_actor_ptr whom, std::set<std::string> sigs,
           const std::string& host, uint16_t port, std::string secret,
           gate_options opts = {});
@@ -76,7 +76,7 @@ private:
 
 /// Publishes a typed or dynamic actor handle behind the gate.
 template <class Handle>
-caf::expected<std::unique_ptr<published_gate>>
+expected<std::unique_ptr<published_gate>>
 publish(caf::actor_system& sys, const Handle& whom, const std::string& host,
         uint16_t port, std::string secret, gate_options opts = {}) {
   return published_gate::publish(sys, caf::actor_cast<caf::strong_actor_ptr>(whom),
@@ -85,26 +85,26 @@ publish(caf::actor_system& sys, const Handle& whom, const std::string& host,
 }
 
 /// Whether `err` from remote_actor means the AM refused the job secret.
-bool is_refusal(const caf::error& err);
+bool is_refusal(const error& err);
 
 /// Whether retrying cannot help: a refused secret, or a peer that is not a
 /// tony AM (or not this job's).
-bool is_final(const caf::error& err);
+bool is_final(const error& err);
 
 /// Connects to the actor published behind the gate at host:port: TCP, the
 /// handshake with `secret`, then BASP; all within `timeout`. Errors as
 /// connect_through_gate (gate_session.hpp), and errc::protocol when the
 /// published actor's interface is not `ifs`.
-caf::expected<caf::strong_actor_ptr> remote_actor(caf::actor_system& sys,
-                                                  const std::string& host, uint16_t port,
-                                                  const std::string& secret,
-                                                  const std::set<std::string>& ifs,
-                                                  std::chrono::milliseconds timeout);
+expected<caf::strong_actor_ptr> remote_actor(caf::actor_system& sys,
+                                             const std::string& host, uint16_t port,
+                                             const std::string& secret,
+                                             const std::set<std::string>& ifs,
+                                             std::chrono::milliseconds timeout);
 
 template <class Handle>
-caf::expected<Handle> remote_actor(caf::actor_system& sys, const std::string& host,
-                                   uint16_t port, const std::string& secret,
-                                   std::chrono::milliseconds timeout) {
+expected<Handle> remote_actor(caf::actor_system& sys, const std::string& host,
+                              uint16_t port, const std::string& secret,
+                              std::chrono::milliseconds timeout) {
   auto ptr = remote_actor(sys, host, port, secret, sys.message_types<Handle>(), timeout);
   if (!ptr)
     return ptr.error();

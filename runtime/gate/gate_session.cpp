@@ -95,21 +95,21 @@ int wait_for(int fd, short events, clock_type::time_point deadline) {
   }
 }
 
-caf::error dropped(const std::string& where, const char* phase) {
+error dropped(const std::string& where, const char* phase) {
   return make_error(errc::infrastructure, "the connection to the AM at " + where +
                                               " dropped during the " + phase +
                                               " (is this the AM's registry port?)");
 }
 
-caf::error too_slow(const std::string& where, const char* phase) {
+error too_slow(const std::string& where, const char* phase) {
   return make_error(errc::timeout, "the AM at " + where + " did not complete the " +
                                        phase + " in time (overloaded or not a tony AM)");
 }
 
 // Reads exactly `n` bytes before `deadline`.
-caf::expected<void> read_exactly(int fd, uint8_t* out, size_t n,
-                                 clock_type::time_point deadline,
-                                 const std::string& where, const char* phase) {
+expected<void> read_exactly(int fd, uint8_t* out, size_t n,
+                            clock_type::time_point deadline, const std::string& where,
+                            const char* phase) {
   size_t got = 0;
   while (got < n) {
     auto ready = wait_for(fd, POLLIN, deadline);
@@ -124,11 +124,11 @@ caf::expected<void> read_exactly(int fd, uint8_t* out, size_t n,
       return dropped(where, phase);
     got += static_cast<size_t>(k);
   }
-  return caf::unit;
+  return ok;
 }
 
-caf::expected<void> write_all(int fd, const uint8_t* data, size_t n,
-                              clock_type::time_point deadline, const std::string& where) {
+expected<void> write_all(int fd, const uint8_t* data, size_t n,
+                         clock_type::time_point deadline, const std::string& where) {
   size_t done = 0;
   while (done < n) {
     auto ready = wait_for(fd, POLLOUT, deadline);
@@ -143,7 +143,7 @@ caf::expected<void> write_all(int fd, const uint8_t* data, size_t n,
       return dropped(where, "handshake");
     done += static_cast<size_t>(k);
   }
-  return caf::unit;
+  return ok;
 }
 
 // One connect attempt to `ai` before `deadline`: the socket, or -1 with errno.
@@ -182,8 +182,8 @@ purpose purpose_of(const session& s) {
   return gs ? gs->asked() : purpose::basp;
 }
 
-caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
-                               std::chrono::milliseconds timeout) {
+expected<int> connect_tcp(const std::string& host, uint16_t port,
+                          std::chrono::milliseconds timeout) {
   auto where = host + ":" + std::to_string(port);
   auto deadline = clock_type::now() + timeout;
   addrinfo hints{};
@@ -213,9 +213,9 @@ caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
                     "cannot connect to the AM at " + where + ": " + why);
 }
 
-caf::expected<void> client_handshake(int fd, const std::string& secret,
-                                     const std::string& where,
-                                     std::chrono::milliseconds timeout, purpose what) {
+expected<void> client_handshake(int fd, const std::string& secret,
+                                const std::string& where,
+                                std::chrono::milliseconds timeout, purpose what) {
   auto deadline = clock_type::now() + timeout;
   hello_bytes hello{};
   if (auto ok =
@@ -240,7 +240,7 @@ caf::expected<void> client_handshake(int fd, const std::string& secret,
     return ok.error();
   switch (check_verdict(secret, server, *client, verdict)) {
   case verdict_check::accepted:
-    return caf::unit;
+    return ok;
   case verdict_check::denied:
     return make_error(errc::bad_secret,
                       "the AM at " + where +
@@ -257,9 +257,9 @@ caf::expected<void> client_handshake(int fd, const std::string& secret,
                     "the peer at " + where + " answered the gate handshake with garbage");
 }
 
-caf::expected<int> connect_through_gate(const std::string& host, uint16_t port,
-                                        const std::string& secret,
-                                        std::chrono::milliseconds timeout, purpose what) {
+expected<int> connect_through_gate(const std::string& host, uint16_t port,
+                                   const std::string& secret,
+                                   std::chrono::milliseconds timeout, purpose what) {
   auto start = clock_type::now();
   auto fd = connect_tcp(host, port, timeout);
   if (!fd)

@@ -8,8 +8,7 @@
 #include <memory>
 #include <string>
 
-#include <caf/expected.hpp>
-
+#include "messages/error.hpp"
 #include "runtime/gate/handshake.hpp"
 #include "runtime/gate/listener.hpp"
 
@@ -30,8 +29,8 @@ purpose purpose_of(const session& s);
 
 /// Opens a TCP connection to host:port within `timeout`. Errors: errc::
 /// infrastructure (refused, unreachable, unknown host), errc::timeout.
-caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
-                               std::chrono::milliseconds timeout);
+expected<int> connect_tcp(const std::string& host, uint16_t port,
+                          std::chrono::milliseconds timeout);
 
 /// The peer's side on a connected socket: reads the hello, sends the proof
 /// asking for `what`, reads the verdict, all within `timeout`. On success
@@ -40,15 +39,15 @@ caf::expected<int> connect_tcp(const std::string& host, uint16_t port,
 /// AM refused the secret), errc::protocol (not a tony AM, or one that does
 /// not know the secret), errc::timeout, errc::infrastructure (the connection
 /// dropped).
-caf::expected<void> client_handshake(int fd, const std::string& secret,
-                                     const std::string& where,
-                                     std::chrono::milliseconds timeout,
-                                     purpose what = purpose::basp);
+expected<void> client_handshake(int fd, const std::string& secret,
+                                const std::string& where,
+                                std::chrono::milliseconds timeout,
+                                purpose what = purpose::basp);
 
 /// connect_tcp + client_handshake; the socket on success (the caller owns it).
-caf::expected<int> connect_through_gate(const std::string& host, uint16_t port,
-                                        const std::string& secret,
-                                        std::chrono::milliseconds timeout,
-                                        purpose what = purpose::basp);
+expected<int> connect_through_gate(const std::string& host, uint16_t port,
+                                   const std::string& secret,
+                                   std::chrono::milliseconds timeout,
+                                   purpose what = purpose::basp);
 
 } // namespace tony::gate

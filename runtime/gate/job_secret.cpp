@@ -58,7 +58,7 @@ std::string derived_token(const std::string& secret, const std::string& purpose)
   return hadoop::hex_encode({reinterpret_cast<const char*>(mac), std::min(len, 16u)});
 }
 
-caf::expected<std::string>
+expected<std::string>
 job_secret_from_environment(const std::map<std::string, std::string>& env) {
   if (auto i = env.find(secret_env); i != env.end() && !i->second.empty())
     return i->second;
@@ -101,7 +101,7 @@ std::string secret_dir() {
   return std::string(home && *home ? home : "/tmp") + "/.tony/secrets";
 }
 
-caf::expected<void> save_secret(const std::string& app_id, const std::string& secret) {
+expected<void> save_secret(const std::string& app_id, const std::string& secret) {
   if (!valid_app_id(app_id))
     return make_error(errc::invalid_config, "not an application id: '" + app_id + "'");
   auto dir = secret_dir();
@@ -126,10 +126,10 @@ caf::expected<void> save_secret(const std::string& app_id, const std::string& se
     ::unlink(tmp.c_str());
     return make_error(errc::infrastructure, "cannot write " + path);
   }
-  return caf::unit;
+  return tony::ok;
 }
 
-caf::expected<std::string> load_secret(const std::string& app_id) {
+expected<std::string> load_secret(const std::string& app_id) {
   if (!valid_app_id(app_id))
     return make_error(errc::invalid_config, "not an application id: '" + app_id + "'");
   auto path = secret_dir() + "/" + app_id;

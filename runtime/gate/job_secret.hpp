@@ -19,7 +19,7 @@
 #include <map>
 #include <string>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::gate {
 
@@ -38,7 +38,7 @@ std::string make_job_secret();
 /// HADOOP_TOKEN_FILE_LOCATION. errc::invalid_config when neither has one
 /// (the message names both places), errc::infrastructure when the token
 /// file cannot be read.
-caf::expected<std::string>
+expected<std::string>
 job_secret_from_environment(const std::map<std::string, std::string>& env);
 
 /// The AM's secret: job_secret_from_environment, else (an AM started by
@@ -65,10 +65,10 @@ std::string credentials_with_secret(const std::string& secret);
 std::string secret_dir();
 
 /// Writes `secret` for `app_id` into secret_dir(), readable by the user only.
-caf::expected<void> save_secret(const std::string& app_id, const std::string& secret);
+expected<void> save_secret(const std::string& app_id, const std::string& secret);
 
 /// The saved secret of `app_id`; errc::invalid_config when there is none.
-caf::expected<std::string> load_secret(const std::string& app_id);
+expected<std::string> load_secret(const std::string& app_id);
 
 /// Removes the saved secret of `app_id` (the job has ended); no error if absent.
 void forget_secret(const std::string& app_id);

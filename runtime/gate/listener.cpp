@@ -69,7 +69,7 @@ listener::~listener() {
   stop();
 }
 
-caf::expected<uint16_t> listener::bind(const std::string& host, uint16_t port) {
+expected<uint16_t> listener::bind(const std::string& host, uint16_t port) {
   auto fail = [&](const std::string& what) {
     close_fd(listen_fd_);
     listen_fd_ = -1;

@@ -38,7 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::gate {
 
@@ -99,7 +99,7 @@ public:
   listener& operator=(const listener&) = delete;
 
   /// Binds `host`:`port` (0: any free port); returns the port.
-  caf::expected<uint16_t> bind(const std::string& host, uint16_t port);
+  expected<uint16_t> bind(const std::string& host, uint16_t port);
 
   /// Starts the thread. Precondition: bind() succeeded.
   void start();

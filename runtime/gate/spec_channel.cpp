@@ -302,7 +302,7 @@ void spec_channel::close_peer(size_t i) {
     free_.push_back(i);
 }
 
-caf::expected<std::string> read_spec_frame(int fd, size_t max_bytes) {
+expected<std::string> read_spec_frame(int fd, size_t max_bytes) {
   char prefix[8];
   if (!read_exactly(fd, prefix, sizeof(prefix)))
     return make_error(errc::infrastructure, "the AM closed its spec channel");
@@ -375,8 +375,7 @@ bool spec_reader::stopped() {
 // `why` (final, or the last transient failure once `connect_for` passed, or
 // nothing when stopped).
 int spec_reader::connect(const std::string& host, uint16_t port,
-                         const std::string& secret, const options& opts,
-                         caf::error& why) {
+                         const std::string& secret, const options& opts, error& why) {
   using namespace std::chrono;
   auto where = host + ":" + std::to_string(port);
   auto deadline = steady_clock::now() + opts.connect_for;
@@ -404,9 +403,7 @@ int spec_reader::connect(const std::string& host, uint16_t port,
     } else {
       why = fd.error();
     }
-    auto final_error = why.category() == errc_category &&
-                       (why.code() == static_cast<uint8_t>(errc::bad_secret) ||
-                        why.code() == static_cast<uint8_t>(errc::protocol));
+    auto final_error = why.code() == errc::bad_secret || why.code() == errc::protocol;
     if (final_error || steady_clock::now() >= deadline)
       return -1;
     std::unique_lock<std::mutex> guard{mutex_};
@@ -418,7 +415,7 @@ int spec_reader::connect(const std::string& host, uint16_t port,
 
 void spec_reader::run(std::string host, uint16_t port, std::string secret,
                       frame_handler on_frame, end_handler on_end, options opts) {
-  caf::error why;
+  error why;
   auto fd = connect(host, port, secret, opts, why);
   if (fd < 0) {
     if (!stopped())

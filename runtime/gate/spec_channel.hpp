@@ -33,7 +33,7 @@
 #include <thread>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::gate {
 
@@ -120,7 +120,7 @@ private:
 /// little-endian length, then that many bytes. Errors: errc::protocol when
 /// the length exceeds `max_bytes` (nothing beyond the length is read or
 /// allocated), errc::infrastructure when the connection ends first.
-caf::expected<std::string> read_spec_frame(int fd, size_t max_bytes);
+expected<std::string> read_spec_frame(int fd, size_t max_bytes);
 
 /// The executor's end: a thread that connects to the AM's gate asking for
 /// the spec channel (retrying transient failures for `connect_for`), then
@@ -130,7 +130,7 @@ caf::expected<std::string> read_spec_frame(int fd, size_t max_bytes);
 class spec_reader {
 public:
   using frame_handler = std::function<void(std::string)>;
-  using end_handler = std::function<void(const caf::error&)>;
+  using end_handler = std::function<void(const error&)>;
 
   struct options {
     std::chrono::milliseconds connect_for{30000};
@@ -162,7 +162,7 @@ private:
   void run(std::string host, uint16_t port, std::string secret, frame_handler on_frame,
            end_handler on_end, options opts);
   int connect(const std::string& host, uint16_t port, const std::string& secret,
-              const options& opts, caf::error& why);
+              const options& opts, error& why);
   void stop_locked();
   bool stopped();
 

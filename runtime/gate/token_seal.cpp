@@ -66,9 +66,8 @@ std::string seal_tokens(const std::string& secret, const std::string& app_id,
   return ok ? out : std::string{};
 }
 
-caf::expected<std::string> open_tokens(const std::string& secret,
-                                       const std::string& app_id, int32_t generation,
-                                       const std::string& sealed) {
+expected<std::string> open_tokens(const std::string& secret, const std::string& app_id,
+                                  int32_t generation, const std::string& sealed) {
   auto refuse = [] {
     return make_error(errc::bad_secret,
                       "the sealed tokens do not open with this job's secret (another "

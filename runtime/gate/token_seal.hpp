@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::gate {
 
@@ -27,8 +27,7 @@ std::string seal_tokens(const std::string& secret, const std::string& app_id,
 
 /// Opens what seal_tokens made with the same secret, app id and generation;
 /// errc::bad_secret when anything differs or the bytes were changed.
-caf::expected<std::string> open_tokens(const std::string& secret,
-                                       const std::string& app_id, int32_t generation,
-                                       const std::string& sealed);
+expected<std::string> open_tokens(const std::string& secret, const std::string& app_id,
+                                  int32_t generation, const std::string& sealed);
 
 } // namespace tony::gate

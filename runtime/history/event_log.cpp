@@ -33,7 +33,7 @@ json job_json(const job_status& st) {
   return j;
 }
 
-caf::expected<task_status> task_from(const json& j) {
+expected<task_status> task_from(const json& j) {
   json wrap = {{"state", to_string(job_state::fresh)}, {"tasks", json::array({j})}};
   auto st = job_status_from_json(wrap.dump());
   if (!st)
@@ -43,7 +43,7 @@ caf::expected<task_status> task_from(const json& j) {
   return std::move(st->tasks[0]);
 }
 
-caf::expected<job_status> job_from(const json& j) {
+expected<job_status> job_from(const json& j) {
   auto copy = j;
   copy["tasks"] = json::array();
   // A job_submitted event may carry no state: the job is NEW then.
@@ -173,7 +173,7 @@ std::string to_json_line(const job_event& e) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-caf::expected<job_event> event_from_json(const std::string& line) {
+expected<job_event> event_from_json(const std::string& line) {
   auto j = json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     return make_error(errc::protocol, "not a JSON object");
@@ -226,7 +226,7 @@ caf::expected<job_event> event_from_json(const std::string& line) {
   return e;
 }
 
-caf::expected<std::vector<job_event>> parse_event_log(const std::string& text) {
+expected<std::vector<job_event>> parse_event_log(const std::string& text) {
   std::vector<job_event> result;
   size_t pos = 0;
   int line_no = 0;
@@ -316,7 +316,7 @@ event_log_writer::~event_log_writer() {
     std::fclose(file_);
 }
 
-caf::expected<std::unique_ptr<event_log_writer>>
+expected<std::unique_ptr<event_log_writer>>
 event_log_writer::open(const std::string& path) {
   // Readable by the owner and the history service's group (0640), as
   // MapReduce's job history files; never written through a link.

@@ -26,8 +26,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony::history {
@@ -66,11 +65,11 @@ std::vector<job_event> diff(const job_status* before, const job_status& after,
 /// One line of the log, without the newline.
 std::string to_json_line(const job_event& e);
 
-caf::expected<job_event> event_from_json(const std::string& line);
+expected<job_event> event_from_json(const std::string& line);
 
 /// Every event of a log's text. A torn last line (the AM died mid-write) is
 /// left out; any other bad line is an error naming its line number.
-caf::expected<std::vector<job_event>> parse_event_log(const std::string& text);
+expected<std::vector<job_event>> parse_event_log(const std::string& text);
 
 /// Applies one event to `st`.
 void apply(job_status& st, const job_event& e);
@@ -85,7 +84,7 @@ public:
   ~event_log_writer();
 
   /// Opens `path` for appending (creating it).
-  static caf::expected<std::unique_ptr<event_log_writer>> open(const std::string& path);
+  static expected<std::unique_ptr<event_log_writer>> open(const std::string& path);
 
   /// Appends what changed since the last snapshot observed.
   void observe(const job_status& st);

@@ -21,7 +21,7 @@ namespace tony::history {
 
 namespace {
 
-caf::error fail(std::string text) {
+error fail(std::string text) {
   return make_error(errc::infrastructure, std::move(text));
 }
 
@@ -63,7 +63,7 @@ public:
     // nop
   }
 
-  caf::expected<std::vector<stored_log>> list() override {
+  expected<std::vector<stored_log>> list() override {
     std::vector<stored_log> result;
     std::error_code ec;
     if (!fs::is_directory(dir_, ec))
@@ -88,7 +88,7 @@ public:
     return result;
   }
 
-  caf::expected<std::string> read(const stored_log& log) override {
+  expected<std::string> read(const stored_log& log) override {
     std::ifstream in(log.location, std::ios::binary);
     if (!in)
       return fail("cannot read " + log.location);
@@ -97,7 +97,7 @@ public:
     return ss.str();
   }
 
-  caf::expected<void> remove(const stored_log& log) override {
+  expected<void> remove(const stored_log& log) override {
     std::error_code ec;
     fs::path path{log.location};
     // <jobs_dir>/<app-id>/events.jsonl: the job's whole directory goes.
@@ -107,7 +107,7 @@ public:
       fs::remove(path, ec);
     if (ec)
       return fail("cannot delete " + log.location + ": " + ec.message());
-    return caf::unit;
+    return ok;
   }
 
   std::string uri() const override { return dir_; }
@@ -137,7 +137,7 @@ public:
     // nop
   }
 
-  caf::expected<std::vector<stored_log>> list() override {
+  expected<std::vector<stored_log>> list() override {
     auto res = webhdfs::call_op(nn_, "GET", dir_, "LISTSTATUS", {}, true);
     if (!res)
       return res.error();
@@ -165,7 +165,7 @@ public:
     return result;
   }
 
-  caf::expected<std::string> read(const stored_log& log) override {
+  expected<std::string> read(const stored_log& log) override {
     auto res = webhdfs::call_op(nn_, "GET", log.location, "OPEN", {}, true);
     if (!res)
       return res.error();
@@ -176,7 +176,7 @@ public:
     return std::move(res->body);
   }
 
-  caf::expected<void> remove(const stored_log& log) override {
+  expected<void> remove(const stored_log& log) override {
     auto path = log.location;
     auto suffix = std::string{"/"} + log.app_id + "/events.jsonl";
     if (path.size() > suffix.size() &&
@@ -189,7 +189,7 @@ public:
       return fail("WebHDFS DELETE " + fs_uri_ + path + " failed (HTTP " +
                   std::to_string(res->status) +
                   "): " + webhdfs::remote_message(res->body));
-    return caf::unit;
+    return ok;
   }
 
   std::string uri() const override { return fs_uri_ + dir_; }
@@ -211,7 +211,7 @@ public:
     // nop
   }
 
-  caf::expected<std::vector<stored_log>> list() override {
+  expected<std::vector<stored_log>> list() override {
     auto entries = staging::list_dir(uri_, {});
     if (!entries)
       return entries.error();
@@ -230,11 +230,11 @@ public:
     return result;
   }
 
-  caf::expected<std::string> read(const stored_log& log) override {
+  expected<std::string> read(const stored_log& log) override {
     return staging::read_whole(log.location, {});
   }
 
-  caf::expected<void> remove(const stored_log& log) override {
+  expected<void> remove(const stored_log& log) override {
     auto path = log.location;
     auto suffix = std::string{"/"} + log.app_id + "/events.jsonl";
     if (path.size() > suffix.size() &&
@@ -293,8 +293,8 @@ std::unique_ptr<history_dir> make_webhdfs_history(webhdfs::namenode_http nn,
                                            std::move(dir));
 }
 
-caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
-                                                         webhdfs::namenode_http nn) {
+expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
+                                                    webhdfs::namenode_http nn) {
   if (uri.rfind("file://", 0) == 0)
     return make_local_history(uri.substr(7));
   if (uri.rfind("hdfs://", 0) == 0) {

@@ -18,9 +18,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/webhdfs.hpp"
+#include "messages/error.hpp"
 
 namespace tony::history {
 
@@ -43,15 +42,15 @@ public:
   virtual ~history_dir();
 
   /// Every event log in the directory, newest application first.
-  virtual caf::expected<std::vector<stored_log>> list() = 0;
+  virtual expected<std::vector<stored_log>> list() = 0;
 
   /// The text of one event log.
-  virtual caf::expected<std::string> read(const stored_log& log) = 0;
+  virtual expected<std::string> read(const stored_log& log) = 0;
 
   /// Deletes a job's event log, and with the local backend's layout
   /// (<jobs_dir>/<app-id>/events.jsonl) the whole job directory: its
   /// containers' logs too (retention, doc/tracking.md).
-  virtual caf::expected<void> remove(const stored_log& log) = 0;
+  virtual expected<void> remove(const stored_log& log) = 0;
 
   virtual std::string uri() const = 0;
 };
@@ -67,12 +66,12 @@ std::unique_ptr<history_dir> make_webhdfs_history(webhdfs::namenode_http nn,
 /// ($HADOOP_CONF_DIR): every NameNode of a nameservice, the NameNode's
 /// address, or the host on port 9870), or any other scheme (s3a://,
 /// gs://, ...) through the cluster's `hadoop fs`.
-caf::expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
-                                                         webhdfs::namenode_http nn);
+expected<std::unique_ptr<history_dir>> open_history(const std::string& uri,
+                                                    webhdfs::namenode_http nn);
 
 /// The same with SIMPLE authentication as `user` at the NameNode's WebHDFS
 /// address `webhdfs_address` ("host:port"; tony-history's --webhdfs).
-inline caf::expected<std::unique_ptr<history_dir>>
+inline expected<std::unique_ptr<history_dir>>
 open_history(const std::string& uri, const std::string& webhdfs_address,
              const std::string& user) {
   webhdfs::namenode_http nn;

@@ -37,7 +37,7 @@ nm_client_actor::behavior_type nm_impl(nm_client_actor::pointer self,
       [=](start_atom, const launch_spec& spec) -> caf::result<std::string> {
         auto id = cluster->start(spec);
         if (!id)
-          return std::move(id.error());
+          return to_caf(id.error());
         return std::move(*id);
       },
       [=](stop_atom, const container& c) {

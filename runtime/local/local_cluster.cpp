@@ -231,8 +231,7 @@ std::string local_cluster::unpack_once(const local_resource& res) {
   return dir;
 }
 
-caf::expected<void> local_cluster::localize(const launch_spec& spec,
-                                            const std::string& dir) {
+expected<void> local_cluster::localize(const launch_spec& spec, const std::string& dir) {
   for (auto& res : spec.resources) {
     auto target = res.archive ? unpack_once(res) : local_path(res.url);
     if (target.empty())
@@ -249,10 +248,10 @@ caf::expected<void> local_cluster::localize(const launch_spec& spec,
       return make_error(errc::infrastructure, "cannot link resource '" + res.name +
                                                   "' into " + dir + ": " + ec.message());
   }
-  return caf::unit;
+  return ok;
 }
 
-caf::expected<std::string> local_cluster::start(const launch_spec& spec) {
+expected<std::string> local_cluster::start(const launch_spec& spec) {
   auto& id = spec.target.id;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -317,7 +316,7 @@ void local_cluster::launch(const launch_spec& spec) {
     process::kill_session(late_stop, SIGKILL);
 }
 
-caf::expected<pid_t> local_cluster::spawn_container(const launch_spec& spec) {
+expected<pid_t> local_cluster::spawn_container(const launch_spec& spec) {
   auto& id = spec.target.id;
   auto dir = container_dir(id);
   std::error_code ec;

@@ -51,8 +51,7 @@
 #include <thread>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony::local {
@@ -101,7 +100,7 @@ public:
   /// and returns its id without waiting for it. Launches never block the
   /// caller: a job of many containers on a busy machine queues them all at
   /// once, and the AM's requests never wait behind one another's fork.
-  caf::expected<std::string> start(const launch_spec& spec);
+  expected<std::string> start(const launch_spec& spec);
 
   /// Stops the container and blocks until its session is empty (at most
   /// about stop_grace_ms plus a little). Idempotent.
@@ -134,10 +133,10 @@ private:
     std::map<std::string, std::string> image_env;
   };
 
-  caf::expected<void> localize(const launch_spec& spec, const std::string& dir);
+  expected<void> localize(const launch_spec& spec, const std::string& dir);
   void launch_loop();
   void launch(const launch_spec& spec);
-  caf::expected<pid_t> spawn_container(const launch_spec& spec);
+  expected<pid_t> spawn_container(const launch_spec& spec);
   std::string unpack_once(const local_resource& res);
   void reap(std::string id, pid_t pid);
   void remove_image_container(const std::string& id,

@@ -52,10 +52,10 @@ public:
       waiter_.join();
   }
 
-  caf::expected<void> start(const std::string& command,
-                            const std::map<std::string, std::string>& env,
-                            const std::string& cwd,
-                            std::function<void(exit_status)> on_exit) override {
+  expected<void> start(const std::string& command,
+                       const std::map<std::string, std::string>& env,
+                       const std::string& cwd,
+                       std::function<void(exit_status)> on_exit) override {
     process::spawn_options opts;
     opts.argv = {"/bin/sh", "-c", command};
     opts.env = env;
@@ -80,7 +80,7 @@ public:
       ended_ = true;
       on_exit({exit.exit_code, exit.signal});
     }};
-    return caf::unit;
+    return ok;
   }
 
   void signal(int sig) override {
@@ -110,8 +110,7 @@ private:
 
 class disk_writer : public file_writer {
 public:
-  caf::expected<void> write(const std::string& path,
-                            const std::string& content) override {
+  expected<void> write(const std::string& path, const std::string& content) override {
     auto tmp = path + ".tmp";
     {
       std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
@@ -121,16 +120,16 @@ public:
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
       return make_error(errc::infrastructure, "cannot rename " + tmp + " to " + path);
-    return caf::unit;
+    return ok;
   }
 
-  caf::expected<void> write_private(const std::string& path,
-                                    const std::string& content) override {
+  expected<void> write_private(const std::string& path,
+                               const std::string& content) override {
     return write_with_mode(path, content, 0600);
   }
 
-  caf::expected<void> write_program(const std::string& path,
-                                    const std::string& content) override {
+  expected<void> write_program(const std::string& path,
+                               const std::string& content) override {
     auto slash = path.rfind('/');
     if (slash != std::string::npos && slash > 0 &&
         ::mkdir(path.substr(0, slash).c_str(), 0700) != 0 && errno != EEXIST)
@@ -153,8 +152,8 @@ public:
 private:
   // Written aside with `mode` from the moment it exists, whatever the
   // umask, then renamed over `path`.
-  static caf::expected<void> write_with_mode(const std::string& path,
-                                             const std::string& content, mode_t mode) {
+  static expected<void> write_with_mode(const std::string& path,
+                                        const std::string& content, mode_t mode) {
     auto tmp = path + ".tmp";
     ::unlink(tmp.c_str());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
@@ -169,7 +168,7 @@ private:
       ::unlink(tmp.c_str());
       return make_error(errc::infrastructure, "cannot write " + path);
     }
-    return caf::unit;
+    return tony::ok;
   }
 };
 

@@ -14,8 +14,7 @@
 #include <optional>
 #include <string>
 
-#include <caf/expected.hpp>
-
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
@@ -33,10 +32,10 @@ public:
   /// Starts `command` under /bin/sh -c. On success `on_exit` is called once,
   /// from any thread, when the command (its main process) has ended and its
   /// group is cleaned up; on failure it is never called.
-  virtual caf::expected<void> start(const std::string& command,
-                                    const std::map<std::string, std::string>& env,
-                                    const std::string& cwd,
-                                    std::function<void(exit_status)> on_exit) = 0;
+  virtual expected<void> start(const std::string& command,
+                               const std::map<std::string, std::string>& env,
+                               const std::string& cwd,
+                               std::function<void(exit_status)> on_exit) = 0;
 
   /// Sends `sig` to the command's whole process group; nothing once it ended.
   virtual void signal(int sig) = 0;
@@ -66,18 +65,17 @@ public:
 
   /// Replaces the file at `path` with `content` at once: a reader sees the
   /// old content or the new one, never a part (written aside, renamed).
-  virtual caf::expected<void> write(const std::string& path,
-                                    const std::string& content) = 0;
+  virtual expected<void> write(const std::string& path, const std::string& content) = 0;
 
   /// The same for a file only its owner may read, 0600 from the moment it
   /// exists: the task's Hadoop token file.
-  virtual caf::expected<void> write_private(const std::string& path,
-                                            const std::string& content) = 0;
+  virtual expected<void> write_private(const std::string& path,
+                                       const std::string& content) = 0;
 
   /// The same for a program the task runs, 0700, in a directory made (0700)
   /// when missing: the chief's `tensorboard` command.
-  virtual caf::expected<void> write_program(const std::string& path,
-                                            const std::string& content) = 0;
+  virtual expected<void> write_program(const std::string& path,
+                                       const std::string& content) = 0;
 
   /// The first `max_bytes` of the file at `path`, or nothing when there is
   /// no such file (or it cannot be read). The default reads nothing.

@@ -161,8 +161,8 @@ ssize_t read_exec_status(int status_fd, int (&msg)[2]) {
 }
 
 // The error for what the child reported: the stage that failed, where, why.
-caf::error exec_failure(const int (&msg)[2], const spawn_options& opts,
-                        const std::string& program) {
+error exec_failure(const int (&msg)[2], const spawn_options& opts,
+                   const std::string& program) {
   static constexpr const char* stages[] = {"",
                                            "cannot create session/group",
                                            "cannot open stdout file",
@@ -229,7 +229,7 @@ void start_guard(const spawn_options& opts, const int (&guard_pipe)[2], child& r
 
 } // namespace
 
-caf::expected<child> spawn(const spawn_options& opts) {
+expected<child> spawn(const spawn_options& opts) {
   if (opts.argv.empty())
     return make_error(errc::invalid_config, "spawn: empty command");
   if (opts.guard_group && !opts.new_process_group)

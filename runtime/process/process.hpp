@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::process {
 
@@ -66,7 +66,7 @@ struct exit_info {
 
 /// Starts a child. The error says what could not be started and why
 /// (e.g. "cannot execute 'python3': No such file or directory").
-caf::expected<child> spawn(const spawn_options& opts);
+expected<child> spawn(const spawn_options& opts);
 
 /// Blocks until `pid` exits; retries on EINTR.
 exit_info wait(pid_t pid);

@@ -44,7 +44,7 @@ fs_access access_of(const std::string& uri) {
 
 namespace {
 
-caf::error bad_output(const std::string& what, const std::string& output) {
+error bad_output(const std::string& what, const std::string& output) {
   return make_error(errc::infrastructure,
                     "cannot read `hadoop fs -stat` " + what + " from '" + output + "'");
 }
@@ -97,7 +97,7 @@ std::chrono::milliseconds default_timeout() {
 
 } // namespace
 
-caf::expected<fs_stat> parse_stat(const std::string& output) {
+expected<fs_stat> parse_stat(const std::string& output) {
   auto line = trim(output);
   if (line.find('\n') != std::string::npos)
     line = trim(line.substr(line.rfind('\n') + 1));
@@ -111,7 +111,7 @@ caf::expected<fs_stat> parse_stat(const std::string& output) {
   return st;
 }
 
-caf::expected<std::vector<fs_entry>> parse_listing(const std::string& output) {
+expected<std::vector<fs_entry>> parse_listing(const std::string& output) {
   std::vector<fs_entry> result;
   std::istringstream in(output);
   std::string line;
@@ -137,7 +137,7 @@ caf::expected<std::vector<fs_entry>> parse_listing(const std::string& output) {
   return result;
 }
 
-caf::expected<std::string> find_hadoop(const std::string& uri) {
+expected<std::string> find_hadoop(const std::string& uri) {
   std::string looked;
   if (auto* home = std::getenv("HADOOP_HOME"); home && *home) {
     auto candidate = std::string{home} + "/bin/hadoop";
@@ -168,9 +168,9 @@ caf::expected<std::string> find_hadoop(const std::string& uri) {
                         scheme_of(uri) + "://, or put its bin/ on PATH");
 }
 
-caf::expected<std::string> hadoop_fs(const std::string& uri,
-                                     const std::vector<std::string>& args,
-                                     hadoop_fs_options opts) {
+expected<std::string> hadoop_fs(const std::string& uri,
+                                const std::vector<std::string>& args,
+                                hadoop_fs_options opts) {
   auto hadoop = find_hadoop(uri);
   if (!hadoop)
     return hadoop.error();

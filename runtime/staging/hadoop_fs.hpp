@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::staging {
 
@@ -41,7 +41,7 @@ struct fs_stat {
 };
 
 /// Parses the output of `hadoop fs -stat '%b %Y'` (one line "SIZE MTIME_MS").
-caf::expected<fs_stat> parse_stat(const std::string& output);
+expected<fs_stat> parse_stat(const std::string& output);
 
 /// One line of `hadoop fs -stat '%F|%b|%Y|%n'` per entry of a directory.
 struct fs_entry {
@@ -50,12 +50,12 @@ struct fs_entry {
   int64_t size = 0;
   int64_t modified_ms = 0;
 };
-caf::expected<std::vector<fs_entry>> parse_listing(const std::string& output);
+expected<std::vector<fs_entry>> parse_listing(const std::string& output);
 
 /// The cluster's `hadoop` command: $HADOOP_HOME/bin/hadoop, else `hadoop`
 /// on PATH. The error (errc::invalid_config, exit code 2) says which URI
 /// needed it, where tony looked and what to do.
-caf::expected<std::string> find_hadoop(const std::string& uri);
+expected<std::string> find_hadoop(const std::string& uri);
 
 struct hadoop_fs_options {
   /// How long one call may run (a JVM start and a round trip to the store):
@@ -67,8 +67,8 @@ struct hadoop_fs_options {
 /// exit is errc::infrastructure (errc::unsatisfiable when hadoop says the
 /// path does not exist) with hadoop's last stderr line; a call past the
 /// time limit is killed and errc::timeout.
-caf::expected<std::string> hadoop_fs(const std::string& uri,
-                                     const std::vector<std::string>& args,
-                                     hadoop_fs_options opts = {});
+expected<std::string> hadoop_fs(const std::string& uri,
+                                const std::vector<std::string>& args,
+                                hadoop_fs_options opts = {});
 
 } // namespace tony::staging

@@ -16,7 +16,7 @@ namespace tony::staging {
 
 namespace {
 
-caf::error fail(std::string text) {
+error fail(std::string text) {
   return make_error(errc::infrastructure, std::move(text));
 }
 
@@ -42,7 +42,7 @@ bool is_executable_file(const std::string& path) {
 
 } // namespace
 
-caf::expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {
+expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {
   node_bundle result;
   struct binary {
     const char* name;
@@ -88,8 +88,8 @@ caf::expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {
   return result;
 }
 
-caf::expected<void> write_node_bundle(const node_bundle& bundle, const std::string& out,
-                                      const std::string& scratch) {
+expected<void> write_node_bundle(const node_bundle& bundle, const std::string& out,
+                                 const std::string& scratch) {
   std::error_code ec;
   fs::remove_all(scratch, ec);
   auto cleanup = [&] {

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include <caf/expected.hpp>
+#include "messages/error.hpp"
 
 namespace tony::staging {
 
@@ -39,12 +39,12 @@ struct node_bundle {
 /// The bundle of the binaries in `bin_dir` and the libraries in
 /// `bin_dir`/../lib/tony. tony-am and tony-executor must be there;
 /// tony-guard is taken when present. Fails naming what is missing.
-caf::expected<node_bundle> collect_node_bundle(const std::string& bin_dir);
+expected<node_bundle> collect_node_bundle(const std::string& bin_dir);
 
 /// Writes the bundle as a gzip'd tar at `out` (entries bin/..., lib/tony/...),
 /// using `scratch` (an empty or absent directory, removed afterwards) to lay
 /// the members out.
-caf::expected<void> write_node_bundle(const node_bundle& bundle, const std::string& out,
-                                      const std::string& scratch);
+expected<void> write_node_bundle(const node_bundle& bundle, const std::string& out,
+                                 const std::string& scratch);
 
 } // namespace tony::staging

@@ -25,7 +25,7 @@ struct where {
   bool cli = false;
 };
 
-caf::expected<where> parse(const std::string& uri) {
+expected<where> parse(const std::string& uri) {
   if (access_of(uri) == fs_access::hadoop_cli)
     return where{false, uri, true};
   if (uri.rfind("file://", 0) == 0)
@@ -40,12 +40,12 @@ caf::expected<where> parse(const std::string& uri) {
                     "'" + uri + "' is not a path nor a scheme://... location");
 }
 
-caf::error missing(const std::string& uri) {
+error missing(const std::string& uri) {
   return make_error(errc::unsatisfiable, uri + " does not exist");
 }
 
-caf::error failed(const std::string& what, const std::string& uri,
-                  const webhdfs::response& res) {
+error failed(const std::string& what, const std::string& uri,
+             const webhdfs::response& res) {
   return make_error(errc::infrastructure, "WebHDFS " + what + " " + uri +
                                               " failed (HTTP " +
                                               std::to_string(res.status) +
@@ -58,8 +58,8 @@ int64_t mtime_ms(const struct stat& st) {
 
 } // namespace
 
-caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
-                                               const webhdfs::namenode_http& nn) {
+expected<std::vector<dir_entry>> list_dir(const std::string& uri,
+                                          const webhdfs::namenode_http& nn) {
   auto at = parse(uri);
   if (!at)
     return at.error();
@@ -86,7 +86,7 @@ caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
       dir.pop_back();
     auto out = hadoop_fs(dir, {"-stat", "%F|%b|%Y|%n", dir + "/*"});
     if (!out) {
-      if (out.error().code() != static_cast<uint8_t>(errc::unsatisfiable))
+      if (out.error().code() != errc::unsatisfiable)
         return out.error();
       // A glob that matches nothing: an empty directory, or none.
       auto self = hadoop_fs(dir, {"-stat", "%F", dir});
@@ -121,8 +121,8 @@ caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
   return result;
 }
 
-caf::expected<std::string> read_whole(const std::string& uri,
-                                      const webhdfs::namenode_http& nn) {
+expected<std::string> read_whole(const std::string& uri,
+                                 const webhdfs::namenode_http& nn) {
   auto at = parse(uri);
   if (!at)
     return at.error();
@@ -144,8 +144,7 @@ caf::expected<std::string> read_whole(const std::string& uri,
   return std::move(res->body);
 }
 
-caf::expected<void> remove_tree(const std::string& uri,
-                                const webhdfs::namenode_http& nn) {
+expected<void> remove_tree(const std::string& uri, const webhdfs::namenode_http& nn) {
   auto at = parse(uri);
   if (!at)
     return at.error();
@@ -155,19 +154,19 @@ caf::expected<void> remove_tree(const std::string& uri,
     if (ec)
       return make_error(errc::infrastructure,
                         "cannot remove " + at->path + ": " + ec.message());
-    return caf::unit;
+    return ok;
   }
   if (at->cli) {
     if (auto ok = hadoop_fs(uri, {"-rm", "-r", "-f", uri}); !ok)
       return ok.error();
-    return caf::unit;
+    return ok;
   }
   auto res = webhdfs::call_op(nn, "DELETE", at->path, "DELETE&recursive=true");
   if (!res)
     return res.error();
   if (res->status != 200 && res->status != 404)
     return failed("DELETE", uri, *res);
-  return caf::unit;
+  return ok;
 }
 
 } // namespace tony::staging

@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/webhdfs.hpp"
+#include "messages/error.hpp"
 
 namespace tony::staging {
 
@@ -26,16 +25,16 @@ struct dir_entry {
 
 /// The entries of directory `uri`. A directory that does not exist is an
 /// error with errc::unsatisfiable; others errc::infrastructure.
-caf::expected<std::vector<dir_entry>> list_dir(const std::string& uri,
-                                               const webhdfs::namenode_http& nn);
+expected<std::vector<dir_entry>> list_dir(const std::string& uri,
+                                          const webhdfs::namenode_http& nn);
 
 /// The whole content of file `uri` (errc::unsatisfiable when it does not
 /// exist).
-caf::expected<std::string> read_whole(const std::string& uri,
-                                      const webhdfs::namenode_http& nn);
+expected<std::string> read_whole(const std::string& uri,
+                                 const webhdfs::namenode_http& nn);
 
 /// Removes `uri` and everything below it; one that does not exist is
 /// removed already.
-caf::expected<void> remove_tree(const std::string& uri, const webhdfs::namenode_http& nn);
+expected<void> remove_tree(const std::string& uri, const webhdfs::namenode_http& nn);
 
 } // namespace tony::staging

@@ -30,7 +30,7 @@ stager::~stager() {
 
 namespace {
 
-caf::error fail(std::string text) {
+error fail(std::string text) {
   return make_error(errc::infrastructure, std::move(text));
 }
 
@@ -65,18 +65,18 @@ public:
     // nop
   }
 
-  caf::expected<local_resource> put(const std::string& path, const std::string& name,
-                                    bool archive) override {
+  expected<local_resource> put(const std::string& path, const std::string& name,
+                               bool archive) override {
     return place(path, name, archive, true);
   }
 
-  caf::expected<local_resource>
-  put_shared(const std::string& path, const std::string& name, bool archive) override {
+  expected<local_resource> put_shared(const std::string& path, const std::string& name,
+                                      bool archive) override {
     return place(path, name, archive, false);
   }
 
-  caf::expected<local_resource> put_private(const std::string& path,
-                                            const std::string& name) override {
+  expected<local_resource> put_private(const std::string& path,
+                                       const std::string& name) override {
     if (auto ok = make_dir(); !ok)
       return ok.error();
     // Created 0600 before a byte is written: never readable by others.
@@ -101,7 +101,7 @@ public:
     return stat(name, false);
   }
 
-  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+  expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
     struct stat st;
     if (::stat(target.c_str(), &st) != 0)
@@ -118,7 +118,7 @@ public:
     return res;
   }
 
-  caf::expected<std::string> doubt(const std::string& name, const std::string&) override {
+  expected<std::string> doubt(const std::string& name, const std::string&) override {
     auto file = dir_ + "/" + name;
     auto above = fs::path{dir_}.parent_path().string();
     auto uid = ::geteuid();
@@ -139,7 +139,7 @@ public:
     return std::string{};
   }
 
-  caf::expected<std::string> read(const std::string& name) override {
+  expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
     std::ifstream in(target, std::ios::binary);
     if (!in)
@@ -150,12 +150,12 @@ public:
     return bytes;
   }
 
-  caf::expected<void> remove_all() override {
+  expected<void> remove_all() override {
     std::error_code ec;
     fs::remove_all(dir_, ec);
     if (ec)
       return fail("cannot remove staging dir " + dir_ + ": " + ec.message());
-    return caf::unit;
+    return ok;
   }
 
   std::string uri() const override { return "file://" + dir_; }
@@ -164,8 +164,8 @@ private:
   // Copy, then move into place: a concurrent reader sees the whole file or
   // none. With `replace` false the copy is linked into place instead, and
   // link() never replaces: a copy another submit put there first stays.
-  caf::expected<local_resource> place(const std::string& path, const std::string& name,
-                                      bool archive, bool replace) {
+  expected<local_resource> place(const std::string& path, const std::string& name,
+                                 bool archive, bool replace) {
     if (auto ok = make_dir(); !ok)
       return ok.error();
     std::error_code ec;
@@ -188,7 +188,7 @@ private:
   }
 
   // The directory, made with its mode (the parents keep theirs).
-  caf::expected<void> make_dir() {
+  expected<void> make_dir() {
     std::error_code ec;
     bool made = fs::create_directories(dir_, ec);
     if (ec)
@@ -197,7 +197,7 @@ private:
     if (made && ::chmod(dir_.c_str(), static_cast<mode_t>(modes_.dir)) != 0)
       return fail("cannot set the mode of staging dir " + dir_ + ": " +
                   std::strerror(errno));
-    return caf::unit;
+    return ok;
   }
 
   std::string dir_;
@@ -217,29 +217,29 @@ public:
     // nop
   }
 
-  caf::expected<local_resource> put(const std::string& path, const std::string& name,
-                                    bool archive) override {
+  expected<local_resource> put(const std::string& path, const std::string& name,
+                               bool archive) override {
     if (auto ok = upload(path, name, {}); !ok)
       return ok.error();
     return stat(name, archive);
   }
 
-  caf::expected<local_resource>
-  put_shared(const std::string& path, const std::string& name, bool archive) override {
+  expected<local_resource> put_shared(const std::string& path, const std::string& name,
+                                      bool archive) override {
     if (auto ok = upload(path, name, {}, false); !ok)
       return ok.error();
     return stat(name, archive);
   }
 
-  caf::expected<local_resource> put_private(const std::string& path,
-                                            const std::string& name) override {
+  expected<local_resource> put_private(const std::string& path,
+                                       const std::string& name) override {
     // The NameNode applies the permission at CREATE: never readable by others.
     if (auto ok = upload(path, name, "&permission=600"); !ok)
       return ok.error();
     return stat(name, false);
   }
 
-  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+  expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
     auto st = file_status(target);
     if (!st)
@@ -254,8 +254,7 @@ public:
     return res;
   }
 
-  caf::expected<std::string> doubt(const std::string& name,
-                                   const std::string& user) override {
+  expected<std::string> doubt(const std::string& name, const std::string& user) override {
     auto above = dir_.substr(0, dir_.rfind('/'));
     for (auto& [path, is_above] : {std::pair{dir_ + "/" + name, false},
                                    std::pair{dir_, false}, std::pair{above, true}}) {
@@ -279,7 +278,7 @@ public:
   }
 
   // OPEN answers 307 with the DataNode that serves the bytes.
-  caf::expected<std::string> read(const std::string& name) override {
+  expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
     auto first = webhdfs::call_op(nn_, "GET", target, "OPEN");
     if (!first)
@@ -302,7 +301,7 @@ public:
     return std::move(second->body);
   }
 
-  caf::expected<void> remove_all() override {
+  expected<void> remove_all() override {
     auto res = webhdfs::call_op(nn_, "DELETE", dir_, "DELETE&recursive=true");
     if (!res)
       return res.error();
@@ -310,7 +309,7 @@ public:
       return fail("WebHDFS DELETE " + dir_ + " failed (HTTP " +
                   std::to_string(res->status) +
                   "): " + webhdfs::remote_message(res->body));
-    return caf::unit;
+    return ok;
   }
 
   std::string uri() const override { return fs_uri_ + dir_; }
@@ -318,7 +317,7 @@ public:
 private:
   // GETFILESTATUS of `path`: its FileStatus object, errc::unsatisfiable
   // when there is none.
-  caf::expected<nlohmann::json> file_status(const std::string& path) {
+  expected<nlohmann::json> file_status(const std::string& path) {
     auto status = webhdfs::call_op(nn_, "GET", path, "GETFILESTATUS");
     if (!status)
       return status.error();
@@ -337,8 +336,8 @@ private:
   // the bytes to (its URL carries the NameNode's own delegation token).
   // With `replace` false a target that exists (another submit staged the
   // same content-addressed name) stays, and the upload is dropped.
-  caf::expected<void> upload(const std::string& path, const std::string& name,
-                             std::string extra, bool replace = true) {
+  expected<void> upload(const std::string& path, const std::string& name,
+                        std::string extra, bool replace = true) {
     if (auto ok = make_dir(); !ok)
       return ok;
     auto target = dir_ + "/" + name;
@@ -380,14 +379,14 @@ private:
       // The target exists (an older copy): replace it.
       webhdfs::call_op(nn_, "DELETE", target, "DELETE");
     }
-    return caf::unit;
+    return ok;
   }
 
   // The directory with its mode, once per stager (CREATE would make it with
   // the NameNode's default mode).
-  caf::expected<void> make_dir() {
+  expected<void> make_dir() {
     if (dir_made_)
-      return caf::unit;
+      return ok;
     auto res =
         webhdfs::call_op(nn_, "PUT", dir_, "MKDIRS&permission=" + octal(modes_.dir));
     if (!res)
@@ -398,7 +397,7 @@ private:
                   "): " + webhdfs::remote_message(res->body));
     // An existing directory keeps its mode (a shared history dir).
     dir_made_ = true;
-    return caf::unit;
+    return ok;
   }
 
   // The DataNode takes the token in the redirect's URL; only the CA
@@ -428,8 +427,8 @@ public:
       dir_.pop_back();
   }
 
-  caf::expected<local_resource> put(const std::string& path, const std::string& name,
-                                    bool archive) override {
+  expected<local_resource> put(const std::string& path, const std::string& name,
+                               bool archive) override {
     if (auto ok = upload(path, name); !ok)
       return ok.error();
     return stat(name, archive);
@@ -437,15 +436,15 @@ public:
 
   // An object store has no atomic "create unless it exists": a copy that is
   // there already stays, else this one is written.
-  caf::expected<local_resource>
-  put_shared(const std::string& path, const std::string& name, bool archive) override {
+  expected<local_resource> put_shared(const std::string& path, const std::string& name,
+                                      bool archive) override {
     if (auto there = stat(name, archive); there)
       return there;
     return put(path, name, archive);
   }
 
-  caf::expected<local_resource> put_private(const std::string& path,
-                                            const std::string& name) override {
+  expected<local_resource> put_private(const std::string& path,
+                                       const std::string& name) override {
     if (auto ok = upload(path, name); !ok)
       return ok.error();
     auto target = dir_ + "/" + name;
@@ -456,11 +455,11 @@ public:
 
   // Object stores report every file as the caller's, writable by all: the
   // bucket's policy, not a mode, decides who writes (stager.hpp).
-  caf::expected<std::string> doubt(const std::string&, const std::string&) override {
+  expected<std::string> doubt(const std::string&, const std::string&) override {
     return std::string{};
   }
 
-  caf::expected<local_resource> stat(const std::string& name, bool archive) override {
+  expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;
     auto out = hadoop_fs(target, {"-stat", "%b %Y", target});
     if (!out)
@@ -478,21 +477,21 @@ public:
     return res;
   }
 
-  caf::expected<std::string> read(const std::string& name) override {
+  expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
     return hadoop_fs(target, {"-cat", target});
   }
 
-  caf::expected<void> remove_all() override {
+  expected<void> remove_all() override {
     if (auto ok = hadoop_fs(dir_, {"-rm", "-r", "-f", dir_}); !ok)
       return ok.error();
-    return caf::unit;
+    return ok;
   }
 
   std::string uri() const override { return dir_; }
 
 private:
-  caf::expected<void> upload(const std::string& path, const std::string& name) {
+  expected<void> upload(const std::string& path, const std::string& name) {
     auto target = dir_ + "/" + name;
     // Each call is a JVM start: the directory is made once per stager.
     if (!made_dir_) {
@@ -502,7 +501,7 @@ private:
     }
     if (auto ok = hadoop_fs(target, {"-put", "-f", path, target}); !ok)
       return ok.error();
-    return caf::unit;
+    return ok;
   }
 
   std::string dir_;
@@ -525,7 +524,7 @@ std::unique_ptr<stager> make_hadoop_cli_stager(std::string uri) {
   return std::make_unique<hadoop_cli_stager>(std::move(uri));
 }
 
-caf::expected<std::unique_ptr<stager>>
+expected<std::unique_ptr<stager>>
 make_stager(const std::string& uri, const webhdfs::namenode_http& nn, permissions modes) {
   if (uri.rfind("file://", 0) == 0)
     return make_file_stager(uri.substr(7), modes);
@@ -577,8 +576,8 @@ std::string content_hash(const std::string& path) {
   return result;
 }
 
-caf::expected<void> make_archive(const std::string& dir, const std::string& out,
-                                 archive_options archive) {
+expected<void> make_archive(const std::string& dir, const std::string& out,
+                            archive_options archive) {
   process::spawn_options opts;
   opts.argv = {"tar", archive.follow_links ? "-chf" : "-cf",
                out,   archive.fast ? "--use-compress-program=gzip -1" : "--gzip",
@@ -596,7 +595,7 @@ caf::expected<void> make_archive(const std::string& dir, const std::string& out,
     return fail("cannot archive " + dir + ": tar says: " + process::tail_file(log, 500));
   std::error_code ec;
   fs::remove(log, ec);
-  return caf::unit;
+  return ok;
 }
 
 } // namespace tony::staging

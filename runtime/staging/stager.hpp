@@ -17,9 +17,8 @@
 #include <memory>
 #include <string>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/webhdfs.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony::staging {
@@ -41,26 +40,26 @@ public:
   virtual ~stager();
 
   /// Copies the local file `path` into the staging dir as `name`.
-  virtual caf::expected<local_resource> put(const std::string& path,
-                                            const std::string& name, bool archive) = 0;
+  virtual expected<local_resource> put(const std::string& path, const std::string& name,
+                                       bool archive) = 0;
 
   /// Like put(), for a name whose path carries the file's content hash
   /// (tony's binaries, a packed environment): when another submit staged
   /// the same name meanwhile, that copy stays and is returned. Replacing it
   /// would change the modification time YARN checks when it localizes the
   /// jobs already submitted with it ("changed on src filesystem").
-  virtual caf::expected<local_resource>
-  put_shared(const std::string& path, const std::string& name, bool archive) = 0;
+  virtual expected<local_resource> put_shared(const std::string& path,
+                                              const std::string& name, bool archive) = 0;
 
   /// Like put(), but the staged copy is readable by its owner only (0600):
   /// a keytab. The NodeManager localizes it into the application's own
   /// cache, readable by the application's user only.
-  virtual caf::expected<local_resource> put_private(const std::string& path,
-                                                    const std::string& name) = 0;
+  virtual expected<local_resource> put_private(const std::string& path,
+                                               const std::string& name) = 0;
 
   /// The LocalResource of a file already staged as `name`, or an error
   /// when there is none.
-  virtual caf::expected<local_resource> stat(const std::string& name, bool archive) = 0;
+  virtual expected<local_resource> stat(const std::string& name, bool archive) = 0;
 
   /// Why a copy already staged as `name` may not hold what its name
   /// promises: empty when `user` owns the file and its directory and
@@ -71,15 +70,15 @@ public:
   /// is in the path) reuse a copy only when this is empty. On object
   /// stores (the `hadoop fs` stager) ownership means nothing and the
   /// bucket's policy decides who writes: always empty there.
-  virtual caf::expected<std::string> doubt(const std::string& name,
-                                           const std::string& user) = 0;
+  virtual expected<std::string> doubt(const std::string& name,
+                                      const std::string& user) = 0;
 
   /// The content of the staged file `name` (a small one: the AM's address,
   /// its saved state); errc::unsatisfiable when there is none.
-  virtual caf::expected<std::string> read(const std::string& name) = 0;
+  virtual expected<std::string> read(const std::string& name) = 0;
 
   /// Deletes the staging dir and everything in it.
-  virtual caf::expected<void> remove_all() = 0;
+  virtual expected<void> remove_all() = 0;
 
   /// The staging dir as a URI (file:///..., hdfs://host:port/...).
   virtual std::string uri() const = 0;
@@ -104,9 +103,9 @@ std::unique_ptr<stager> make_hadoop_cli_stager(std::string uri);
 /// The stager for a staging URI: file:///dir or hdfs://host:port/dir (then
 /// `nn` is the NameNode's WebHDFS endpoint), or any other scheme through
 /// `hadoop fs` (errc::invalid_config when no `hadoop` command is found).
-caf::expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
-                                                   const webhdfs::namenode_http& nn,
-                                                   permissions modes = {});
+expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
+                                              const webhdfs::namenode_http& nn,
+                                              permissions modes = {});
 
 /// The first 16 hex digits of the SHA-256 of a file's content (empty on a
 /// read error): binaries are staged once per content under the staging root.
@@ -122,7 +121,7 @@ struct archive_options {
 
 /// Packs the contents of directory `dir` into a gzip'd tar at `out`
 /// (entries relative to `dir`, so it unpacks into the resource's own dir).
-caf::expected<void> make_archive(const std::string& dir, const std::string& out,
-                                 archive_options opts = {});
+expected<void> make_archive(const std::string& dir, const std::string& out,
+                            archive_options opts = {});
 
 } // namespace tony::staging

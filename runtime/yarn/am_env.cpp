@@ -6,7 +6,7 @@
 
 namespace tony {
 
-caf::expected<std::vector<local_resource>> parse_resources(const std::string& text) {
+expected<std::vector<local_resource>> parse_resources(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_array())
     return make_error(errc::invalid_config,
@@ -90,7 +90,7 @@ std::string type_resources_to_json(
   return j.dump();
 }
 
-caf::expected<std::map<std::string, std::vector<local_resource>>>
+expected<std::map<std::string, std::vector<local_resource>>>
 parse_type_resources(const std::string& text) {
   std::map<std::string, std::vector<local_resource>> out;
   if (text.empty())

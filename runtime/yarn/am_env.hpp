@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "hadoop/yarn/records.hpp"
+#include "messages/error.hpp"
 #include "messages/types.hpp"
 
 namespace tony {
@@ -82,7 +81,7 @@ constexpr const char* admin_acl = "TONY_ADMIN_ACL";
 
 } // namespace yarn_env
 
-caf::expected<std::vector<local_resource>> parse_resources(const std::string& text);
+expected<std::vector<local_resource>> parse_resources(const std::string& text);
 
 /// TONY_NODES' value as node places (malformed items are skipped).
 std::vector<yarn::node_place> parse_nodes(const std::string& text);
@@ -101,7 +100,7 @@ std::string resources_to_json(const std::vector<local_resource>& resources);
 /// yarn_env::type_resources' value, and back (empty text: no type has any).
 std::string
 type_resources_to_json(const std::map<std::string, std::vector<local_resource>>& by_type);
-caf::expected<std::map<std::string, std::vector<local_resource>>>
+expected<std::map<std::string, std::vector<local_resource>>>
 parse_type_resources(const std::string& text);
 
 } // namespace tony

@@ -11,7 +11,7 @@ caf::error to_caf_error(const hadoop::error& err) {
   auto code = err.code() == hadoop::error_code::timeout    ? errc::timeout
               : err.code() == hadoop::error_code::protocol ? errc::protocol
                                                            : errc::infrastructure;
-  return make_error(code, err.message());
+  return caf_error(code, err.message());
 }
 
 namespace {

@@ -44,16 +44,16 @@ public:
     // nop
   }
 
-  caf::expected<void> start(const std::string& command,
-                            const std::map<std::string, std::string>& env,
-                            const std::string&,
-                            std::function<void(exit_status)> on_exit) override {
+  tony::expected<void> start(const std::string& command,
+                             const std::map<std::string, std::string>& env,
+                             const std::string&,
+                             std::function<void(exit_status)> on_exit) override {
     if (script_->refuse_start)
       return make_error(errc::infrastructure, "no such file: /bin/sh");
     script_->commands.push_back(command);
     script_->envs.push_back(env);
     script_->on_exit = std::move(on_exit);
-    return caf::unit;
+    return tony::ok;
   }
 
   void signal(int sig) override { script_->signals.push_back(sig); }
@@ -88,23 +88,23 @@ public:
     return readable_->at(path).substr(0, max_bytes);
   }
 
-  caf::expected<void> write(const std::string& path,
-                            const std::string& content) override {
+  tony::expected<void> write(const std::string& path,
+                             const std::string& content) override {
     (*log_)[path].push_back(content);
-    return caf::unit;
+    return tony::ok;
   }
 
   // Logged apart: a test can tell a private file from a plain one.
-  caf::expected<void> write_private(const std::string& path,
-                                    const std::string& content) override {
+  tony::expected<void> write_private(const std::string& path,
+                                     const std::string& content) override {
     (*log_)["private:" + path].push_back(content);
-    return caf::unit;
+    return tony::ok;
   }
 
-  caf::expected<void> write_program(const std::string& path,
-                                    const std::string& content) override {
+  tony::expected<void> write_program(const std::string& path,
+                                     const std::string& content) override {
     (*log_)["program:" + path].push_back(content);
-    return caf::unit;
+    return tony::ok;
   }
 
 private:
@@ -138,13 +138,13 @@ fake_registry(registry_actor::stateful_pointer<fake_registry_state> self, bool r
           const executor_actor&) -> caf::result<registration_ack> {
         self->state.hellos.push_back(hello);
         if (self->state.refuse)
-          return make_error(errc::bad_secret, "wrong job secret");
+          return caf_error(errc::bad_secret, "wrong job secret");
         auto& answers = self->state.resumed_answers;
         if (hello.resumed && !answers.empty()) {
           auto answer = answers.front();
           answers.erase(answers.begin());
           if (answer != errc::none)
-            return make_error(answer, "scripted answer");
+            return caf_error(answer, "scripted answer");
         }
         return registration_ack{"application_1_0001", 1000, self->state.ack_tokens,
                                 self->state.ack_spec_channel};

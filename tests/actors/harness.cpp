@@ -11,14 +11,14 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
         auto& st = self->state;
         st.registrations.push_back(am);
         if (st.refuse_registration)
-          return make_error(errc::infrastructure, "connection refused");
+          return caf_error(errc::infrastructure, "connection refused");
         return st.registration;
       },
       [=](allocate_atom, const allocate_request& req) -> caf::result<allocate_response> {
         auto& st = self->state;
         st.allocations.push_back(req);
         if (st.fail_allocate)
-          return make_error(errc::infrastructure, "connection refused");
+          return caf_error(errc::infrastructure, "connection refused");
         if (st.attempt_not_found)
           return attempt_gone_error("ApplicationAttemptNotFoundException: Application "
                                     "attempt appattempt_1_0001_000001 doesn't exist in "
@@ -61,7 +61,7 @@ fake_rm(rm_client_actor::stateful_pointer<fake_rm_state> self,
                                     "ApplicationMasterService cache.");
         if (st.unanswered_finishes > 0) {
           --st.unanswered_finishes;
-          return make_error(errc::infrastructure, "connection refused");
+          return caf_error(errc::infrastructure, "connection refused");
         }
         st.finishes.push_back(report);
         return true;
@@ -78,7 +78,7 @@ fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self,
         auto& st = self->state;
         st.started.push_back(spec);
         if (st.fail_start.count(spec.target.id) > 0)
-          return make_error(errc::infrastructure, "NodeManager refused the container");
+          return caf_error(errc::infrastructure, "NodeManager refused the container");
         return spec.target.id;
       },
       [=](stop_atom, const container& c) {
@@ -95,7 +95,7 @@ fake_nm(nm_client_actor::stateful_pointer<fake_nm_state> self,
         std::vector<std::string> words;
         for (auto& c : cs) {
           if (st.fail_status.count(c.id) > 0)
-            return make_error(errc::infrastructure, "NodeManager did not answer");
+            return caf_error(errc::infrastructure, "NodeManager did not answer");
           auto i = st.phases.find(c.id);
           if (i == st.phases.end() || i->second.empty()) {
             words.push_back(st.others);

@@ -127,7 +127,50 @@ TEST(messages, a_spec_channel_frame_is_the_attempt_and_the_encoded_map) {
 TEST(messages, errors_carry_their_context_text) {
   auto err = tony::make_error(tony::errc::bad_secret, "wrong job secret from worker:0");
   EXPECT_EQ(tony::describe(err), "wrong job secret from worker:0");
-  EXPECT_EQ(err.category(), tony::errc_category);
+  EXPECT_EQ(err.code(), tony::errc::bad_secret);
+  auto caf_err = tony::to_caf(err);
+  EXPECT_EQ(caf_err.category(), tony::errc_category);
+  EXPECT_EQ(tony::describe(caf_err), "wrong job secret from worker:0");
+  EXPECT_EQ(tony::from_caf(caf_err), err);
+}
+
+TEST(messages, an_error_is_a_code_and_a_text) {
+  tony::error none;
+  EXPECT_FALSE(none);
+  EXPECT_EQ(none.code(), tony::errc::none);
+  EXPECT_EQ(tony::describe(none), "no error");
+  auto bare = tony::make_error(tony::errc::timeout);
+  EXPECT_TRUE(bare);
+  EXPECT_EQ(tony::describe(bare), "timeout");
+  EXPECT_EQ(tony::describe(tony::to_caf(bare)), "timeout");
+  EXPECT_EQ(tony::from_caf(tony::to_caf(bare)), bare);
+  EXPECT_FALSE(tony::to_caf(none));
+  EXPECT_EQ(tony::to_string(tony::make_error(tony::errc::protocol, "garbage")),
+            "protocol (garbage)");
+  EXPECT_NE(bare, tony::make_error(tony::errc::timeout, "late"));
+  EXPECT_EQ(tony::describe(tony::make_error(tony::errc::timeout, "")), "");
+  EXPECT_EQ(tony::from_caf(tony::caf_error(tony::errc::timeout)), bare);
+}
+
+TEST(messages, a_caf_error_of_another_category_keeps_its_words) {
+  caf::error err = caf::sec::request_timeout;
+  auto back = tony::from_caf(err);
+  EXPECT_EQ(back.code(), tony::errc::infrastructure);
+  EXPECT_EQ(tony::describe(back), tony::describe(err));
+}
+
+TEST(messages, expected_holds_a_value_or_an_error) {
+  tony::expected<std::string> value = std::string{"x"};
+  ASSERT_TRUE(value);
+  EXPECT_EQ(*value, "x");
+  tony::expected<std::string> failed = tony::make_error(tony::errc::stopped, "stop");
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().text(), "stop");
+  tony::expected<void> done = tony::ok;
+  EXPECT_TRUE(done);
+  tony::expected<void> refused = tony::make_error(tony::errc::bad_secret, "no");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), tony::errc::bad_secret);
 }
 
 TEST(messages, task_ids_print_as_type_colon_index) {

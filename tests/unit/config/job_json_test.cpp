@@ -191,7 +191,7 @@ TEST(job_json, wrong_shapes_name_the_field) {
 TEST(job_json, error_is_invalid_config) {
   auto r = job_from_json("nope");
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), make_error(errc::invalid_config));
+  EXPECT_EQ(r.error().code(), errc::invalid_config);
 }
 
 TEST(job_json, lifecycle_policy_round_trips) {

@@ -96,8 +96,7 @@ TEST_F(fixture, a_wrong_secret_is_refused_for_good) {
 TEST_F(fixture, another_interface_is_a_protocol_error) {
   auto hdl = remote_actor<other_actor>(client, "127.0.0.1", door->port(), "s3cret", 10s);
   ASSERT_FALSE(hdl);
-  EXPECT_EQ(hdl.error().code(), static_cast<uint8_t>(errc::protocol))
-      << describe(hdl.error());
+  EXPECT_EQ(hdl.error().code(), errc::protocol) << describe(hdl.error());
 }
 
 TEST_F(fixture, a_crafted_basp_header_allocates_nothing) {
@@ -165,8 +164,7 @@ TEST_F(fixture, a_gate_without_a_spec_channel_closes_a_peer_asking_for_it) {
   auto fd = connect_through_gate("127.0.0.1", door->port(), "s3cret", 10s,
                                  purpose::spec_channel);
   ASSERT_FALSE(fd);
-  EXPECT_EQ(fd.error().code(), static_cast<uint8_t>(errc::infrastructure))
-      << describe(fd.error());
+  EXPECT_EQ(fd.error().code(), errc::infrastructure) << describe(fd.error());
   EXPECT_EQ(door->counts().passed, 0u);
 }
 

@@ -94,7 +94,7 @@ TEST(job_secret, a_token_file_without_it_names_the_alias) {
   auto file = home.write("tokens", hadoop::serialize_credentials(creds));
   auto s = job_secret_from_environment({{"HADOOP_TOKEN_FILE_LOCATION", file}});
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().code(), static_cast<uint8_t>(errc::invalid_config));
+  EXPECT_EQ(s.error().code(), errc::invalid_config);
   EXPECT_NE(describe(s.error()).find("tony.job.secret"), std::string::npos);
 }
 
@@ -110,7 +110,7 @@ TEST(job_secret, a_corrupt_token_file_is_an_infrastructure_error) {
   auto file = home.write("tokens", "HDTS\x07garbage");
   auto s = job_secret_from_environment({{"HADOOP_TOKEN_FILE_LOCATION", file}});
   ASSERT_FALSE(s);
-  EXPECT_EQ(s.error().code(), static_cast<uint8_t>(errc::infrastructure));
+  EXPECT_EQ(s.error().code(), errc::infrastructure);
 }
 
 TEST(job_secret, kept_for_the_user_only_and_forgotten) {

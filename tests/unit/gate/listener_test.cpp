@@ -252,7 +252,7 @@ TEST(gate_listener, refuses_a_wrong_secret_with_a_clear_error) {
   int fd = connect_to(l->port());
   auto ok = client_handshake(fd, "another job's secret", "127.0.0.1:x", 5s);
   ASSERT_FALSE(ok);
-  EXPECT_EQ(ok.error().code(), static_cast<uint8_t>(errc::bad_secret));
+  EXPECT_EQ(ok.error().code(), errc::bad_secret);
   EXPECT_NE(describe(ok.error()).find("refused the job secret"), std::string::npos);
   EXPECT_TRUE(closed_by_peer(fd));
   EXPECT_EQ(l->counts().passed, 0u);
@@ -379,7 +379,7 @@ TEST(gate_client, a_peer_that_is_no_gate_is_named) {
   l.start();
   auto fd = connect_through_gate("127.0.0.1", l.port(), *secret, 5s);
   ASSERT_FALSE(fd);
-  EXPECT_EQ(fd.error().code(), static_cast<uint8_t>(errc::protocol));
+  EXPECT_EQ(fd.error().code(), errc::protocol);
   EXPECT_NE(describe(fd.error()).find("not a tony AM"), std::string::npos)
       << describe(fd.error());
 }
@@ -393,7 +393,7 @@ TEST(gate_client, nothing_listening_is_an_infrastructure_error) {
   }
   auto fd = connect_through_gate("127.0.0.1", port, *secret, 2s);
   ASSERT_FALSE(fd);
-  EXPECT_EQ(fd.error().code(), static_cast<uint8_t>(errc::infrastructure));
+  EXPECT_EQ(fd.error().code(), errc::infrastructure);
 }
 
 } // namespace

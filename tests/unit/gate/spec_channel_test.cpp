@@ -71,7 +71,7 @@ TEST(spec_channel, every_connection_gets_the_whole_spec) {
   auto readers = connect_pairs(channel, 24);
   auto spec = make_spec('a');
   channel.publish(spec);
-  std::vector<std::future<caf::expected<std::string>>> reads;
+  std::vector<std::future<tony::expected<std::string>>> reads;
   for (auto fd : readers)
     reads.push_back(
         std::async(std::launch::async, [fd] { return read_spec_frame(fd, max_spec); }));
@@ -151,7 +151,7 @@ TEST(spec_channel, the_reader_refuses_a_length_over_its_cap) {
   ASSERT_EQ(::write(sv[0], prefix, sizeof(prefix)), 8);
   auto got = read_spec_frame(sv[1], max_spec);
   ASSERT_FALSE(got);
-  EXPECT_EQ(got.error().code(), static_cast<uint8_t>(errc::protocol));
+  EXPECT_EQ(got.error().code(), errc::protocol);
   EXPECT_NE(describe(got.error()).find("more than the"), std::string::npos);
   ::close(sv[0]);
   ::close(sv[1]);
@@ -166,7 +166,7 @@ TEST(spec_channel, the_reader_reports_a_connection_that_ends_early) {
   ::close(sv[0]);
   auto got = read_spec_frame(sv[1], max_spec);
   ASSERT_FALSE(got);
-  EXPECT_EQ(got.error().code(), static_cast<uint8_t>(errc::infrastructure));
+  EXPECT_EQ(got.error().code(), errc::infrastructure);
   ::close(sv[1]);
 }
 
@@ -228,7 +228,7 @@ struct received {
   std::mutex mutex;
   std::condition_variable cv;
   std::vector<std::string> frames;
-  std::vector<caf::error> ends;
+  std::vector<tony::error> ends;
 
   spec_reader::frame_handler on_frame() {
     return [this](std::string f) {
@@ -239,7 +239,7 @@ struct received {
   }
 
   spec_reader::end_handler on_end() {
-    return [this](const caf::error& err) {
+    return [this](const tony::error& err) {
       std::lock_guard<std::mutex> guard{mutex};
       ends.push_back(err);
       cv.notify_all();
@@ -274,8 +274,7 @@ TEST(spec_reader, a_refused_secret_ends_it_at_once) {
   reader.open("127.0.0.1", am.door->port(), "another job's secret", got.on_frame(),
               got.on_end());
   ASSERT_TRUE(got.wait([&] { return !got.ends.empty(); }));
-  EXPECT_EQ(got.ends[0].code(), static_cast<uint8_t>(errc::bad_secret))
-      << describe(got.ends[0]);
+  EXPECT_EQ(got.ends[0].code(), errc::bad_secret) << describe(got.ends[0]);
   EXPECT_TRUE(got.frames.empty());
 }
 
@@ -290,7 +289,7 @@ TEST(spec_reader, the_end_of_the_ams_side_is_reported_once) {
   } // the AM's channel and listener go
   ASSERT_TRUE(got.wait([&] { return !got.ends.empty(); }));
   EXPECT_EQ(got.ends.size(), 1u);
-  EXPECT_EQ(got.ends[0].code(), static_cast<uint8_t>(errc::infrastructure));
+  EXPECT_EQ(got.ends[0].code(), errc::infrastructure);
 }
 
 TEST(spec_reader, stop_cuts_a_blocking_read_and_calls_nothing) {

@@ -38,7 +38,7 @@ TEST(token_seal, another_secret_job_or_generation_does_not_open) {
                       open_tokens(secret, "application_1795407339797_0014", 3, sealed),
                       open_tokens(secret, app, 2, sealed)}) {
     ASSERT_FALSE(opened);
-    EXPECT_EQ(opened.error().code(), static_cast<uint8_t>(errc::bad_secret));
+    EXPECT_EQ(opened.error().code(), errc::bad_secret);
     EXPECT_NE(describe(opened.error()).find("do not open"), std::string::npos);
   }
 }

@@ -43,7 +43,7 @@ TEST(job_locations, a_nameservice_without_its_keys_is_refused_naming_the_key) {
   job_spec job;
   auto got = locate_job(job, nameservice(false), "application_1_0001", "alice");
   ASSERT_FALSE(got);
-  EXPECT_EQ(got.error().code(), static_cast<uint8_t>(errc::invalid_config));
+  EXPECT_EQ(got.error().code(), errc::invalid_config);
   EXPECT_NE(describe(got.error()).find("dfs.client.failover.proxy.provider.prod"),
             std::string::npos)
       << describe(got.error());

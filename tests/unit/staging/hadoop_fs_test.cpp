@@ -27,8 +27,8 @@ using namespace tony::staging;
 
 namespace {
 
-bool has_code(const caf::error& err, errc code) {
-  return err.category() == errc_category && err.code() == static_cast<uint8_t>(code);
+bool has_code(const tony::error& err, errc code) {
+  return err.code() == code;
 }
 
 // A temporary HADOOP_HOME whose bin/hadoop runs `script`; PATH and

@@ -85,7 +85,7 @@ TEST_F(file_staging, a_directory_there_already_keeps_its_mode) {
 }
 
 // What doubt() said, or the error's text.
-std::string said(const caf::expected<std::string>& x) {
+std::string said(const tony::expected<std::string>& x) {
   return x ? *x : "error: " + describe(x.error());
 }
 

@@ -25,7 +25,7 @@ namespace {
 
 class fixed_source : public job_source {
 public:
-  caf::expected<job_status> status() override {
+  tony::expected<job_status> status() override {
     if (fail)
       return make_error(errc::infrastructure, "monitor busy");
     return st;
