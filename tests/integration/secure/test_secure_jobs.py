@@ -402,19 +402,13 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
     realm, authenticated to the RM's web proxy with SPNEGO, gets 403 from a
     job's page, API and TensorBoard path, cannot read its staging, logs or
     kill it; a job whose [security] view_acl and modify_acl name them shows
-    them its page and logs, and lets them kill it. The private job's
-    TensorBoard sidecar refuses them at its node port too."""
+    them its page and logs, and lets them kill it."""
     env = with_ca(securelib.client_env())
     other = with_ca(securelib.other_user_env(tmp_path))
     other_name = other["TONY_TEST_OTHER_PRINCIPAL"].split("@")[0]
     sleeper = ["--backend", "yarn", "--detach",
                "--set", 'code.command="echo hello-$TASK_INDEX; sleep 300"']
-    # The private job has TensorBoard beside it, behind tony's guard.
-    venv = os.environ.get("TONY_VENV", os.path.join(ROOT, ".venv"))
-    tensorboard = ["--set", "tensorboard.enabled=true",
-                   "--set", f'tensorboard.log_dir="{tmp_path}"',
-                   "--set", f'env.PATH="{venv}/bin:/usr/local/bin:/usr/bin:/bin"']
-    code, out = submit([*sleeper, *tensorboard, ENV_CHECK], env)
+    code, out = submit([*sleeper, ENV_CHECK], env)
     assert code == 0, out
     private = app_id_of(out)
     staged = re.search(r"staged in (\S+)", out).group(1)
@@ -432,18 +426,6 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
             assert f"user {other_name} may not view application {private}" in body, body
         code, body = curl(f"{base}/{private}/api/job", env)
         assert code == 200 and '"worker"' in body, (code, body[:2000])
-        # TensorBoard's own port on its node answers nobody without the
-        # token the AM's proxy sends (doc/tracking.md "TensorBoard").
-        deadline = time.monotonic() + 180
-        address = ""
-        while time.monotonic() < deadline and not address:
-            code, body = curl(f"{base}/{private}/api/job", env)
-            if code == 200:
-                address = json.loads(body).get("tensorboard", {}).get("address", "")
-            time.sleep(0 if address else 2)
-        assert address, f"no TensorBoard address in the job's status: {body[:2000]}"
-        code, body = curl(f"http://{address}/data/runs", other, negotiate=False)
-        assert code == 403 and "answers only through tony's proxy" in body, (code, body)
         code, body = curl(f"{base}/{shared}/api/job", other)
         assert code == 200 and '"worker"' in body, (code, body[:2000])
         # Staging is the owner's alone (0700).
@@ -473,6 +455,61 @@ def test_another_user_sees_what_the_jobs_acls_allow(tmp_path):
         for app in (private, shared):
             submit(["--kill", app], env, timeout=60)
     assert final_state(private, env) == "KILLED"
+
+
+TB_PROBE_JOB = """
+name = "tensorboard-probe"
+framework = "standalone"
+
+[code]
+command = "sleep 300"
+
+[env]
+PATH = "@VENV@/bin:/usr/local/bin:/usr/bin:/bin"
+
+[tasks.worker]
+instances = 1
+memory = "256m"
+
+[tensorboard]
+enabled = true
+log_dir = "@DIR@"
+"""
+
+
+def test_another_user_gets_403_at_a_tensorboard_sidecars_node_port(tmp_path):
+    """A job's TensorBoard sidecar on the secure cluster (doc/tracking.md
+    "TensorBoard"): another person of the realm who goes to its node port,
+    around the RM's proxy and the job's view ACL, gets the guard's 403."""
+    env = with_ca(securelib.client_env())
+    other = with_ca(securelib.other_user_env(tmp_path))
+    venv = os.environ.get("TONY_VENV", os.path.join(ROOT, ".venv"))
+    job = tmp_path / "job.toml"
+    job.write_text(TB_PROBE_JOB.replace("@VENV@", venv).replace("@DIR@", str(tmp_path)))
+    code, out = submit(["--backend", "yarn", "--detach", str(job)], env)
+    assert code == 0, out
+    app = app_id_of(out)
+    try:
+        base = f"http://{env['TONY_YARN_HOST']}:8088/proxy/{app}"
+        deadline = time.monotonic() + 240
+        address, body = "", ""
+        while time.monotonic() < deadline and not address:
+            code, body = curl(f"{base}/api/job", env)
+            if code == 200 and body.startswith("{"):
+                address = json.loads(body).get("tensorboard", {}).get("address", "")
+            time.sleep(0 if address else 2)
+        assert address, f"no TensorBoard address in the job's status: {body[:2000]}"
+        # TensorBoard answers the owner through the proxy once it is up.
+        code = 0
+        while time.monotonic() < deadline and code != 200:
+            code, body = curl(f"{base}/tensorboard/data/runs", env)
+            time.sleep(0 if code == 200 else 2)
+        assert code == 200, (code, body[:2000])
+        code, body = curl(f"http://{address}/data/runs", other, negotiate=False)
+        assert code == 403 and "answers only through tony's proxy" in body, (code, body)
+    finally:
+        submit(["--kill", app], env, timeout=60)
+    assert final_state(app, env) == "KILLED"
 
 
 def test_tony_history_serve_takes_spnego_and_the_jobs_acls(tmp_path):
