@@ -1,7 +1,6 @@
 #include "config/task_env.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -347,9 +346,7 @@ bool env_true(const std::map<std::string, std::string>& env, const char* name) {
   auto i = env.find(name);
   if (i == env.end())
     return false;
-  std::string v = i->second;
-  std::transform(v.begin(), v.end(), v.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  auto v = base::lower(i->second);
   return v == "true" || v == "1";
 }
 
@@ -367,10 +364,10 @@ port_hold ports_to_hold(const std::string& framework, const task_id& task,
     hold.task_port =
         tb_reuses || command.find("TONY_TENSORBOARD_GUARD") != std::string::npos;
   } else if (framework == "tensorflow" && task.type != "evaluator") {
-    if (env.count("TF_GRPC_REUSE_PORT") == 0)
+    bool unset = env.count("TF_GRPC_REUSE_PORT") == 0;
+    if (unset)
       hold.vars["TF_GRPC_REUSE_PORT"] = "true";
-    hold.task_port =
-        env.count("TF_GRPC_REUSE_PORT") == 0 || env_true(env, "TF_GRPC_REUSE_PORT");
+    hold.task_port = unset || env_true(env, "TF_GRPC_REUSE_PORT");
   }
   hold.tensorboard_port = tb_reuses;
   return hold;
