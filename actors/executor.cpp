@@ -231,6 +231,11 @@ void start_command(executor_pointer self, const cluster_spec& spec) {
     path = rendered.path_prefix + ":" +
            (path.empty() ? "/usr/local/bin:/usr/bin:/bin" : path);
   }
+  if (!rendered.python_path_prefix.empty()) {
+    auto& path = env["PYTHONPATH"];
+    path = path.empty() ? rendered.python_path_prefix
+                        : rendered.python_path_prefix + ":" + path;
+  }
   if (st.cfg.release_port)
     st.cfg.release_port();
   caf::actor me = caf::actor_cast<caf::actor>(self);

@@ -333,6 +333,11 @@ task_env render_task_env_files(const task_env_input& in, size_t max_value_size) 
       out.path_prefix =
           in.file_dir.empty() ? std::string{"tony-bin"} : in.file_dir + "/tony-bin";
       out.executables[out.path_prefix + "/tensorboard"] = tensorboard_command_shim();
+      // ... and a TensorBoard it starts in its own Python is guarded too.
+      out.python_path_prefix =
+          in.file_dir.empty() ? std::string{"tony-py"} : in.file_dir + "/tony-py";
+      out.executables[out.python_path_prefix + "/sitecustomize.py"] =
+          tensorboard_site_hook();
     }
   }
   return out;
@@ -456,10 +461,107 @@ case $first in
   '#!'*python*)
     exec ${first#??} "$TONY_TENSORBOARD_GUARD" "$@" ;;
 esac
-echo "tony: $real is no Python console script; its TensorBoard runs without tony's guard" >&2
+echo "tony: $real is no Python console script; tony's guard covers its TensorBoard only if it starts one in Python, through tony's sitecustomize" >&2
 exec "$real" "$@"
 )";
   return shim;
+}
+
+namespace {
+
+// The module's text (tensorboard_site_hook).
+constexpr const char* site_hook_text =
+    R"(# tony's hook for a chief that starts the job's TensorBoard on TB_PORT
+# (doc/tracking.md "TensorBoard"): a TensorBoard made in any Python process of
+# the task, in-process too, answers only requests that carry the token the
+# job's AM sends.
+import os as _os
+import sys as _sys
+
+
+def _tony_next_sitecustomize():
+    # The sitecustomize this one shadows (a venv's, the distribution's).
+    import importlib.machinery
+    import importlib.util
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    rest = [p for p in _sys.path if _os.path.abspath(p or ".") != here]
+    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", rest)
+    if spec is not None and spec.loader is not None:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+
+
+def _tony_guarded(app, token):
+    import hmac
+
+    def checked(environ, start_response):
+        sent = environ.get("HTTP_X_TONY_TENSORBOARD_TOKEN", "").encode()
+        if hmac.compare_digest(sent, token):
+            return app(environ, start_response)
+        start_response("403 Forbidden",
+                       [("Content-Type", "text/plain; charset=utf-8")])
+        return [b"tony: this TensorBoard answers only through tony's proxy: "
+                b"its job's tracking URL, or tony-history serve\n"]
+    return checked
+
+
+def _tony_guard_program(program):
+    made = program.TensorBoard.__init__
+
+    def __init__(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        token = _os.environ.get("TONY_TENSORBOARD_TOKEN", "").encode()
+        server_class = self.server_class
+        if not token or getattr(server_class, "_tony_guarded", False):
+            return
+
+        def guarded_server(app, flags):
+            return server_class(_tony_guarded(app, token), flags)
+        guarded_server._tony_guarded = True
+        self.server_class = guarded_server
+    program.TensorBoard.__init__ = __init__
+
+
+class _TonyTensorBoardFinder:
+    def find_spec(self, name, path=None, target=None):
+        if name != "tensorboard.program":
+            return None
+        for finder in _sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        run = getattr(spec.loader, "exec_module", None)
+        if run is None:
+            return spec
+
+        def exec_module(module):
+            run(module)
+            _tony_guard_program(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if "tensorboard.program" in _sys.modules:
+    _tony_guard_program(_sys.modules["tensorboard.program"])
+else:
+    _sys.meta_path.insert(0, _TonyTensorBoardFinder())
+try:
+    _tony_next_sitecustomize()
+except Exception as e:  # what Python's site does with a failing one
+    _sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                      "%s: %s\n" % (type(e).__name__, e))
+)";
+
+} // namespace
+
+const std::string& tensorboard_site_hook() {
+  static const std::string hook = site_hook_text;
+  return hook;
 }
 
 std::string cluster_spec_json(const cluster_map& cluster) {

@@ -92,8 +92,18 @@ const std::string& tensorboard_guard_program();
 /// starts the job's TensorBoard on TB_PORT (`[tensorboard] on = "chief"`):
 /// a shell script that runs the next `tensorboard` on PATH, a Python console
 /// script, with that script's own Python under the guard program. Another
-/// kind of `tensorboard` runs as it is, unguarded, saying so on stderr.
+/// kind of `tensorboard` runs as it is, saying so on stderr (the site hook
+/// below guards it if it makes its TensorBoard in Python).
 const std::string& tensorboard_command_shim();
+
+/// The `sitecustomize` module tony puts first on the PYTHONPATH of that
+/// chief: in any of its Python processes, a TensorBoard made with
+/// `tensorboard.program.TensorBoard` (the console script, `python -m
+/// tensorboard`, or one the training program starts in-process) serves
+/// through the same guard as the program above. It runs the next
+/// `sitecustomize` on the path, so a venv's or the distribution's still
+/// applies.
+const std::string& tensorboard_site_hook();
 
 /// The environment of a task, split into what fits the environment and what
 /// goes into files.
@@ -104,10 +114,15 @@ struct task_env {
   /// Files the executor writes before it starts the command: path -> content.
   /// Paths are `<file_dir>/<NAME>`.
   std::map<std::string, std::string> files;
-  /// The same for programs (mode 0700): the chief's `tensorboard` command.
+  /// The same for programs and modules of tony's, each in a directory of
+  /// its own (mode 0700): the chief's `tensorboard` command and
+  /// `sitecustomize`.
   std::map<std::string, std::string> executables;
   /// A directory the executor puts first on the command's PATH; empty: none.
   std::string path_prefix;
+  /// A directory the executor puts first on the command's PYTHONPATH;
+  /// empty: none.
+  std::string python_path_prefix;
 };
 
 /// Which of a task's ports its executor holds until the command ends,

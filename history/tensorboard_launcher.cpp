@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,6 +82,16 @@ tensorboard_launcher::tensorboard_launcher(options opts)
     out << tensorboard_guard_program();
     if (out.flush())
       guard_ = path;
+  } else if (!output_dir_.empty() && !opts_.token.empty()) {
+    // Another program: a TensorBoard it makes in Python
+    // (tensorboard.program) is guarded by tony's sitecustomize, as a
+    // chief's is; another kind runs as it is.
+    auto dir = output_dir_ + "/tony-py";
+    std::string why;
+    if (::mkdir(dir.c_str(), 0700) == 0 &&
+        base::write_new_file(dir + "/sitecustomize.py", tensorboard_site_hook(), 0600,
+                             why))
+      site_dir_ = dir;
   }
 }
 
@@ -185,6 +196,10 @@ tensorboard_launcher::status tensorboard_launcher::start(const std::string& key,
   if (!guard_.empty()) { // behind the token, as a job's sidecar
     so.argv[0] = guard_;
     so.argv.insert(so.argv.begin(), "python3");
+    so.env["TONY_TENSORBOARD_TOKEN"] = opts_.token;
+  } else if (!site_dir_.empty()) {
+    auto& path = so.env["PYTHONPATH"];
+    path = path.empty() ? site_dir_ : site_dir_ + ":" + path;
     so.env["TONY_TENSORBOARD_TOKEN"] = opts_.token;
   }
   so.stdout_path = x.output;

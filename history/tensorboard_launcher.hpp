@@ -44,8 +44,10 @@ public:
     int64_t keep_ms = 60 * 1000;
     /// With the default program, TensorBoard runs behind tony's guard
     /// (config/task_env.hpp, tensorboard_guard_program) and answers only
-    /// requests carrying this token, as a job's sidecar does; empty, or
-    /// another program: as it is.
+    /// requests carrying this token, as a job's sidecar does; with another
+    /// program, tony's sitecustomize (tensorboard_site_hook) is first on
+    /// its PYTHONPATH, so a TensorBoard it makes in Python is guarded the
+    /// same way. Empty: as it is.
     std::string token;
     /// Where the launcher makes its private directory for the
     /// TensorBoards' output (<dir>/<key>.log); empty: $TMPDIR, else /tmp,
@@ -67,7 +69,7 @@ public:
 
   /// The token the proxy sends to its TensorBoards; empty: none.
   const std::string& token() const noexcept {
-    return guard_.empty() ? guard_ : opts_.token;
+    return guard_.empty() && site_dir_.empty() ? guard_ : opts_.token;
   }
 
   tensorboard_launcher(const tensorboard_launcher&) = delete;
@@ -116,6 +118,7 @@ private:
   std::string output_dir_;
   std::string no_output_dir_; // why there is none
   std::string guard_;         // the guard program's path; empty: unguarded
+  std::string site_dir_;      // tony's sitecustomize's dir, for another program
   mutable std::mutex mtx_;
   std::map<std::string, instance> up_;
   // Each client's starts within the window, oldest first.

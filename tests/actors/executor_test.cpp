@@ -668,12 +668,28 @@ CAF_TEST(a chief that starts tensorboard finds tonys guarded command first on it
   CAF_REQUIRE_EQUAL(files->count("program:/c/tony-bin/tensorboard"), 1u);
   CAF_CHECK_EQUAL(files->at("program:/c/tony-bin/tensorboard").at(0),
                   tensorboard_command_shim());
+  // A TensorBoard it starts in its own Python is guarded by tony's
+  // sitecustomize, first on PYTHONPATH.
+  CAF_CHECK_EQUAL(env.at("PYTHONPATH"), "/c/tony-py");
+  CAF_REQUIRE_EQUAL(files->count("program:/c/tony-py/sitecustomize.py"), 1u);
+  CAF_CHECK_EQUAL(files->at("program:/c/tony-py/sitecustomize.py").at(0),
+                  tensorboard_site_hook());
+}
+
+CAF_TEST(the chiefs own pythonpath stays after tonys sitecustomize) {
+  cfg.task = {"chief", 0};
+  cfg.tensorboard_port = 41234;
+  cfg.tensorboard_token = "t0k3n";
+  cfg.base_env["PYTHONPATH"] = "/c/src:/opt/lib";
+  run_command({{"chief", {"h0:2000"}}, {"worker", {"h1:2001"}}});
+  CAF_CHECK_EQUAL(runner->envs[0].at("PYTHONPATH"), "/c/tony-py:/c/src:/opt/lib");
 }
 
 CAF_TEST(a worker gets no tensorboard command of tonys) {
   cfg.tensorboard_token = "t0k3n";
   run_command();
   CAF_CHECK_EQUAL(runner->envs[0].at("PATH"), "/usr/bin");
+  CAF_CHECK_EQUAL(runner->envs[0].count("PYTHONPATH"), 0u);
   for (auto& [path, writes] : *files)
     CAF_CHECK(path.rfind("program:", 0) != 0);
 }

@@ -429,3 +429,47 @@ def test_tensorboard_started_by_the_chief_is_reached_through_the_tracking_url():
         assert tb["address"] in addresses, addresses
     finally:
         job.cleanup()
+
+
+# The chief's training program starts TensorBoard in its own process, as
+# TensorBoard's docs show (tensorboard.program), then trains.
+IN_PROCESS_BOARD = """\
+import os
+import runpy
+
+from tensorboard import program
+
+board = program.TensorBoard()
+board.configure(argv=[None, "--logdir", os.environ["TB_LOG_DIR"], "--host", "0.0.0.0",
+                      "--port", os.environ["TB_PORT"]])
+print("tensorboard at", board.launch(), flush=True)
+runpy.run_path("write_summaries.py", run_name="__main__")
+"""
+
+
+def test_a_tensorboard_the_chief_starts_in_process_answers_only_the_proxy():
+    old = ('command = "tensorboard --logdir \\"$TB_LOG_DIR\\" --host 0.0.0.0 '
+           '--port \\"$TB_PORT\\" >tb.log 2>&1 & python3 write_summaries.py"')
+    assert old in CHIEF_TB_JOB
+    spec = CHIEF_TB_JOB.replace(old, 'command = "python3 board.py"')
+    job = Job(spec, dict(TB_FILES, **{"board.py": IN_PROCESS_BOARD})).submit()
+    try:
+        base = job.tracking_url()
+
+        def runs():
+            status, _, body = get(base + "tensorboard/data/runs", timeout=20)
+            return json.loads(body) if status == 200 and "train" in body else None
+        assert "train" in wait_for(runs, 180, "the run 'train' through the proxy", job,
+                                   step=1)
+        tb = api_job(base)["tensorboard"]
+        assert tb["task"] == "chief:0", tb
+        # tony's sitecustomize guarded the TensorBoard the program made: its
+        # port answers nobody but the proxy, which sends the token.
+        status, _, body = get(f"http://{tb['address']}/data/runs")
+        assert status == 403 and "answers only through tony's proxy" in body, (status, body)
+        status, _, body = get(f"http://{tb['address']}/")
+        assert status == 403, (status, body[:300])
+        job.release()
+        assert job.wait() == 0, job.output()
+    finally:
+        job.cleanup()

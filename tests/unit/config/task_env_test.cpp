@@ -351,6 +351,12 @@ TEST(task_env, a_chief_that_starts_tensorboard_gets_the_guarded_command_first_on
   EXPECT_EQ(chief.executables.at("/work/c1/tony-bin/tensorboard"),
             tensorboard_command_shim());
   EXPECT_EQ(get(chief.vars, "TONY_TENSORBOARD_GUARD"), "/work/c1/tony_tensorboard.py");
+  // A TensorBoard the chief starts in its own Python: tony's sitecustomize.
+  EXPECT_EQ(chief.python_path_prefix, "/work/c1/tony-py");
+  ASSERT_EQ(chief.executables.count("/work/c1/tony-py/sitecustomize.py"), 1u);
+  EXPECT_EQ(chief.executables.at("/work/c1/tony-py/sitecustomize.py"),
+            tensorboard_site_hook());
+  EXPECT_EQ(sidecar.python_path_prefix, "");
 }
 
 namespace {
@@ -396,14 +402,83 @@ TEST(task_env, the_tensorboard_shim_runs_the_next_tensorboard_under_the_guard) {
   EXPECT_EQ(guarded, "guard " + python + " ['--logdir', 'L', '--port', '5']\n");
   auto [other, other_code] = run_shim(dir, (dir / "other").string() + ":/usr/bin:/bin");
   EXPECT_EQ(other_code, 0) << other;
-  EXPECT_NE(other.find("is no Python console script; its TensorBoard runs without "
-                       "tony's guard"),
+  EXPECT_NE(other.find("is no Python console script; tony's guard covers its "
+                       "TensorBoard only if it starts one in Python"),
             std::string::npos)
       << other;
   EXPECT_NE(other.find("other --logdir L --port 5"), std::string::npos) << other;
   auto [none, none_code] = run_shim(dir, "/nonexistent");
   EXPECT_EQ(none_code, 127) << none;
   EXPECT_NE(none.find("tony: no tensorboard command on PATH"), std::string::npos) << none;
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Runs `script` with python3 and the site hook in `dir`/hook first on
+// PYTHONPATH, `dir`/lib (a stand-in tensorboard package, another
+// sitecustomize) after it; its output and exit status.
+std::pair<std::string, int> run_with_site_hook(const std::filesystem::path& dir,
+                                               const std::string& token,
+                                               const std::string& script) {
+  std::ofstream{dir / "script.py"} << script;
+  auto command = "cd '" + dir.string() + "' && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
+                 (dir / "hook").string() + ":" + (dir / "lib").string() +
+                 "' TONY_TENSORBOARD_TOKEN='" + token +
+                 "' python3 script.py > out.txt 2>&1";
+  int status = std::system(command.c_str());
+  std::ifstream in{dir / "out.txt"};
+  std::string text{std::istreambuf_iterator<char>{in}, {}};
+  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+} // namespace
+
+TEST(task_env, a_tensorboard_made_in_the_chiefs_own_python_is_guarded) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tony-site-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  write_program(dir / "hook" / "sitecustomize.py", tensorboard_site_hook());
+  // TensorBoard's shape: server_class(app, flags), defaulted in __init__.
+  write_program(dir / "lib" / "tensorboard" / "__init__.py", "");
+  write_program(dir / "lib" / "tensorboard" / "program.py",
+                "def create_port_scanning_werkzeug_server(app, flags):\n"
+                "    return app\n"
+                "class TensorBoard:\n"
+                "    def __init__(self, plugins=None, server_class=None):\n"
+                "        self.server_class = server_class or "
+                "create_port_scanning_werkzeug_server\n"
+                "    def serve(self):\n"
+                "        return self.server_class(lambda e, s: [b'board'], None)\n");
+  // The sitecustomize the hook shadows still runs.
+  write_program(dir / "lib" / "sitecustomize.py",
+                "import builtins\nbuiltins.tony_next_ran = True\n");
+  auto script = std::string{
+      "import builtins\n"
+      "print('next', getattr(builtins, 'tony_next_ran', False))\n"
+      "from tensorboard import program\n"
+      "def ask(token):\n"
+      "    said = []\n"
+      "    env = {'HTTP_X_TONY_TENSORBOARD_TOKEN': token} if token else {}\n"
+      "    body = program.TensorBoard().serve()(env, lambda s, h: said.append(s))\n"
+      "    print(said[0] if said else '200 OK', b''.join(body).decode().strip())\n"
+      "ask(None)\n"
+      "ask('wrong')\n"
+      "ask('s3cret')\n"};
+  auto [guarded, code] = run_with_site_hook(dir, "s3cret", script);
+  EXPECT_EQ(code, 0) << guarded;
+  EXPECT_EQ(guarded,
+            "next True\n"
+            "403 Forbidden tony: this TensorBoard answers only through tony's proxy: "
+            "its job's tracking URL, or tony-history serve\n"
+            "403 Forbidden tony: this TensorBoard answers only through tony's proxy: "
+            "its job's tracking URL, or tony-history serve\n"
+            "200 OK board\n");
+  // Without a token (the guard program took it) the board is left as it is,
+  // so the guard program's own guard is the only one.
+  auto [open, open_code] = run_with_site_hook(dir, "", script);
+  EXPECT_EQ(open_code, 0) << open;
+  EXPECT_EQ(open, "next True\n200 OK board\n200 OK board\n200 OK board\n");
   std::filesystem::remove_all(dir);
 }
 

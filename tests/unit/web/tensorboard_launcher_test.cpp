@@ -4,6 +4,8 @@
 
 #include "history/tensorboard_launcher.hpp"
 
+#include "config/task_env.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,6 +104,34 @@ TEST_F(churn, a_client_cannot_churn_tensorboards) {
       std::string::npos)
       << fifth.why;
   EXPECT_EQ(tb.running().size(), 4u);
+}
+
+TEST_F(churn, another_program_gets_tonys_sitecustomize_and_the_token) {
+  // The program says what it was given, then waits as a TensorBoard would.
+  auto seen = dir / "env.txt";
+  std::ofstream(program) << "#!/bin/sh\necho \"$PYTHONPATH\" > '" << seen.string()
+                         << "'\necho \"$TONY_TENSORBOARD_TOKEN\" >> '" << seen.string()
+                         << "'\nexec sleep 30\n";
+  opts.token = "t0k3n";
+  tensorboard_launcher tb{opts};
+  EXPECT_EQ(tb.token(), "t0k3n"); // the proxy sends it
+  EXPECT_EQ(tb.get("application_1_0001", "/l", "a").state, state::starting);
+  std::string site, token;
+  for (int i = 0; i < 100 && token.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in{seen};
+    std::getline(in, site);
+    std::getline(in, token);
+  }
+  EXPECT_EQ(token, "t0k3n");
+  auto hook = site.substr(0, site.find(':'));
+  EXPECT_EQ(hook, tb.output_dir() + "/tony-py");
+  std::ifstream in{hook + "/sitecustomize.py"};
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>{in}, {}), tensorboard_site_hook());
+  // Without a token, the program runs as it is and nothing is sent.
+  opts.token.clear();
+  tensorboard_launcher open{opts};
+  EXPECT_EQ(open.token(), "");
 }
 
 TEST_F(churn, room_and_starts_come_back_with_time) {
