@@ -56,7 +56,8 @@ def kind_of(cmdline):
 
 
 def snapshot():
-    """{pid: (kind, ticks)} of every process now."""
+    """{(pid, start time): (kind, ticks)} of every process now: a pid the
+    kernel gives again to a later process is another process."""
     seen = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -69,7 +70,7 @@ def snapshot():
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2:].split()
-        seen[int(d)] = (kind_of(cmd), int(fields[11]) + int(fields[12]))
+        seen[(int(d), int(fields[19]))] = (kind_of(cmd), int(fields[11]) + int(fields[12]))
     return seen
 
 
