@@ -98,6 +98,9 @@
 #                            yarn.resourcemanager.placement-constraints.handler:
 #                            disabled (YARN's default), scheduler or
 #                            placement-processor (SchedulingRequests)
+#   TONY_YARN_ASYNC_SCHEDULING 1: the CapacityScheduler places containers
+#                            from its own thread, not on node heartbeats
+#                            (schedule-asynchronously.enable)
 #   TONY_YARN_NATIVE         1: the daemons load Hadoop's native library
 #                            (libhadoop.so) as production ones do, also when
 #                            not --secure (which always does). Without it a
@@ -250,6 +253,8 @@ for knob in TONY_YARN_START_TIMEOUT TONY_YARN_NM_MEMORY_MB TONY_YARN_NM_VCORES T
   [[ -z "${!knob:-}" || "${!knob}" =~ ^[0-9]+$ ]] ||
     yarn_die "cluster.sh: $knob must be a whole number, not '${!knob}'"
 done
+[[ "${TONY_YARN_ASYNC_SCHEDULING:-0}" =~ ^[01]$ ]] ||
+  yarn_die "cluster.sh: TONY_YARN_ASYNC_SCHEDULING must be 0 or 1, not '$TONY_YARN_ASYNC_SCHEDULING'"
 case "${TONY_YARN_PLACEMENT_CONSTRAINTS:-disabled}" in
   disabled | scheduler | placement-processor) ;;
   *) yarn_die "cluster.sh: TONY_YARN_PLACEMENT_CONSTRAINTS must be disabled, scheduler or placement-processor, not '$TONY_YARN_PLACEMENT_CONSTRAINTS'" ;;
@@ -821,6 +826,11 @@ write_config() {
     prop yarn.scheduler.capacity.resource-calculator \
       org.apache.hadoop.yarn.util.resource.DominantResourceCalculator
     prop yarn.scheduler.capacity.node-locality-delay -1
+    # TONY_YARN_ASYNC_SCHEDULING=1: containers placed from the scheduler's
+    # own thread rather than on each node's heartbeat (bench/notes.md,
+    # spread against packed placement at 8 tasks).
+    [[ ${TONY_YARN_ASYNC_SCHEDULING:-0} == 1 ]] &&
+      prop yarn.scheduler.capacity.schedule-asynchronously.enable true
     # Queue admins may kill anyone's application, and root's default
     # admin ACL is everyone: with ACLs on, only the yarn admins are.
     ((secure)) && prop yarn.scheduler.capacity.root.acl_administer_queue yarn
