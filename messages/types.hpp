@@ -403,6 +403,9 @@ typename Inspector::result_type inspect(Inspector& f, task_sample& x) {
 
 // -- job status (clients, tracking page) --------------------------------------
 
+// A field added to task_status or job_status goes into their JSON
+// (runtime/status_json.cpp) and into the event log's comparison
+// (runtime/history/event_log.cpp, task_fields and job_fields) too.
 struct task_status {
   task_id task;
   int32_t attempt = 0;

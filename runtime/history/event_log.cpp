@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -53,12 +54,43 @@ expected<job_status> job_from(const json& j) {
   return job_status_from_json(copy.dump());
 }
 
+// Every field of the task and job objects of /api/job (runtime/status_json
+// writes each of them): equal fields, equal objects. Compared as they are,
+// not as JSON text written and read back at every change of the job, which
+// made the AM's CPU at a launch grow with the square of the job's tasks
+// (bench/notes.md, the 128-task profile).
+auto task_fields(const task_status& t) {
+  return std::tie(t.task.type, t.task.index, t.attempt, t.state, t.host, t.port,
+                  t.container_id, t.exit_code, t.tracked, t.diagnostics, t.started_ms,
+                  t.finished_ms, t.log_dir, t.restarts);
+}
+
+auto job_fields(const job_status& x) {
+  return std::tie(x.app_id, x.name, x.state, x.diagnostics, x.attempt, x.started_ms,
+                  x.finished_ms, x.tracking_url, x.tensorboard_task,
+                  x.tensorboard_address, x.tensorboard_log_dir, x.recovery);
+}
+
 bool same_task(const task_status& x, const task_status& y) {
-  return task_json(x) == task_json(y);
+  return task_fields(x) == task_fields(y);
 }
 
 bool same_job(const job_status& x, const job_status& y) {
-  return job_json(x) == job_json(y);
+  return job_fields(x) == job_fields(y);
+}
+
+// `t`'s status in `before`: most often at the same place in the list.
+const task_status* previous(const job_status& before, size_t at, const task_status& t) {
+  auto same = [&](const task_status& p) {
+    return p.task == t.task && p.attempt == t.attempt;
+  };
+  if (at < before.tasks.size() && same(before.tasks[at]))
+    return &before.tasks[at];
+  const task_status* found = nullptr;
+  for (auto& p : before.tasks)
+    if (same(p))
+      found = &p;
+  return found;
 }
 
 job_event job_event_of(const char* kind, const job_status& st, int64_t now) {
@@ -112,12 +144,9 @@ std::vector<job_event> diff(const job_status* before, const job_status& after,
   // any other change after them: a job SUCCEEDS because its last task did.
   if (job_changed && new_attempt && !finished_now)
     result.push_back(job_event_of("job_state", after, now_ms));
-  for (auto& t : after.tasks) {
-    const task_status* prev = nullptr;
-    if (before != nullptr)
-      for (auto& p : before->tasks)
-        if (p.task == t.task && p.attempt == t.attempt)
-          prev = &p;
+  for (size_t i = 0; i < after.tasks.size(); ++i) {
+    auto& t = after.tasks[i];
+    const task_status* prev = before == nullptr ? nullptr : previous(*before, i, t);
     if (prev != nullptr && same_task(*prev, t))
       continue;
     job_event e;

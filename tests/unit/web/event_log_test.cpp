@@ -83,6 +83,59 @@ TEST(event_log, a_field_change_without_a_state_change_is_an_update) {
   EXPECT_EQ(kinds(diff(&before, after, 5)), (std::vector<std::string>{"task_updated"}));
 }
 
+TEST(event_log, every_field_of_the_apis_objects_is_a_change) {
+  auto before = job("RUNNING", {task("worker", 0, "RUNNING"), task("ps", 0, "RUNNING")});
+  // One change per field /api/job writes of a task: each is an update of
+  // that task alone.
+  std::vector<void (*)(task_status&)> task_changes{
+      [](task_status& t) { t.host = "h"; },
+      [](task_status& t) { t.port = 9; },
+      [](task_status& t) { t.container_id = "c"; },
+      [](task_status& t) { t.exit_code = 1; },
+      [](task_status& t) { t.tracked = false; },
+      [](task_status& t) { t.diagnostics = "d"; },
+      [](task_status& t) { t.started_ms = 1; },
+      [](task_status& t) { t.finished_ms = 1; },
+      [](task_status& t) { t.log_dir = "/l"; },
+      [](task_status& t) { t.restarts = 1; },
+  };
+  for (size_t i = 0; i < task_changes.size(); ++i) {
+    auto after = before;
+    task_changes[i](after.tasks[1]);
+    auto events = diff(&before, after, 5);
+    ASSERT_EQ(kinds(events), (std::vector<std::string>{"task_updated"}))
+        << "change " << i;
+    EXPECT_EQ(events[0].task.task, (task_id{"ps", 0})) << "change " << i;
+  }
+  // ... and of the job: a job_state line.
+  std::vector<void (*)(job_status&)> job_changes{
+      [](job_status& j) { j.app_id = "application_1_0002"; },
+      [](job_status& j) { j.name = "k"; },
+      [](job_status& j) { j.state = job_state_of("KILLED"); },
+      [](job_status& j) { j.diagnostics = "d"; },
+      [](job_status& j) { j.started_ms = 2; },
+      [](job_status& j) { j.tracking_url = "http://t/"; },
+      [](job_status& j) { j.tensorboard_task = "chief:0"; },
+      [](job_status& j) { j.tensorboard_address = "h:1"; },
+      [](job_status& j) { j.tensorboard_log_dir = "/tb"; },
+      [](job_status& j) { j.recovery = "adopted"; },
+  };
+  for (size_t i = 0; i < job_changes.size(); ++i) {
+    auto after = before;
+    job_changes[i](after);
+    EXPECT_EQ(kinds(diff(&before, after, 5)), (std::vector<std::string>{"job_state"}))
+        << "change " << i;
+  }
+  // The same tasks in another order are no change; a new attempt of a
+  // task is a task of its own.
+  auto reordered = before;
+  std::swap(reordered.tasks[0], reordered.tasks[1]);
+  EXPECT_TRUE(diff(&before, reordered, 5).empty());
+  auto again = before;
+  again.tasks.push_back(task("worker", 0, "REQUESTED", 2));
+  EXPECT_EQ(kinds(diff(&before, again, 5)), (std::vector<std::string>{"task_requested"}));
+}
+
 TEST(event_log, lines_round_trip_and_replay_to_the_last_snapshot) {
   std::vector<job_status> snaps{
       job("ALLOCATING", {task("worker", 0, "REQUESTED")}),
