@@ -378,12 +378,33 @@ port_hold ports_to_hold(const std::string& framework, const task_id& task,
   return hold;
 }
 
+namespace {
+
+// The token check of the guard program and of the site hook: TensorBoard's
+// WSGI app behind the header the AM's proxy sends (as WSGI names it: HTTP_
+// and upper case, '-' as '_').
+constexpr const char* guard_check_text = R"(
+def _tony_guarded(app, token):
+    import hmac
+
+    def checked(environ, start_response):
+        sent = environ.get("HTTP_X_TONY_TENSORBOARD_TOKEN", "").encode()
+        if token and hmac.compare_digest(sent, token):
+            return app(environ, start_response)
+        start_response("403 Forbidden",
+                       [("Content-Type", "text/plain; charset=utf-8")])
+        return [b"tony: this TensorBoard answers only through tony's proxy: "
+                b"its job's tracking URL, or tony-history serve\n"]
+    return checked
+
+)";
+
+} // namespace
+
 const std::string& tensorboard_guard_program() {
-  // The header as WSGI names it: HTTP_ and upper case, '-' as '_'.
   static const std::string program =
       R"(# tony's TensorBoard guard (doc/tracking.md "TensorBoard"): TensorBoard
 # answers only requests that carry the token the job's AM sends.
-import hmac
 import os
 import socket
 import socketserver
@@ -412,21 +433,10 @@ def _server_bind_beside_tony(self):
 
 socketserver.TCPServer.server_bind = _server_bind_beside_tony
 
-
-def guarded(app):
-    def checked(environ, start_response):
-        sent = environ.get("HTTP_X_TONY_TENSORBOARD_TOKEN", "").encode()
-        if TOKEN and hmac.compare_digest(sent, TOKEN):
-            return app(environ, start_response)
-        start_response("403 Forbidden",
-                       [("Content-Type", "text/plain; charset=utf-8")])
-        return [b"tony: this TensorBoard answers only through tony's proxy: "
-                b"its job's tracking URL, or tony-history serve\n"]
-    return checked
-
-
+)" + std::string{guard_check_text} +
+      R"(
 def server(app, flags):
-    return program.create_port_scanning_werkzeug_server(guarded(app), flags)
+    return program.create_port_scanning_werkzeug_server(_tony_guarded(app, TOKEN), flags)
 
 
 tensorboard = program.TensorBoard(server_class=server)
@@ -469,8 +479,8 @@ exec "$real" "$@"
 
 namespace {
 
-// The module's text (tensorboard_site_hook).
-constexpr const char* site_hook_text =
+// The module's text (tensorboard_site_hook), around the token check.
+constexpr const char* site_hook_head =
     R"(# tony's hook for a chief that starts the job's TensorBoard on TB_PORT
 # (doc/tracking.md "TensorBoard"): a TensorBoard made in any Python process of
 # the task, in-process too, answers only requests that carry the token the
@@ -491,20 +501,10 @@ def _tony_next_sitecustomize():
         spec.loader.exec_module(module)
 
 
-def _tony_guarded(app, token):
-    import hmac
+)";
 
-    def checked(environ, start_response):
-        sent = environ.get("HTTP_X_TONY_TENSORBOARD_TOKEN", "").encode()
-        if hmac.compare_digest(sent, token):
-            return app(environ, start_response)
-        start_response("403 Forbidden",
-                       [("Content-Type", "text/plain; charset=utf-8")])
-        return [b"tony: this TensorBoard answers only through tony's proxy: "
-                b"its job's tracking URL, or tony-history serve\n"]
-    return checked
-
-
+// After the token check.
+constexpr const char* site_hook_tail = R"(
 def _tony_guard_program(program):
     made = program.TensorBoard.__init__
 
@@ -560,7 +560,8 @@ except Exception as e:  # what Python's site does with a failing one
 } // namespace
 
 const std::string& tensorboard_site_hook() {
-  static const std::string hook = site_hook_text;
+  static const std::string hook =
+      std::string{site_hook_head} + guard_check_text + site_hook_tail;
   return hook;
 }
 

@@ -361,19 +361,23 @@ TEST(task_env, a_chief_that_starts_tensorboard_gets_the_guarded_command_first_on
 
 namespace {
 
-// Runs the shim in `dir` as `tensorboard --logdir L --port 5` with `path`
-// (after the shim's own directory) as PATH; its stdout and stderr, and exit
-// status.
-std::pair<std::string, int> run_shim(const std::filesystem::path& dir,
-                                     const std::string& path) {
-  auto out = dir / "out.txt";
-  auto command = "cd '" + dir.string() + "' && PATH='" + (dir / "shim").string() + ":" +
-                 path + "' TONY_TENSORBOARD_GUARD='" + (dir / "guard.py").string() +
-                 "' tensorboard --logdir L --port 5 > out.txt 2>&1";
-  int status = std::system(command.c_str());
-  std::ifstream in{out};
+// Runs the shell `command` in `dir`; its stdout and stderr, and exit status.
+std::pair<std::string, int> run_in(const std::filesystem::path& dir,
+                                   const std::string& command) {
+  int status = std::system(
+      ("cd '" + dir.string() + "' && " + command + " > out.txt 2>&1").c_str());
+  std::ifstream in{dir / "out.txt"};
   std::string text{std::istreambuf_iterator<char>{in}, {}};
   return {text, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+// Runs the shim in `dir` as `tensorboard --logdir L --port 5` with `path`
+// (after the shim's own directory) as PATH.
+std::pair<std::string, int> run_shim(const std::filesystem::path& dir,
+                                     const std::string& path) {
+  return run_in(dir, "PATH='" + (dir / "shim").string() + ":" + path +
+                         "' TONY_TENSORBOARD_GUARD='" + (dir / "guard.py").string() +
+                         "' tensorboard --logdir L --port 5");
 }
 
 void write_program(const std::filesystem::path& path, const std::string& text) {
@@ -417,19 +421,14 @@ namespace {
 
 // Runs `script` with python3 and the site hook in `dir`/hook first on
 // PYTHONPATH, `dir`/lib (a stand-in tensorboard package, another
-// sitecustomize) after it; its output and exit status.
+// sitecustomize) after it.
 std::pair<std::string, int> run_with_site_hook(const std::filesystem::path& dir,
                                                const std::string& token,
                                                const std::string& script) {
   std::ofstream{dir / "script.py"} << script;
-  auto command = "cd '" + dir.string() + "' && PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" +
-                 (dir / "hook").string() + ":" + (dir / "lib").string() +
-                 "' TONY_TENSORBOARD_TOKEN='" + token +
-                 "' python3 script.py > out.txt 2>&1";
-  int status = std::system(command.c_str());
-  std::ifstream in{dir / "out.txt"};
-  std::string text{std::istreambuf_iterator<char>{in}, {}};
-  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+  return run_in(dir, "PYTHONDONTWRITEBYTECODE=1 PYTHONPATH='" + (dir / "hook").string() +
+                         ":" + (dir / "lib").string() + "' TONY_TENSORBOARD_TOKEN='" +
+                         token + "' python3 script.py");
 }
 
 } // namespace
