@@ -201,7 +201,9 @@ TEST_F(yarn_rpc, get_new_application_returns_an_id) {
   ASSERT_TRUE(second) << second.error().message();
   EXPECT_GT(first->id.cluster_timestamp, 0);
   EXPECT_EQ(second->id.cluster_timestamp, first->id.cluster_timestamp);
-  EXPECT_EQ(second->id.id, first->id.id + 1);
+  // Ids rise, but only by one when no other client asked in between: the
+  // cluster is shared with the tier's other tests, which run in parallel.
+  EXPECT_GT(second->id.id, first->id.id);
   EXPECT_GT(first->max_capability.memory_mb, 0);
   auto text = to_string(first->id);
   EXPECT_EQ(text.rfind("application_", 0), 0u);
