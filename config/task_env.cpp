@@ -364,17 +364,25 @@ port_hold ports_to_hold(const std::string& framework, const task_id& task,
   port_hold hold;
   if (in_container)
     return hold;
+  auto share = [](bool held) {
+    return held ? port_share::reuse_port : port_share::released;
+  };
   bool tb_reuses = env_true(env, "TB_SERVER_REUSE_PORT");
   if (task.type == "tensorboard") {
     hold.task_port =
-        tb_reuses || command.find("TONY_TENSORBOARD_GUARD") != std::string::npos;
+        share(tb_reuses || command.find("TONY_TENSORBOARD_GUARD") != std::string::npos);
   } else if (framework == "tensorflow" && task.type != "evaluator") {
     bool unset = env.count("TF_GRPC_REUSE_PORT") == 0;
     if (unset)
       hold.vars["TF_GRPC_REUSE_PORT"] = "true";
-    hold.task_port = unset || env_true(env, "TF_GRPC_REUSE_PORT");
+    hold.task_port = share(unset || env_true(env, "TF_GRPC_REUSE_PORT"));
+  } else if (framework == "pytorch" &&
+             (is_world_type(task.type) || task.type == rendezvous_type)) {
+    // Rank 0's MASTER_PORT and the rendezvous task's port are where c10d's
+    // TCPStore listens; it binds with SO_REUSEADDR.
+    hold.task_port = port_share::reuse_addr;
   }
-  hold.tensorboard_port = tb_reuses;
+  hold.tensorboard_port = share(tb_reuses);
   return hold;
 }
 

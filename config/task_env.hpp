@@ -125,15 +125,28 @@ struct task_env {
   std::string python_path_prefix;
 };
 
-/// Which of a task's ports its executor holds until the command ends,
-/// bound with SO_REUSEPORT and not listening, instead of releasing them
-/// just before the command starts (doc/task-environment.md "The task's
-/// port"). A server that binds with SO_REUSEPORT as the same user binds
-/// beside the executor's socket and gets every connection; nobody else can
-/// bind the port meanwhile.
+/// How the executor holds one of a task's ports (doc/task-environment.md
+/// "The task's port").
+enum class port_share {
+  /// Listening, closed just before the command starts.
+  released,
+  /// Bound with SO_REUSEPORT and not listening, until the command ends: a
+  /// server that binds with SO_REUSEPORT as the same user binds beside it
+  /// and gets every connection; nobody else can bind the port meanwhile.
+  reuse_port,
+  /// Bound with SO_REUSEADDR and not listening, until the command ends: a
+  /// server that binds with SO_REUSEADDR binds beside it, listens, and gets
+  /// every connection; no connect() gets the port as its own, and no bind
+  /// without SO_REUSEADDR. (Linux lets SO_REUSEADDR sockets share a port
+  /// while none of them listens.)
+  reuse_addr,
+};
+
+/// Which of a task's ports its executor holds until the command ends
+/// instead of releasing them just before it starts.
 struct port_hold {
-  bool task_port = false;
-  bool tensorboard_port = false; // TB_PORT
+  port_share task_port = port_share::released;
+  port_share tensorboard_port = port_share::released; // TB_PORT
   /// Variables the command gets (unless its environment has them) so that
   /// its server binds that way.
   std::map<std::string, std::string> vars;
@@ -145,7 +158,9 @@ struct port_hold {
 /// unless `env` sets it; a TensorBoard sidecar whose command runs tony's
 /// guard (which binds that way); TB_PORT, and a sidecar of the user's own,
 /// when `env` has TB_SERVER_REUSE_PORT true (TonY's name; the user's
-/// TensorBoard then runs with --reuse_port). Nothing for a command in a
+/// TensorBoard then runs with --reuse_port): SO_REUSEPORT. PyTorch's world
+/// and an elastic job's rendezvous, whose c10d TCPStore binds with
+/// SO_REUSEADDR: SO_REUSEADDR. Nothing for a command in a
 /// container of its own (`in_container`): its server is in another network
 /// namespace or runs as another user.
 port_hold ports_to_hold(const std::string& framework, const task_id& task,

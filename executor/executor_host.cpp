@@ -213,30 +213,32 @@ struct executor_system_config : caf::actor_system_config {
   }
 };
 
-// Holds an ephemeral port for the task. `open(false)`: a listening socket,
-// released just before the command starts. `open(true)`: bound with
-// SO_REUSEPORT and not listening, kept until the executor ends: the task's
-// server binds beside it (SO_REUSEPORT, the same user) and gets every
-// connection, and nobody else can bind the port meanwhile
-// (config/task_env.hpp ports_to_hold).
+// Holds an ephemeral port for the task (config/task_env.hpp port_share).
+// `released`: a listening socket, closed just before the command starts.
+// `reuse_port` / `reuse_addr`: bound with that option and not listening,
+// kept until the executor ends: the task's server binds beside it with the
+// same option and gets every connection, while nothing else takes the port
+// meanwhile.
 struct port_reservation {
   int fd = -1;
   int port = 0;
   bool shared = false;
 
-  bool open(bool share) {
-    shared = share;
+  bool open(port_share share) {
+    shared = share != port_share::released;
     fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
       return false;
     int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, share ? SO_REUSEPORT : SO_REUSEADDR, &one, sizeof(one));
+    ::setsockopt(fd, SOL_SOCKET,
+                 share == port_share::reuse_port ? SO_REUSEPORT : SO_REUSEADDR, &one,
+                 sizeof(one));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
     addr.sin_port = 0;
     if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        (!share && ::listen(fd, 1) != 0))
+        (!shared && ::listen(fd, 1) != 0))
       return false;
     socklen_t len = sizeof(addr);
     if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)

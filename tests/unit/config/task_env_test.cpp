@@ -485,15 +485,17 @@ TEST(task_env, tensorflows_roles_hold_their_port_and_bind_beside_it) {
   std::map<std::string, std::string> env;
   for (auto type : {"chief", "worker", "ps", "master"}) {
     auto hold = ports_to_hold("tensorflow", {type, 0}, "python3 train.py", env, false);
-    EXPECT_TRUE(hold.task_port) << type;
-    EXPECT_FALSE(hold.tensorboard_port) << type;
+    EXPECT_EQ(hold.task_port, port_share::reuse_port) << type;
+    EXPECT_EQ(hold.tensorboard_port, port_share::released) << type;
     EXPECT_EQ(get(hold.vars, "TF_GRPC_REUSE_PORT"), "true") << type;
   }
-  // The evaluator serves nothing; other frameworks' servers do not bind so.
-  EXPECT_FALSE(ports_to_hold("tensorflow", {"evaluator", 0}, "x", env, false).task_port);
-  for (auto framework : {"pytorch", "horovod", "standalone"}) {
+  // The evaluator serves nothing; Horovod's and a standalone job's servers
+  // bind neither way.
+  EXPECT_EQ(ports_to_hold("tensorflow", {"evaluator", 0}, "x", env, false).task_port,
+            port_share::released);
+  for (auto framework : {"horovod", "standalone"}) {
     auto hold = ports_to_hold(framework, {"worker", 0}, "x", env, false);
-    EXPECT_FALSE(hold.task_port) << framework;
+    EXPECT_EQ(hold.task_port, port_share::released) << framework;
     EXPECT_TRUE(hold.vars.empty()) << framework;
   }
   // The job says otherwise (TensorFlow's reading: "true" or "1", any case).
@@ -501,31 +503,51 @@ TEST(task_env, tensorflows_roles_hold_their_port_and_bind_beside_it) {
            {"false", false}, {"0", false}, {"no", false}, {"TRUE", true}, {"1", true}}) {
     env["TF_GRPC_REUSE_PORT"] = value;
     auto hold = ports_to_hold("tensorflow", {"worker", 0}, "x", env, false);
-    EXPECT_EQ(hold.task_port, held) << value;
+    EXPECT_EQ(hold.task_port, held ? port_share::reuse_port : port_share::released)
+        << value;
     EXPECT_TRUE(hold.vars.empty()) << value;
   }
   // A command in a container of its own binds in another namespace.
-  EXPECT_FALSE(ports_to_hold("tensorflow", {"worker", 0}, "x", {}, true).task_port);
+  EXPECT_EQ(ports_to_hold("tensorflow", {"worker", 0}, "x", {}, true).task_port,
+            port_share::released);
+}
+
+TEST(task_env, pytorchs_world_and_rendezvous_hold_their_port_for_tcpstore) {
+  // c10d's TCPStore (rank 0's MASTER_PORT, an elastic job's rendezvous)
+  // binds with SO_REUSEADDR, so the executor holds those ports that way.
+  for (auto type : {"chief", "master", "worker", "trainer", "rendezvous"}) {
+    auto hold = ports_to_hold("pytorch", {type, 1}, "python3 train.py", {}, false);
+    EXPECT_EQ(hold.task_port, port_share::reuse_addr) << type;
+    EXPECT_TRUE(hold.vars.empty()) << type;
+  }
+  for (auto type : {"ps", "evaluator"})
+    EXPECT_EQ(ports_to_hold("pytorch", {type, 0}, "x", {}, false).task_port,
+              port_share::released)
+        << type;
+  EXPECT_EQ(ports_to_hold("pytorch", {"worker", 0}, "x", {}, true).task_port,
+            port_share::released);
 }
 
 TEST(task_env, tensorboards_port_is_held_where_its_server_binds_beside_it) {
   std::map<std::string, std::string> env;
   auto sidecar =
       "python3 \"$TONY_TENSORBOARD_GUARD\" --logdir /l --port \"$TONY_TASK_PORT\"";
-  EXPECT_TRUE(
-      ports_to_hold("tensorflow", {"tensorboard", 0}, sidecar, env, false).task_port);
-  EXPECT_TRUE(
-      ports_to_hold("pytorch", {"tensorboard", 0}, sidecar, env, false).task_port);
+  EXPECT_EQ(
+      ports_to_hold("tensorflow", {"tensorboard", 0}, sidecar, env, false).task_port,
+      port_share::reuse_port);
+  EXPECT_EQ(ports_to_hold("pytorch", {"tensorboard", 0}, sidecar, env, false).task_port,
+            port_share::reuse_port);
   // The user's own TensorBoard, or one the chief starts: only when told.
   auto own = "tensorboard --logdir /l --port $TONY_TASK_PORT";
-  EXPECT_FALSE(
-      ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port);
-  EXPECT_FALSE(
-      ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port);
+  EXPECT_EQ(ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port,
+            port_share::released);
+  EXPECT_EQ(ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port,
+            port_share::released);
   env["TB_SERVER_REUSE_PORT"] = "true";
-  EXPECT_TRUE(ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port);
-  EXPECT_TRUE(
-      ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port);
+  EXPECT_EQ(ports_to_hold("tensorflow", {"tensorboard", 0}, own, env, false).task_port,
+            port_share::reuse_port);
+  EXPECT_EQ(ports_to_hold("tensorflow", {"chief", 0}, "x", env, false).tensorboard_port,
+            port_share::reuse_port);
 }
 
 TEST(task_env, horovod_tasks_outside_the_world_get_no_horovod_names) {
