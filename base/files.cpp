@@ -105,6 +105,16 @@ std::optional<std::string> make_private_dir(const std::string& prefix, std::stri
   return std::nullopt;
 }
 
+std::optional<std::string> private_home_dir(const std::string& name, std::string& why) {
+  auto home = expand_home("~/.tony");
+  auto dir = home + "/" + name;
+  ::mkdir(home.c_str(), 0700);
+  ::mkdir(dir.c_str(), 0700);
+  if (!private_dir_ok(home, why) || !private_dir_ok(dir, why))
+    return std::nullopt;
+  return dir;
+}
+
 bool write_new_file(const std::string& path, const std::string& content, unsigned mode,
                     std::string& why) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,

@@ -27,6 +27,11 @@ std::string expand_home(const std::string& path);
 std::optional<std::string> make_private_dir(const std::string& prefix, std::string& why,
                                             const std::string& parent = {});
 
+/// The directory ~/.tony/<name> of this user's alone, made (mode 0700) if
+/// missing: it and ~/.tony are checked as make_private_dir checks. Its
+/// path, or nullopt with `why`.
+std::optional<std::string> private_home_dir(const std::string& name, std::string& why);
+
 /// Writes `content` to a new file at `path` created with
 /// O_CREAT|O_EXCL|O_NOFOLLOW and `mode`: never through a link and never over
 /// a file already there. false with `why` on any failure (the half-written

@@ -20,7 +20,7 @@ apt_packages=(
   libcaf-dev libprotobuf-dev protobuf-compiler libcurl4-openssl-dev
   libtomlplusplus-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libpugixml-dev
-  libsasl2-dev libsasl2-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
+  libisal-dev libsasl2-dev libsasl2-modules libkrb5-dev krb5-kdc krb5-admin-server krb5-user
   openjdk-17-jdk-headless maven procps psmisc curl unzip zip tar
   openssl faketime
   docker.io

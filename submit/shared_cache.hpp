@@ -7,8 +7,12 @@
 // when nobody but the submitting user could have written it
 // (stager::doubt): in a staging root other users can write, a bundle one
 // of them planted under the next build's hash would otherwise run in this
-// user's containers. When in doubt the job stages a copy of its own, into
-// its own staging dir, and tony-submit says why.
+// user's containers. It is then checked against the bytes this submission
+// would upload (content_check.hpp: SHA-256 on file://, HDFS's FileChecksum
+// on hdfs://); the node bundle's check is remembered per copy in
+// ~/.tony/cache, so that the archive is made again only for a copy not
+// checked before. When in doubt the job stages a copy of its own, into its
+// own staging dir, and tony-submit says why.
 
 #include <functional>
 #include <string>

@@ -20,7 +20,13 @@ error fail(std::string text) {
   return make_error(errc::infrastructure, std::move(text));
 }
 
-// The first 16 hex digits of the SHA-256 of `text`, like content_hash.
+bool is_executable_file(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+} // namespace
+
 std::string text_hash(const std::string& text) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
@@ -34,13 +40,6 @@ std::string text_hash(const std::string& text) {
   }
   return result;
 }
-
-bool is_executable_file(const std::string& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
-}
-
-} // namespace
 
 expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {
   node_bundle result;
@@ -110,6 +109,9 @@ expected<void> write_node_bundle(const node_bundle& bundle, const std::string& o
   archive_options opts;
   opts.follow_links = true;
   opts.fast = true; // made once per build, and every build makes one
+  // A gateway checks a copy staged from another against its own
+  // (submit/shared_cache.cpp).
+  opts.reproducible = true;
   auto ok = make_archive(scratch, out, opts);
   cleanup();
   return ok;

@@ -41,6 +41,10 @@ struct node_bundle {
 /// tony-guard is taken when present. Fails naming what is missing.
 expected<node_bundle> collect_node_bundle(const std::string& bin_dir);
 
+/// The first 16 hex digits of the SHA-256 of `text`, like content_hash
+/// (empty when OpenSSL fails).
+std::string text_hash(const std::string& text);
+
 /// Writes the bundle as a gzip'd tar at `out` (entries bin/..., lib/tony/...),
 /// using `scratch` (an empty or absent directory, removed afterwards) to lay
 /// the members out.

@@ -139,6 +139,16 @@ public:
     return std::string{};
   }
 
+  expected<staged_content> content(const std::string& name) override {
+    auto res = stat(name, false);
+    if (!res)
+      return res.error();
+    staged_content c;
+    c.path = dir_ + "/" + name;
+    c.length = res->size;
+    return c;
+  }
+
   expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
     std::ifstream in(target, std::ios::binary);
@@ -275,6 +285,44 @@ public:
         return said;
     }
     return std::string{};
+  }
+
+  // GETFILECHECKSUM answers 307 with the DataNode that computes it.
+  expected<staged_content> content(const std::string& name) override {
+    auto target = dir_ + "/" + name;
+    auto st = file_status(target);
+    if (!st)
+      return st.error();
+    staged_content c;
+    c.length = st->value("length", int64_t{0});
+    c.block_size = st->value("blockSize", int64_t{0});
+    auto first = webhdfs::call_op(nn_, "GET", target, "GETFILECHECKSUM");
+    if (!first)
+      return first.error();
+    auto answer = std::move(*first);
+    if (answer.status == 307 && !answer.location.empty()) {
+      auto second = webhdfs::call("GET", answer.location, data_node_auth());
+      if (!second)
+        return second.error();
+      answer = std::move(*second);
+    }
+    auto j = nlohmann::json::parse(answer.body, nullptr, false);
+    const nlohmann::json* sum = nullptr;
+    if (answer.status == 200 && j.is_object() && j.contains("FileChecksum"))
+      sum = &j["FileChecksum"];
+    if (!sum || !sum->is_object() || !(*sum)["algorithm"].is_string() ||
+        !(*sum)["bytes"].is_string())
+      return fail("WebHDFS GETFILECHECKSUM " + target + " failed (HTTP " +
+                  std::to_string(answer.status) +
+                  "): " + webhdfs::remote_message(answer.body));
+    c.algorithm = (*sum)["algorithm"].get<std::string>();
+    c.bytes = (*sum)["bytes"].get<std::string>();
+    // WebHDFS writes the whole buffer the checksum was written into, zeros
+    // past its `length` included.
+    if (auto& length = (*sum)["length"]; length.is_number_unsigned() &&
+                                         length.get<uint64_t>() * 2 < c.bytes.size())
+      c.bytes.resize(length.get<uint64_t>() * 2);
+    return c;
   }
 
   // OPEN answers 307 with the DataNode that serves the bytes.
@@ -477,6 +525,16 @@ public:
     return res;
   }
 
+  // Nothing to compare: the bucket's policy decides who writes (stager.hpp).
+  expected<staged_content> content(const std::string& name) override {
+    auto res = stat(name, false);
+    if (!res)
+      return res.error();
+    staged_content c;
+    c.length = res->size;
+    return c;
+  }
+
   expected<std::string> read(const std::string& name) override {
     auto target = dir_ + "/" + name;
     return hadoop_fs(target, {"-cat", target});
@@ -579,10 +637,15 @@ std::string content_hash(const std::string& path) {
 expected<void> make_archive(const std::string& dir, const std::string& out,
                             archive_options archive) {
   process::spawn_options opts;
-  opts.argv = {"tar", archive.follow_links ? "-chf" : "-cf",
-               out,   archive.fast ? "--use-compress-program=gzip -1" : "--gzip",
-               "-C",  dir,
-               "."};
+  opts.argv = {"tar", archive.follow_links ? "-chf" : "-cf", out,
+               archive.fast ? "--use-compress-program=gzip -1" : "--gzip"};
+  if (archive.reproducible)
+    // gzip reading a pipe writes no name and no time.
+    for (auto* flag :
+         {"--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner"})
+      opts.argv.emplace_back(flag);
+  for (auto* arg : {"-C", dir.c_str(), "."})
+    opts.argv.emplace_back(arg);
   opts.env = process::current_environment();
   auto log = out + ".log";
   opts.stdout_path = log;

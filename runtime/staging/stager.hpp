@@ -35,6 +35,19 @@ struct permissions {
 /// The modes of the history dir and the event logs kept there.
 constexpr permissions history_permissions{0750, 0640};
 
+/// What a file system tells of a staged file's content (stager::content).
+struct staged_content {
+  /// file://: the staged file's path, to read.
+  std::string path;
+  /// HDFS: the FileChecksum's algorithm ("MD5-of-0MD5-of-512CRC32C") and
+  /// its bytes in hex, as WebHDFS answers them, and the file's block size.
+  std::string algorithm;
+  std::string bytes;
+  int64_t block_size = 0;
+  /// The file's length in bytes.
+  int64_t length = 0;
+};
+
 class stager {
 public:
   virtual ~stager();
@@ -72,6 +85,15 @@ public:
   /// bucket's policy decides who writes: always empty there.
   virtual expected<std::string> doubt(const std::string& name,
                                       const std::string& user) = 0;
+
+  /// What the file system tells of the content of the staged file `name`,
+  /// to compare with a local file (submit/content_check.hpp): on file://
+  /// the file itself; on HDFS its FileChecksum (GETFILECHECKSUM, computed
+  /// by the DataNodes from the CRCs they keep: no data is read back) and
+  /// block size; nothing on object stores (the `hadoop fs` stager), whose
+  /// bucket policy decides who writes. errc::unsatisfiable when there is
+  /// no such file.
+  virtual expected<staged_content> content(const std::string& name) = 0;
 
   /// The content of the staged file `name` (a small one: the AM's address,
   /// its saved state); errc::unsatisfiable when there is none.
@@ -117,6 +139,10 @@ struct archive_options {
   /// gzip -1: 2.5 times faster than the default level for 10 % more bytes
   /// on tony's binaries (bench/notes.md, "Portable binaries").
   bool fast = false;
+  /// The same bytes for the same files wherever it is made (GNU tar's
+  /// --sort=name, no times, owners or names of this machine): a copy
+  /// staged from another gateway can be checked against one made here.
+  bool reproducible = false;
 };
 
 /// Packs the contents of directory `dir` into a gzip'd tar at `out`

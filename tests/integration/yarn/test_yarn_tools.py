@@ -310,3 +310,82 @@ def test_a_node_bundle_another_user_planted_in_a_shared_root_is_not_run(tmp_path
         in out, out
     assert "FINISHED/SUCCEEDED" in out, out
     assert not mark.exists(), mark.read_text()
+
+
+# -- a cached copy whose content is not what its name promises ------------------------
+
+
+def planted_bundle(tmp_path, mark):
+    """An archive whose tony-am and tony-executor only leave a mark."""
+    planted = tmp_path / "planted"
+    (planted / "bin").mkdir(parents=True)
+    for name in ("tony-am", "tony-executor", "tony-guard"):
+        exe = planted / "bin" / name
+        exe.write_text(f"#!/bin/sh\necho {name} >> {mark}\nexit 3\n")
+        exe.chmod(0o755)
+    archive = tmp_path / "planted.tgz"
+    subprocess.run(["tar", "-czf", str(archive), "-C", str(planted), "bin"], check=True)
+    return archive
+
+
+def hdfs_put(uri, local):
+    """Writes `local` over the hdfs:// file `uri` as this user (WebHDFS
+    CREATE, the DataNode named by noredirect)."""
+    import json
+    import urllib.request
+    status, body = y.webhdfs("PUT", uri, "CREATE", "&overwrite=true&noredirect=true")
+    assert status == 200, f"CREATE {uri}: HTTP {status} {body!r}"
+    req = urllib.request.Request(json.loads(body)["Location"], data=local.read_bytes(),
+                                 method="PUT")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.status == 201, r.status
+
+
+def test_a_users_own_cached_bundle_with_other_bytes_is_not_run(tmp_path):
+    """The submitting user's own cached bin/<hash>/tony.tgz (owner and
+    modes as tony-submit left them) whose bytes were swapped afterwards,
+    on file:// and on HDFS: the next job of the same build compares the
+    copy's content with its own bundle (SHA-256 on file://, the
+    FileChecksum the DataNodes keep on HDFS), says that the copy is not
+    this build's, stages a copy of its own, and succeeds without running
+    the swapped binaries."""
+    default_fs = y.conf_value("core-site.xml", "fs.defaultFS").rstrip("/")
+    os.chmod(tmp_path, 0o755)
+    local_root = tmp_path / "cache"
+    local_root.mkdir(mode=0o700)
+    for root in (f"file://{local_root}", f"{default_fs}/tmp/tony-cache-{tmp_path.name}"):
+        job = tmp_path / "quick.toml"
+        job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
+                       '[tasks.worker]\nmemory = "256m"\n')
+        args = ["--set", f'cluster.staging_dir="{root}"', str(job)]
+        try:
+            code, out, _ = y.submit(args)
+            assert code == 0, out
+            assert "not using the cached" not in out, out
+            # The same build again: the copy is checked and reused.
+            code, out, _ = y.submit(args)
+            assert code == 0, out
+            assert "not using the cached" not in out, out
+            mark = tmp_path / f"ran-{len(root)}"
+            planted = planted_bundle(tmp_path / f"p{len(root)}", mark)
+            if root.startswith("file://"):
+                cached = list((local_root / "bin").glob("*/tony.tgz"))
+                assert len(cached) == 1, out
+                uri = f"file://{cached[0]}"
+                mode = cached[0].stat().st_mode
+                shutil.copyfile(planted, cached[0])
+                os.chmod(cached[0], mode)
+            else:
+                status, body = y.webhdfs("GET", root + "/bin", "LISTSTATUS")
+                assert status == 200, body
+                import json
+                (entry,) = json.loads(body)["FileStatuses"]["FileStatus"]
+                uri = f"{root}/bin/{entry['pathSuffix']}/tony.tgz"
+                hdfs_put(uri, planted)
+            code, out, _ = y.submit(args)
+            assert code == 0, out
+            assert f"not using the cached {uri}: its content is not this build's" in out, out
+            assert "FINISHED/SUCCEEDED" in out, out
+            assert not mark.exists(), mark.read_text()
+        finally:
+            y.remove_staged(root)
