@@ -105,6 +105,10 @@ def test_the_env_check_job_succeeds(how, tmp_path):
     env, flags = login(how, tmp_path)
     code, out = submit(["--backend", "yarn", *flags, ENV_CHECK], env)
     assert code == 0, out
+    # The cached binaries on HDFS are checked (GETFILECHECKSUM with SPNEGO,
+    # then the DataNode with the token the NameNode's redirect carries)
+    # and used.
+    assert "not using the cached" not in out, out
     app = app_id_of(out)
     assert final_state(app, securelib.client_env()) == "SUCCEEDED"
     if how == "ticket-cache":
