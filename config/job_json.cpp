@@ -283,6 +283,7 @@ std::string to_json(const job_spec& spec, int indent) {
         {"hadoop_conf", spec.cluster.hadoop_conf},
         {"install_dir", spec.cluster.install_dir},
         {"staging_dir", spec.cluster.staging_dir},
+        {"shared_cache", spec.cluster.shared_cache},
         {"jobs_dir", spec.cluster.jobs_dir},
         {"history_dir", spec.cluster.history_dir},
         {"local",
@@ -380,6 +381,7 @@ void read_tensorboard_cluster(json_reader& r, const json& doc, job_spec& s) {
     r.read(*c, "cluster", "hadoop_conf", s.cluster.hadoop_conf);
     r.read(*c, "cluster", "install_dir", s.cluster.install_dir);
     r.read(*c, "cluster", "staging_dir", s.cluster.staging_dir);
+    r.read(*c, "cluster", "shared_cache", s.cluster.shared_cache);
     r.read(*c, "cluster", "jobs_dir", s.cluster.jobs_dir);
     r.read(*c, "cluster", "history_dir", s.cluster.history_dir);
     if (auto* l = r.member(*c, "cluster", "local")) {

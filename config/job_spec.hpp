@@ -111,6 +111,7 @@ struct cluster_settings {
   std::string hadoop_conf;       // YARN config dir (yarn backend)
   std::string install_dir;       // where tony binaries live on the nodes, if any
   std::string staging_dir;       // override of the staging root
+  std::string shared_cache;      // an operator's read-only cache root, if any
   std::string jobs_dir;          // local backend: root of job dirs (~/.tony/jobs)
   std::string history_dir; // yarn backend: where event logs are kept (doc/tracking.md)
   local_pool_spec local;

@@ -185,6 +185,7 @@ void write_cluster(toml_writer& w, const job_spec& job) {
   w.string_if("hadoop_conf", c.hadoop_conf);
   w.string_if("install_dir", c.install_dir);
   w.string_if("staging_dir", c.staging_dir);
+  w.string_if("shared_cache", c.shared_cache);
   std::string default_jobs;
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
     default_jobs = (fs::path{home} / ".tony" / "jobs").lexically_normal().string();

@@ -276,8 +276,8 @@ void job_reader::read_policy(const toml::table& t) {
 
 void job_reader::read_cluster(const toml::table& t) {
   check_keys(t, "[cluster]",
-             {"backend", "hadoop_conf", "install_dir", "staging_dir", "jobs_dir",
-              "history_dir", "local"});
+             {"backend", "hadoop_conf", "install_dir", "staging_dir", "shared_cache",
+              "jobs_dir", "history_dir", "local"});
   auto& c = spec_.cluster;
   if (auto backend = read_string(t, "backend")) {
     auto& known = known_backends();
@@ -310,6 +310,8 @@ void job_reader::read_cluster(const toml::table& t) {
   }
   if (auto dir = read_string(t, "staging_dir"); dir && !dir->empty())
     c.staging_dir = has_uri_scheme(*dir) ? *dir : absolute_path(*dir, base_dir_);
+  if (auto dir = read_string(t, "shared_cache"); dir && !dir->empty())
+    c.shared_cache = has_uri_scheme(*dir) ? *dir : absolute_path(*dir, base_dir_);
   if (auto dir = read_string(t, "jobs_dir"); dir && !dir->empty())
     c.jobs_dir = absolute_path(*dir, base_dir_);
   if (auto dir = read_string(t, "history_dir"); dir && !dir->empty())

@@ -70,6 +70,22 @@ expected<job_locations> locate_job(const job_spec& job, const hadoop::configurat
   if (!history_webhdfs)
     return history_webhdfs.error();
   result.history_webhdfs = *history_webhdfs;
+  if (auto shared = job.cluster.shared_cache; !shared.empty()) {
+    if (shared[0] == '/')
+      shared =
+          (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
+          shared;
+    while (shared.size() > 1 && shared.back() == '/')
+      shared.pop_back();
+    auto uri = through_viewfs(shared, conf, "[cluster] shared_cache");
+    if (!uri)
+      return uri.error();
+    auto nn = webhdfs_for(*uri, conf);
+    if (!nn)
+      return nn.error();
+    result.shared_cache_uri = *uri;
+    result.shared_cache_webhdfs = *nn;
+  }
   return result;
 }
 

@@ -37,11 +37,16 @@ struct job_locations {
   std::string staging_webhdfs;
   std::string history_uri;
   std::string history_webhdfs;
+  /// [cluster] shared_cache as a URI (a path is on fs.defaultFS), empty
+  /// when unset.
+  std::string shared_cache_uri;
+  std::string shared_cache_webhdfs;
 };
 
 /// The job's locations: [cluster] staging_dir (default
 /// <fs.defaultFS>/user/<user>/.tony on HDFS, else ~/.tony/staging) and
-/// history_dir (history::history_location), each through through_viewfs.
+/// history_dir (history::history_location), and shared_cache, each through
+/// through_viewfs.
 expected<job_locations> locate_job(const job_spec& job, const hadoop::configuration& conf,
                                    const std::string& app_id, const std::string& user);
 

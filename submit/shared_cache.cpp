@@ -18,28 +18,34 @@ namespace tony {
 
 namespace {
 
+constexpr const char* own_root_hint =
+    "remove that directory, or point [cluster] staging_dir at a directory only you can "
+    "write, to cache it again";
+constexpr const char* shared_root_hint =
+    "tell whoever manages [cluster] shared_cache; the job uses your own cache instead";
+
 void say_doubt(staging::stager& cache, const std::string& name, const cache_use& use,
-               const std::string& why) {
+               const std::string& why, const char* hint = own_root_hint) {
   if (use.warn)
     use.warn("not using the cached " + cache.uri() + "/" + name + ": " + why +
-             "; this job stages a copy of its own (remove that directory, or point "
-             "[cluster] staging_dir at a directory only you can write, to cache it "
-             "again)");
+             "; this job stages a copy of its own (" + hint + ")");
 }
 
 // The cached copy `name` in `cache`, when it is there and trusted; an
 // absent copy is errc::unsatisfiable (as stat says), a doubted one too,
 // after saying why.
 expected<local_resource> trusted_copy(staging::stager& cache, const std::string& name,
-                                      bool archive, const cache_use& use, bool* doubted) {
+                                      bool archive, const cache_use& use, bool* doubted,
+                                      const std::string& also = {},
+                                      const char* hint = own_root_hint) {
   auto res = cache.stat(name, archive);
   if (!res)
     return res;
-  auto doubt = cache.doubt(name, use.user);
+  auto doubt = cache.doubt(name, use.user, also);
   if (doubt && doubt->empty())
     return res;
   *doubted = true;
-  say_doubt(cache, name, use, doubt ? *doubt : describe(doubt.error()));
+  say_doubt(cache, name, use, doubt ? *doubt : describe(doubt.error()), hint);
   return make_error(errc::unsatisfiable, "a doubted copy");
 }
 
@@ -121,6 +127,65 @@ bool memo_says(const std::string& uri, const std::string& print) {
   return text && *text == print;
 }
 
+// Why the trusted copy `name` in `cache` may not hold what this submission
+// would upload: empty when it does. `local` gives that file (made on
+// demand); `what` names it. With `memo`, a copy whose checksum this user
+// checked before is taken as it is, and a checked one is remembered.
+std::string checked(staging::stager& cache, const std::string& name,
+                    const std::function<expected<std::string>()>& local,
+                    const std::string& what, bool memo) {
+  const auto uri = cache.uri() + "/" + name;
+  if (memo) {
+    auto there = print_of(cache, name);
+    if (there && !there->print.empty() && memo_says(uri, there->print))
+      return {};
+  }
+  auto path = local();
+  if (!path)
+    return "cannot check its content: " + describe(path.error());
+  std::string print;
+  auto why = content_doubt(cache, name, *path, what, &print);
+  if (why.empty() && memo)
+    write_memo(uri, print);
+  return why;
+}
+
+// The copy of `name` in the operator's shared cache (cache_use::shared_root)
+// under <sub>/<hash>/: used when it is there, owned by the user or by the
+// shared root's owner and writable by nobody else, and holds what `local`
+// gives. errc::unsatisfiable otherwise (a doubted copy is said).
+expected<local_resource> from_shared(const cache_use& use, const std::string& sub,
+                                     const std::string& hash, const std::string& name,
+                                     bool archive,
+                                     const std::function<expected<std::string>()>& local,
+                                     const std::string& what, bool memo) {
+  if (use.shared_root.empty())
+    return make_error(errc::unsatisfiable, "no shared cache");
+  auto top = staging::make_stager(use.shared_root, use.shared_nn);
+  auto cache =
+      staging::make_stager(use.shared_root + "/" + sub + "/" + hash, use.shared_nn);
+  if (!top || !cache)
+    return make_error(errc::unsatisfiable, "no shared cache");
+  auto manager = (*top)->owner();
+  if (!manager) {
+    if (use.warn)
+      use.warn("warning: cannot read [cluster] shared_cache " + use.shared_root + ": " +
+               describe(manager.error()) + "; the job uses your own cache");
+    return make_error(errc::unsatisfiable, "no shared cache");
+  }
+  bool doubted = false;
+  auto res =
+      trusted_copy(**cache, name, archive, use, &doubted, *manager, shared_root_hint);
+  if (!res)
+    return res;
+  if (auto why = checked(**cache, name, local, what, memo); !why.empty()) {
+    say_doubt(**cache, name, use, why, shared_root_hint);
+    return make_error(errc::unsatisfiable, "a doubted copy");
+  }
+  res->visibility = "PRIVATE";
+  return res;
+}
+
 // The job's own copy of a cached file: in its staging dir, under a name of
 // its own (`stored`), linked into the containers as `name`.
 expected<local_resource> own_copy(const cache_use& use, const std::string& path,
@@ -142,6 +207,10 @@ expected<local_resource> stage_once(const std::string& dir, const std::string& p
   auto hash = staging::content_hash(path);
   if (hash.empty())
     return make_error(errc::infrastructure, "cannot read " + path);
+  auto local = [&]() -> expected<std::string> { return path; };
+  if (auto shared =
+          from_shared(use, "envs", hash, name, archive, local, path + "'s", false))
+    return shared;
   auto cache = staging::make_stager(dir + "/" + hash, use.nn);
   if (!cache)
     return cache.error();
@@ -164,7 +233,7 @@ expected<local_resource> stage_once(const std::string& dir, const std::string& p
     res = (*cache)->put(path, name, archive);
   if (!res)
     return res;
-  if (auto why = content_doubt(**cache, name, path, path + "'s"); !why.empty()) {
+  if (auto why = checked(**cache, name, local, path + "'s", false); !why.empty()) {
     say_doubt(**cache, name, use, why);
     return own();
   }
@@ -186,59 +255,51 @@ expected<local_resource> stage_node_bundle(const std::string& dir,
     use.warn("warning: no libraries to ship beside " + bin_dir +
              " (../lib/tony, made by the build's tony-bundle target); the nodes "
              "need tony's shared libraries installed");
-  auto cache = staging::make_stager(dir + "/" + bundle->hash, use.nn);
-  if (!cache)
-    return cache.error();
   const std::string file = "tony.tgz";
-  const auto uri = (*cache)->uri() + "/" + file;
   auto archive = scratch + "/" + file;
   bool made = false;
-  auto make = [&]() -> expected<void> {
-    if (made)
-      return ok;
-    made = true;
-    return staging::write_node_bundle(*bundle, archive, scratch + "/bundle");
-  };
-  bool doubted = false;
-  auto res = trusted_copy(**cache, file, true, use, &doubted);
-  // A copy checked before by this user (its checksum as remembered) is
-  // used as it is; else the archive is made here, as reproducibly as the
-  // copy was, and compared.
-  if (res) {
-    auto there = print_of(**cache, file);
-    if (!there || there->print.empty() || !memo_says(uri, there->print)) {
-      if (auto built = make(); !built)
+  // The archive, made once when a copy must be compared or staged: as
+  // reproducibly as the copy it is compared with was.
+  auto local = [&]() -> expected<std::string> {
+    if (!made) {
+      made = true;
+      if (auto built = staging::write_node_bundle(*bundle, archive, scratch + "/bundle");
+          !built)
         return built.error();
-      std::string print;
-      if (auto why = content_doubt(**cache, file, archive, "this build's", &print);
-          !why.empty()) {
+    }
+    return archive;
+  };
+  const std::string what = "this build's";
+  auto res = from_shared(use, "bin", bundle->hash, file, true, local, what, true);
+  bool doubted = false;
+  if (!res) {
+    auto cache = staging::make_stager(dir + "/" + bundle->hash, use.nn);
+    if (!cache)
+      return cache.error();
+    res = trusted_copy(**cache, file, true, use, &doubted);
+    if (res) {
+      if (auto why = checked(**cache, file, local, what, true); !why.empty()) {
         say_doubt(**cache, file, use, why);
         doubted = true;
         res = make_error(errc::unsatisfiable, "a doubted copy");
-      } else {
-        write_memo(uri, print);
       }
     }
-  }
-  if (!res) {
-    if (auto built = make(); !built)
-      return built.error();
-    res = doubted ? own_copy(use, archive, file, file, true)
-                  : (*cache)->put_shared(archive, file, true);
-    if (!res)
-      return res;
-    if (!doubted) {
+    if (!res) {
+      auto path = local();
+      if (!path)
+        return path.error();
+      res = doubted ? own_copy(use, archive, file, file, true)
+                    : (*cache)->put_shared(archive, file, true);
+      if (!res)
+        return res;
       // The copy in place may be another submit's, made meanwhile.
-      std::string print;
-      if (auto why = content_doubt(**cache, file, archive, "this build's", &print);
+      if (auto why = doubted ? "" : checked(**cache, file, local, what, true);
           !why.empty()) {
         say_doubt(**cache, file, use, why);
         doubted = true;
         res = own_copy(use, archive, file, file, true);
         if (!res)
           return res;
-      } else {
-        write_memo(uri, print);
       }
     }
   }

@@ -13,6 +13,12 @@
 // ~/.tony/cache, so that the archive is made again only for a copy not
 // checked before. When in doubt the job stages a copy of its own, into its
 // own staging dir, and tony-submit says why.
+//
+// An operator's cache ([cluster] shared_cache) is looked in first: a copy
+// there is used when its owner is the user or the shared root's owner,
+// nobody else can write it, and its content checks; tony-submit never
+// writes there (the operator fills it by submitting a job with
+// staging_dir set to that root).
 
 #include <functional>
 #include <string>
@@ -34,6 +40,11 @@ struct cache_use {
   staging::stager* own = nullptr;
   /// Says a line to the user (why a cached copy was not reused).
   std::function<void(const std::string&)> warn;
+  /// [cluster] shared_cache as a URI, and its NameNode: an operator's
+  /// cache (<root>/bin/<hash>/tony.tgz, <root>/envs/<sha256>/<name>) looked
+  /// in first and never written; empty: none.
+  std::string shared_root;
+  webhdfs::namenode_http shared_nn;
 };
 
 /// Stages the local file `path` as `name` under <dir>/<sha256 of its

@@ -501,7 +501,13 @@ std::optional<int> stage_job(submission& s) {
       s.executor_resources.push_back(*res);
     return ok;
   };
-  cache_use cache{s.client.user, s.webhdfs, s.stager.get(), complain};
+  cache_use cache;
+  cache.user = s.client.user;
+  cache.nn = s.webhdfs;
+  cache.own = s.stager.get();
+  cache.warn = complain;
+  cache.shared_root = s.where.shared_cache_uri;
+  cache.shared_nn = webhdfs::namenode_http{s.where.shared_cache_webhdfs, s.auth};
   s.am_program = std::string{"./"} + yarn_env::bundle_link + "/bin/tony-am";
   const std::string& install_dir = s.job.cluster.install_dir;
   if (install_dir.empty()) {

@@ -107,6 +107,7 @@ SCHEMA = {
         "hadoop_conf": STRING,
         "install_dir": STRING,
         "staging_dir": STRING,
+        "shared_cache": STRING,
         "jobs_dir": STRING,
         "history_dir": STRING,
         "local": {"memory": SIZE, "vcores": INTEGER, "gpus": INTEGER},

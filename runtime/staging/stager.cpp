@@ -118,7 +118,16 @@ public:
     return res;
   }
 
-  expected<std::string> doubt(const std::string& name, const std::string&) override {
+  expected<std::string> owner() override {
+    struct stat st;
+    if (::stat(dir_.c_str(), &st) != 0)
+      return make_error(errc::unsatisfiable,
+                        "cannot stat " + dir_ + ": " + std::strerror(errno));
+    return std::to_string(st.st_uid);
+  }
+
+  expected<std::string> doubt(const std::string& name, const std::string&,
+                              const std::string& also) override {
     auto file = dir_ + "/" + name;
     auto above = fs::path{dir_}.parent_path().string();
     auto uid = ::geteuid();
@@ -132,7 +141,9 @@ public:
       auto said = doubt_of(path,
                            "uid " + std::to_string(st.st_uid) + ", not by uid " +
                                std::to_string(uid),
-                           st.st_uid == uid || st.st_uid == 0, st.st_mode, is_above);
+                           st.st_uid == uid || st.st_uid == 0 ||
+                               (!also.empty() && std::to_string(st.st_uid) == also),
+                           st.st_mode, is_above);
       if (!said.empty())
         return said;
     }
@@ -264,7 +275,15 @@ public:
     return res;
   }
 
-  expected<std::string> doubt(const std::string& name, const std::string& user) override {
+  expected<std::string> owner() override {
+    auto st = file_status(dir_);
+    if (!st)
+      return st.error();
+    return st->value("owner", std::string{});
+  }
+
+  expected<std::string> doubt(const std::string& name, const std::string& user,
+                              const std::string& also) override {
     auto above = dir_.substr(0, dir_.rfind('/'));
     for (auto& [path, is_above] : {std::pair{dir_ + "/" + name, false},
                                    std::pair{dir_, false}, std::pair{above, true}}) {
@@ -279,8 +298,10 @@ public:
       } catch (const std::exception&) {
         mode = 0777;
       }
-      auto said = doubt_of(fs_uri_ + path, owner + ", not by " + user, owner == user,
-                           mode, is_above);
+      auto said =
+          doubt_of(fs_uri_ + path,
+                   owner + ", not by " + user + (also.empty() ? "" : " or " + also),
+                   owner == user || (!also.empty() && owner == also), mode, is_above);
       if (!said.empty())
         return said;
     }
@@ -319,8 +340,8 @@ public:
     c.bytes = (*sum)["bytes"].get<std::string>();
     // WebHDFS writes the whole buffer the checksum was written into, zeros
     // past its `length` included.
-    if (auto& length = (*sum)["length"]; length.is_number_unsigned() &&
-                                         length.get<uint64_t>() * 2 < c.bytes.size())
+    if (auto& length = (*sum)["length"];
+        length.is_number_unsigned() && length.get<uint64_t>() * 2 < c.bytes.size())
       c.bytes.resize(length.get<uint64_t>() * 2);
     return c;
   }
@@ -503,9 +524,12 @@ public:
 
   // Object stores report every file as the caller's, writable by all: the
   // bucket's policy, not a mode, decides who writes (stager.hpp).
-  expected<std::string> doubt(const std::string&, const std::string&) override {
+  expected<std::string> doubt(const std::string&, const std::string&,
+                              const std::string&) override {
     return std::string{};
   }
+
+  expected<std::string> owner() override { return std::string{}; }
 
   expected<local_resource> stat(const std::string& name, bool archive) override {
     auto target = dir_ + "/" + name;

@@ -75,7 +75,8 @@ public:
   virtual expected<local_resource> stat(const std::string& name, bool archive) = 0;
 
   /// Why a copy already staged as `name` may not hold what its name
-  /// promises: empty when `user` owns the file and its directory and
+  /// promises: empty when `user` (or `also`, when given: the owner of an
+  /// operator's shared cache) owns the file and its directory and
   /// nobody else can write either, nor move the directory (the directory
   /// above is `user`'s or sticky, and not writable by others); otherwise
   /// the first thing wrong ("... is owned by mallory, not by alice").
@@ -83,8 +84,12 @@ public:
   /// is in the path) reuse a copy only when this is empty. On object
   /// stores (the `hadoop fs` stager) ownership means nothing and the
   /// bucket's policy decides who writes: always empty there.
-  virtual expected<std::string> doubt(const std::string& name,
-                                      const std::string& user) = 0;
+  virtual expected<std::string> doubt(const std::string& name, const std::string& user,
+                                      const std::string& also = {}) = 0;
+
+  /// Who owns the staging dir itself: a user name on HDFS, a decimal uid
+  /// on file://, empty on object stores (the `hadoop fs` stager).
+  virtual expected<std::string> owner() = 0;
 
   /// What the file system tells of the content of the staged file `name`,
   /// to compare with a local file (submit/content_check.hpp): on file://

@@ -389,3 +389,53 @@ def test_a_users_own_cached_bundle_with_other_bytes_is_not_run(tmp_path):
             assert not mark.exists(), mark.read_text()
         finally:
             y.remove_staged(root)
+
+
+def chown_tree(root, uid):
+    for dirpath, dirnames, filenames in os.walk(root):
+        os.chown(dirpath, uid, uid)
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            os.chown(os.path.join(dirpath, name), uid, uid)
+            os.chmod(os.path.join(dirpath, name), 0o644)
+
+
+def test_an_operators_shared_cache_is_used_when_its_content_checks(tmp_path):
+    """[cluster] shared_cache names a root an operator (uid 65534 here)
+    filled by submitting a job with staging_dir set to it. A user's job
+    takes tony's binaries from there (owned by the root's owner, writable
+    by nobody else, content checked) and uploads none into the user's own
+    staging root. Once the operator's copy holds other bytes, the job says
+    so, uses the user's own cache instead, and does not run them."""
+    os.chmod(tmp_path, 0o755)
+    shared = tmp_path / "shared"
+    own = tmp_path / "own"
+    shared.mkdir()
+    own.mkdir(mode=0o700)
+    job = tmp_path / "quick.toml"
+    job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
+                   '[tasks.worker]\nmemory = "256m"\n')
+    code, out, _ = y.submit(["--set", f'cluster.staging_dir="file://{shared}"', str(job)])
+    assert code == 0, out
+    (cached,) = list((shared / "bin").glob("*/tony.tgz"))
+    chown_tree(shared, 65534)
+
+    args = ["--set", f'cluster.staging_dir="file://{own}"',
+            "--set", f'cluster.shared_cache="file://{shared}"', str(job)]
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    assert "not using the cached" not in out and "[cluster] shared_cache" not in out, out
+    assert "FINISHED/SUCCEEDED" in out, out
+    assert not (own / "bin").exists(), list(own.rglob("*"))
+
+    mark = tmp_path / "ran"
+    planted = planted_bundle(tmp_path / "p", mark)
+    shutil.copyfile(planted, cached)
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    assert (f"not using the cached file://{cached}: its content is not this build's"
+            in out), out
+    assert "tell whoever manages [cluster] shared_cache" in out, out
+    assert "FINISHED/SUCCEEDED" in out, out
+    assert not mark.exists(), mark.read_text()
+    assert list((own / "bin").glob("*/tony.tgz")), list(own.rglob("*"))

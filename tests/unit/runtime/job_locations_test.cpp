@@ -92,3 +92,20 @@ TEST(job_locations, files_on_a_nameservice_are_read_from_every_namenode) {
             std::string::npos)
       << describe(got.error());
 }
+
+TEST(job_locations, a_shared_cache_path_is_on_the_default_file_system) {
+  job_spec job;
+  auto none = locate_job(job, nameservice(), "application_1_0001", "alice");
+  ASSERT_TRUE(none) << describe(none.error());
+  EXPECT_EQ(none->shared_cache_uri, "");
+  job.cluster.shared_cache = "/apps/tony/cache/";
+  auto got = locate_job(job, nameservice(), "application_1_0001", "alice");
+  ASSERT_TRUE(got) << describe(got.error());
+  EXPECT_EQ(got->shared_cache_uri, "hdfs://prod/apps/tony/cache");
+  EXPECT_EQ(got->shared_cache_webhdfs, "a.example:9870,b.example:9870");
+  job.cluster.shared_cache = "file:///srv/tony-cache";
+  got = locate_job(job, nameservice(), "application_1_0001", "alice");
+  ASSERT_TRUE(got) << describe(got.error());
+  EXPECT_EQ(got->shared_cache_uri, "file:///srv/tony-cache");
+  EXPECT_EQ(got->shared_cache_webhdfs, "");
+}
