@@ -49,51 +49,6 @@ expected<local_resource> trusted_copy(staging::stager& cache, const std::string&
   return make_error(errc::unsatisfiable, "a doubted copy");
 }
 
-// What tells the cached copy `name` apart (content_check.hpp), with what
-// the file system says of it; empty where nothing can be compared (object
-// stores).
-struct staged_print {
-  staging::staged_content content;
-  std::string print;
-};
-
-expected<staged_print> print_of(staging::stager& cache, const std::string& name) {
-  auto content = cache.content(name);
-  if (!content)
-    return content.error();
-  staged_print out{*content, {}};
-  if (content->path.empty() && content->algorithm.empty())
-    return out;
-  auto print = staged_fingerprint(*content);
-  if (!print)
-    return print.error();
-  out.print = *print;
-  return out;
-}
-
-// Why the cached copy `name` may not hold the bytes of the local file
-// `local` (`what` names it for the user): empty when it does, or where the
-// file system keeps nothing to compare; `*print` gets the copy's
-// fingerprint.
-std::string content_doubt(staging::stager& cache, const std::string& name,
-                          const std::string& local, const std::string& what,
-                          std::string* print = nullptr) {
-  auto there = print_of(cache, name);
-  if (!there)
-    return "cannot check its content: " + describe(there.error());
-  if (there->print.empty())
-    return {};
-  auto here = local_fingerprint(there->content, local);
-  if (!here)
-    return "cannot check its content: " + describe(here.error());
-  if (*here != there->print)
-    return "its content is not " + what + " (" + there->print + " there, " + *here +
-           " here)";
-  if (print)
-    *print = there->print;
-  return {};
-}
-
 // The private file in which this user's tony-submit keeps the fingerprint
 // of the node bundle it last checked at `uri` (~/.tony/cache), so that the
 // next submission of the same build compares the copy's checksum with it
@@ -128,26 +83,38 @@ bool memo_says(const std::string& uri, const std::string& print) {
 }
 
 // Why the trusted copy `name` in `cache` may not hold what this submission
-// would upload: empty when it does. `local` gives that file (made on
+// would upload: empty when it does, or where the file system keeps
+// nothing to compare (object stores). `local` gives that file (made on
 // demand); `what` names it. With `memo`, a copy whose checksum this user
 // checked before is taken as it is, and a checked one is remembered.
 std::string checked(staging::stager& cache, const std::string& name,
                     const std::function<expected<std::string>()>& local,
                     const std::string& what, bool memo) {
   const auto uri = cache.uri() + "/" + name;
-  if (memo) {
-    auto there = print_of(cache, name);
-    if (there && !there->print.empty() && memo_says(uri, there->print))
-      return {};
-  }
+  auto content = cache.content(name);
+  if (!content)
+    return "cannot check its content: " + describe(content.error());
+  if (content->path.empty() && content->algorithm.empty())
+    return {};
+  // file:// remembers the copy's identity (no read); HDFS its checksum.
+  if (memo && !content->identity.empty() && memo_says(uri, content->identity))
+    return {};
+  auto there = staged_fingerprint(*content);
+  if (!there)
+    return "cannot check its content: " + describe(there.error());
+  if (memo && content->identity.empty() && memo_says(uri, *there))
+    return {};
   auto path = local();
   if (!path)
     return "cannot check its content: " + describe(path.error());
-  std::string print;
-  auto why = content_doubt(cache, name, *path, what, &print);
-  if (why.empty() && memo)
-    write_memo(uri, print);
-  return why;
+  auto here = local_fingerprint(*content, *path);
+  if (!here)
+    return "cannot check its content: " + describe(here.error());
+  if (*here != *there)
+    return "its content is not " + what + " (" + *there + " there, " + *here + " here)";
+  if (memo)
+    write_memo(uri, content->identity.empty() ? *there : content->identity);
+  return {};
 }
 
 // The copy of `name` in the operator's shared cache (cache_use::shared_root)

@@ -157,6 +157,11 @@ public:
     staged_content c;
     c.path = dir_ + "/" + name;
     c.length = res->size;
+    struct stat st;
+    if (::stat(c.path.c_str(), &st) == 0)
+      c.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+                   std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) +
+                   "." + std::to_string(st.st_ctim.tv_nsec);
     return c;
   }
 

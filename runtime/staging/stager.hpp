@@ -46,6 +46,10 @@ struct staged_content {
   int64_t block_size = 0;
   /// The file's length in bytes.
   int64_t length = 0;
+  /// file://: what changes whenever the file's content may have (device,
+  /// inode, size, and the change time no user can set back), so that a
+  /// copy checked before needs no second read; empty elsewhere.
+  std::string identity;
 };
 
 class stager {
