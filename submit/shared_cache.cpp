@@ -18,17 +18,19 @@ namespace tony {
 
 namespace {
 
+// What follows a doubted copy's reason: for the user's own cache, and for
+// an operator's.
 constexpr const char* own_root_hint =
-    "remove that directory, or point [cluster] staging_dir at a directory only you can "
-    "write, to cache it again";
+    "this job stages a copy of its own (remove that directory, or point [cluster] "
+    "staging_dir at a directory only you can write, to cache it again)";
 constexpr const char* shared_root_hint =
-    "tell whoever manages [cluster] shared_cache; the job uses your own cache instead";
+    "this job uses your own cache instead (tell whoever manages [cluster] shared_cache)";
 
 void say_doubt(staging::stager& cache, const std::string& name, const cache_use& use,
                const std::string& why, const char* hint = own_root_hint) {
   if (use.warn)
-    use.warn("not using the cached " + cache.uri() + "/" + name + ": " + why +
-             "; this job stages a copy of its own (" + hint + ")");
+    use.warn("not using the cached " + cache.uri() + "/" + name + ": " + why + "; " +
+             hint);
 }
 
 // The cached copy `name` in `cache`, when it is there and trusted; an
@@ -49,11 +51,11 @@ expected<local_resource> trusted_copy(staging::stager& cache, const std::string&
   return make_error(errc::unsatisfiable, "a doubted copy");
 }
 
-// The private file in which this user's tony-submit keeps the fingerprint
-// of the node bundle it last checked at `uri` (~/.tony/cache), so that the
-// next submission of the same build compares the copy's checksum with it
-// instead of making the archive again; empty when there is no private
-// place for it.
+// The private file in which this user's tony-submit remembers the node
+// bundle's copy at `uri` it last checked (~/.tony/cache): its checksum on
+// HDFS, its identity on file:// (staging::staged_content), so that the
+// next submission of the same build compares only that instead of making
+// the archive again; empty when there is no private place for it.
 std::string memo_path(const std::string& uri) {
   std::string why;
   auto dir = base::private_home_dir("cache", why);

@@ -271,48 +271,12 @@ def test_the_next_submit_sweeps_ended_jobs_and_spares_running_ones(tmp_path):
 # -- a shared cache another user planted a bundle in --------------------------------
 
 
-def test_a_node_bundle_another_user_planted_in_a_shared_root_is_not_run(tmp_path):
-    """A staging root every user can write (mode 1777, as a shared /tmp
-    dir). A first job caches tony's binaries there as bin/<hash>/tony.tgz.
-    Another user (uid 65534) then owns that copy and has swapped it for an
-    archive whose tony-am and tony-executor only leave a mark. The next job
-    of the same build must not run it: tony-submit says which copy it does
-    not trust and why, stages a copy of its own, and the job succeeds with
-    no mark left."""
-    os.chmod(tmp_path, 0o755)
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    os.chmod(shared, 0o1777)
+def quick_job(tmp_path):
+    """A one-task job that does nothing."""
     job = tmp_path / "quick.toml"
     job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
                    '[tasks.worker]\nmemory = "256m"\n')
-    args = ["--set", f'cluster.staging_dir="file://{shared}"', str(job)]
-    code, out, _ = y.submit(args)
-    assert code == 0, out
-    cached = list((shared / "bin").glob("*/tony.tgz"))
-    assert len(cached) == 1, out
-    mark = tmp_path / "planted-ran"
-    planted = tmp_path / "planted"
-    (planted / "bin").mkdir(parents=True)
-    for name in ("tony-am", "tony-executor", "tony-guard"):
-        exe = planted / "bin" / name
-        exe.write_text(f"#!/bin/sh\necho {name} >> {mark}\nexit 3\n")
-        exe.chmod(0o755)
-    swapped = cached[0].with_name("tony.tgz.planted")
-    subprocess.run(["tar", "-czf", str(swapped), "-C", str(planted), "bin"], check=True)
-    os.replace(swapped, cached[0])
-    for path in (cached[0], cached[0].parent):
-        os.chown(path, 65534, 65534)
-
-    code, out, _ = y.submit(args)
-    assert code == 0, out
-    assert f"not using the cached file://{cached[0]}: {cached[0]} is owned by uid 65534" \
-        in out, out
-    assert "FINISHED/SUCCEEDED" in out, out
-    assert not mark.exists(), mark.read_text()
-
-
-# -- a cached copy whose content is not what its name promises ------------------------
+    return job
 
 
 def planted_bundle(tmp_path, mark):
@@ -326,6 +290,41 @@ def planted_bundle(tmp_path, mark):
     archive = tmp_path / "planted.tgz"
     subprocess.run(["tar", "-czf", str(archive), "-C", str(planted), "bin"], check=True)
     return archive
+
+
+def test_a_node_bundle_another_user_planted_in_a_shared_root_is_not_run(tmp_path):
+    """A staging root every user can write (mode 1777, as a shared /tmp
+    dir). A first job caches tony's binaries there as bin/<hash>/tony.tgz.
+    Another user (uid 65534) then owns that copy and has swapped it for an
+    archive whose tony-am and tony-executor only leave a mark. The next job
+    of the same build must not run it: tony-submit says which copy it does
+    not trust and why, stages a copy of its own, and the job succeeds with
+    no mark left."""
+    os.chmod(tmp_path, 0o755)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o1777)
+    args = ["--set", f'cluster.staging_dir="file://{shared}"', str(quick_job(tmp_path))]
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    cached = list((shared / "bin").glob("*/tony.tgz"))
+    assert len(cached) == 1, out
+    mark = tmp_path / "planted-ran"
+    swapped = cached[0].with_name("tony.tgz.planted")
+    shutil.copyfile(planted_bundle(tmp_path / "p", mark), swapped)
+    os.replace(swapped, cached[0])
+    for path in (cached[0], cached[0].parent):
+        os.chown(path, 65534, 65534)
+
+    code, out, _ = y.submit(args)
+    assert code == 0, out
+    assert f"not using the cached file://{cached[0]}: {cached[0]} is owned by uid 65534" \
+        in out, out
+    assert "FINISHED/SUCCEEDED" in out, out
+    assert not mark.exists(), mark.read_text()
+
+
+# -- a cached copy whose content is not what its name promises ------------------------
 
 
 def hdfs_put(uri, local):
@@ -354,10 +353,7 @@ def test_a_users_own_cached_bundle_with_other_bytes_is_not_run(tmp_path):
     local_root = tmp_path / "cache"
     local_root.mkdir(mode=0o700)
     for root in (f"file://{local_root}", f"{default_fs}/tmp/tony-cache-{tmp_path.name}"):
-        job = tmp_path / "quick.toml"
-        job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
-                       '[tasks.worker]\nmemory = "256m"\n')
-        args = ["--set", f'cluster.staging_dir="{root}"', str(job)]
+        args = ["--set", f'cluster.staging_dir="{root}"', str(quick_job(tmp_path))]
         try:
             code, out, _ = y.submit(args)
             assert code == 0, out
@@ -412,9 +408,7 @@ def test_an_operators_shared_cache_is_used_when_its_content_checks(tmp_path):
     own = tmp_path / "own"
     shared.mkdir()
     own.mkdir(mode=0o700)
-    job = tmp_path / "quick.toml"
-    job.write_text('name = "quick"\n[code]\ncommand = "exec true"\n'
-                   '[tasks.worker]\nmemory = "256m"\n')
+    job = quick_job(tmp_path)
     code, out, _ = y.submit(["--set", f'cluster.staging_dir="file://{shared}"', str(job)])
     assert code == 0, out
     (cached,) = list((shared / "bin").glob("*/tony.tgz"))
