@@ -9,26 +9,18 @@
 
 #include <openssl/evp.h>
 
+#include "hadoop/crypto.hpp"
+
 namespace tony {
 
 namespace {
-
-std::string hex_of(const unsigned char* bytes, size_t size) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < size; ++i) {
-    out += digits[bytes[i] >> 4];
-    out += digits[bytes[i] & 0xF];
-  }
-  return out;
-}
 
 void put_big_endian(std::string& out, uint64_t value, int bytes) {
   for (int i = bytes - 1; i >= 0; --i)
     out += static_cast<char>((value >> (8 * i)) & 0xFF);
 }
 
-// One digest (EVP's name: "MD5", "SHA256") of `data`.
+// One digest of `data` (EVP_md5(), ...), as raw bytes.
 std::string digest(const EVP_MD* md, const std::string& data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
   unsigned int len = 0;
@@ -41,28 +33,6 @@ std::string digest(const EVP_MD* md, const std::string& data) {
 uint32_t crc32c(const unsigned char* data, size_t size) {
   return ~crc32_iscsi(const_cast<unsigned char*>(data), static_cast<int>(size),
                       0xFFFFFFFFu);
-}
-
-// The full SHA-256 of a file in hex, or nullopt when it cannot be read.
-std::optional<std::string> sha256_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  auto* ctx = EVP_MD_CTX_new();
-  if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1) {
-    EVP_MD_CTX_free(ctx);
-    return std::nullopt;
-  }
-  std::vector<char> buf(1 << 16);
-  while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0)
-    EVP_DigestUpdate(ctx, buf.data(), static_cast<size_t>(in.gcount()));
-  std::array<unsigned char, EVP_MAX_MD_SIZE> out{};
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, out.data(), &len);
-  EVP_MD_CTX_free(ctx);
-  if (in.bad())
-    return std::nullopt;
-  return hex_of(out.data(), len);
 }
 
 struct hdfs_kind {
@@ -136,15 +106,15 @@ std::optional<std::string> hdfs_file_checksum(const std::string& path, int64_t b
   put_big_endian(bytes, static_cast<uint32_t>(bytes_per_crc), 4);
   put_big_endian(bytes, static_cast<uint64_t>(crc_per_block), 8);
   bytes += digest(EVP_md5(), block_md5s);
-  return hex_of(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  return hadoop::hex_encode(bytes);
 }
 
 expected<std::string> staged_fingerprint(const staging::staged_content& staged) {
   if (!staged.path.empty()) {
-    auto sum = sha256_of(staged.path);
-    if (!sum)
+    auto sum = staging::file_sha256(staged.path);
+    if (sum.empty())
       return make_error(errc::infrastructure, "cannot read " + staged.path);
-    return "sha256:" + *sum;
+    return "sha256:" + sum;
   }
   if (staged.algorithm.empty())
     return make_error(errc::unsatisfiable, "the file system keeps no checksum");
@@ -160,10 +130,10 @@ expected<std::string> staged_fingerprint(const staging::staged_content& staged) 
 expected<std::string> local_fingerprint(const staging::staged_content& staged,
                                         const std::string& path) {
   if (!staged.path.empty()) {
-    auto sum = sha256_of(path);
-    if (!sum)
+    auto sum = staging::file_sha256(path);
+    if (sum.empty())
       return make_error(errc::infrastructure, "cannot read " + path);
-    return "sha256:" + *sum;
+    return "sha256:" + sum;
   }
   auto kind = kind_of(staged.algorithm);
   if (!kind)

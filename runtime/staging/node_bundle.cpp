@@ -7,6 +7,7 @@
 
 #include <openssl/evp.h>
 
+#include "hadoop/crypto.hpp"
 #include "messages/error.hpp"
 #include "runtime/staging/stager.hpp"
 
@@ -32,13 +33,7 @@ std::string text_hash(const std::string& text) {
   unsigned int len = 0;
   if (EVP_Digest(text.data(), text.size(), digest, &len, EVP_sha256(), nullptr) != 1)
     return {};
-  static const char* hex = "0123456789abcdef";
-  std::string result;
-  for (int i = 0; i < 8; ++i) {
-    result += hex[digest[i] >> 4];
-    result += hex[digest[i] & 0xF];
-  }
-  return result;
+  return hadoop::hex_encode({reinterpret_cast<const char*>(digest), 8});
 }
 
 expected<node_bundle> collect_node_bundle(const std::string& bin_dir) {

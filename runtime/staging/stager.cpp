@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <openssl/evp.h>
 
+#include "hadoop/crypto.hpp"
 #include "hadoop/webhdfs.hpp"
 #include "messages/error.hpp"
 #include "runtime/process/process.hpp"
@@ -638,7 +639,7 @@ make_stager(const std::string& uri, const webhdfs::namenode_http& nn, permission
                         "Hadoop file system (scheme://...; set [cluster] staging_dir)");
 }
 
-std::string content_hash(const std::string& path) {
+std::string file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return {};
@@ -654,13 +655,13 @@ std::string content_hash(const std::string& path) {
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx, digest, &len);
   EVP_MD_CTX_free(ctx);
-  static const char* hex = "0123456789abcdef";
-  std::string result;
-  for (int i = 0; i < 8; ++i) {
-    result += hex[digest[i] >> 4];
-    result += hex[digest[i] & 0xF];
-  }
-  return result;
+  if (in.bad())
+    return {};
+  return hadoop::hex_encode({reinterpret_cast<const char*>(digest), len});
+}
+
+std::string content_hash(const std::string& path) {
+  return file_sha256(path).substr(0, 16);
 }
 
 expected<void> make_archive(const std::string& dir, const std::string& out,

@@ -142,6 +142,9 @@ expected<std::unique_ptr<stager>> make_stager(const std::string& uri,
 /// read error): binaries are staged once per content under the staging root.
 std::string content_hash(const std::string& path);
 
+/// The whole SHA-256 of a file's content in hex (empty on a read error).
+std::string file_sha256(const std::string& path);
+
 struct archive_options {
   /// Store the files symbolic links name, not the links.
   bool follow_links = false;
