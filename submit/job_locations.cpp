@@ -31,6 +31,23 @@ expected<std::string> through_viewfs(const std::string& uri,
   return target;
 }
 
+namespace {
+
+// A directory of job.toml's [cluster] as a URI: a path is on fs.defaultFS
+// when that is HDFS, else local; no trailing '/'; then through_viewfs
+// (naming `key`).
+expected<std::string> dir_uri(std::string dir, const std::string& default_fs,
+                              const hadoop::configuration& conf, const std::string& key) {
+  if (!dir.empty() && dir[0] == '/')
+    dir =
+        (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) + dir;
+  while (!dir.empty() && dir.back() == '/')
+    dir.pop_back();
+  return through_viewfs(dir, conf, key);
+}
+
+} // namespace
+
 expected<job_locations> locate_job(const job_spec& job, const hadoop::configuration& conf,
                                    const std::string& app_id, const std::string& user) {
   auto default_fs = conf.get_or("fs.defaultFS", "file:///");
@@ -45,13 +62,8 @@ expected<job_locations> locate_job(const job_spec& job, const hadoop::configurat
       auto home = std::getenv("HOME");
       root = "file://" + std::string(home ? home : "/tmp") + "/.tony/staging";
     }
-  } else if (root[0] == '/') {
-    root = (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
-           root;
   }
-  while (!root.empty() && root.back() == '/')
-    root.pop_back();
-  auto staging_root = through_viewfs(root, conf, "[cluster] staging_dir");
+  auto staging_root = dir_uri(root, default_fs, conf, "[cluster] staging_dir");
   if (!staging_root)
     return staging_root.error();
   auto history_uri =
@@ -70,14 +82,8 @@ expected<job_locations> locate_job(const job_spec& job, const hadoop::configurat
   if (!history_webhdfs)
     return history_webhdfs.error();
   result.history_webhdfs = *history_webhdfs;
-  if (auto shared = job.cluster.shared_cache; !shared.empty()) {
-    if (shared[0] == '/')
-      shared =
-          (default_fs.rfind("hdfs://", 0) == 0 ? default_fs : std::string{"file://"}) +
-          shared;
-    while (shared.size() > 1 && shared.back() == '/')
-      shared.pop_back();
-    auto uri = through_viewfs(shared, conf, "[cluster] shared_cache");
+  if (const auto& shared = job.cluster.shared_cache; !shared.empty()) {
+    auto uri = dir_uri(shared, default_fs, conf, "[cluster] shared_cache");
     if (!uri)
       return uri.error();
     auto nn = webhdfs_for(*uri, conf);
