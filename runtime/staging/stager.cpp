@@ -152,17 +152,15 @@ public:
   }
 
   expected<staged_content> content(const std::string& name) override {
-    auto res = stat(name, false);
-    if (!res)
-      return res.error();
     staged_content c;
     c.path = dir_ + "/" + name;
-    c.length = res->size;
     struct stat st;
-    if (::stat(c.path.c_str(), &st) == 0)
-      c.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
-                   std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) +
-                   "." + std::to_string(st.st_ctim.tv_nsec);
+    if (::stat(c.path.c_str(), &st) != 0)
+      return make_error(errc::unsatisfiable, "no staged file " + c.path);
+    c.length = st.st_size;
+    c.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+                 std::to_string(st.st_size) + ":" + std::to_string(st.st_ctim.tv_sec) +
+                 "." + std::to_string(st.st_ctim.tv_nsec);
     return c;
   }
 
