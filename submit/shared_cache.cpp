@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "base/files.hpp"
@@ -51,17 +52,18 @@ expected<local_resource> trusted_copy(staging::stager& cache, const std::string&
   return make_error(errc::unsatisfiable, "a doubted copy");
 }
 
-// The private file in which this user's tony-submit remembers the node
-// bundle's copy at `uri` it last checked (~/.tony/cache): its checksum on
-// HDFS, its identity on file:// (staging::staged_content), so that the
-// next submission of the same build compares only that instead of making
-// the archive again; empty when there is no private place for it.
+// The private file in which this user's tony-submit remembers the cached
+// copy at `uri` it last checked (~/.tony/cache): its checksum on HDFS, its
+// identity on file:// (staging::staged_content), so that the next
+// submission compares only that, instead of reading the copy or making
+// (or reading) the local file again; empty when there is no private place
+// for it.
 std::string memo_path(const std::string& uri) {
   std::string why;
   auto dir = base::private_home_dir("cache", why);
   if (!dir)
     return {};
-  return *dir + "/bundle-" + staging::text_hash(uri);
+  return *dir + "/copy-" + staging::text_hash(uri);
 }
 
 void write_memo(const std::string& uri, const std::string& print) {
@@ -87,11 +89,11 @@ bool memo_says(const std::string& uri, const std::string& print) {
 // Why the trusted copy `name` in `cache` may not hold what this submission
 // would upload: empty when it does, or where the file system keeps
 // nothing to compare (object stores). `local` gives that file (made on
-// demand); `what` names it. With `memo`, a copy whose checksum this user
-// checked before is taken as it is, and a checked one is remembered.
+// demand); `what` names it. A copy this user checked before (as
+// remembered) is taken as it is, and a checked one is remembered.
 std::string checked(staging::stager& cache, const std::string& name,
                     const std::function<expected<std::string>()>& local,
-                    const std::string& what, bool memo) {
+                    const std::string& what) {
   const auto uri = cache.uri() + "/" + name;
   auto content = cache.content(name);
   if (!content)
@@ -99,12 +101,12 @@ std::string checked(staging::stager& cache, const std::string& name,
   if (content->path.empty() && content->algorithm.empty())
     return {};
   // file:// remembers the copy's identity (no read); HDFS its checksum.
-  if (memo && !content->identity.empty() && memo_says(uri, content->identity))
+  if (!content->identity.empty() && memo_says(uri, content->identity))
     return {};
   auto there = staged_fingerprint(*content);
   if (!there)
     return "cannot check its content: " + describe(there.error());
-  if (memo && content->identity.empty() && memo_says(uri, *there))
+  if (content->identity.empty() && memo_says(uri, *there))
     return {};
   auto path = local();
   if (!path)
@@ -114,8 +116,7 @@ std::string checked(staging::stager& cache, const std::string& name,
     return "cannot check its content: " + describe(here.error());
   if (*here != *there)
     return "its content is not " + what + " (" + *there + " there, " + *here + " here)";
-  if (memo)
-    write_memo(uri, content->identity.empty() ? *there : content->identity);
+  write_memo(uri, content->identity.empty() ? *there : content->identity);
   return {};
 }
 
@@ -127,7 +128,7 @@ expected<local_resource> from_shared(const cache_use& use, const std::string& su
                                      const std::string& hash, const std::string& name,
                                      bool archive,
                                      const std::function<expected<std::string>()>& local,
-                                     const std::string& what, bool memo) {
+                                     const std::string& what) {
   if (use.shared_root.empty())
     return make_error(errc::unsatisfiable, "no shared cache");
   auto top = staging::make_stager(use.shared_root, use.shared_nn);
@@ -147,7 +148,7 @@ expected<local_resource> from_shared(const cache_use& use, const std::string& su
       trusted_copy(**cache, name, archive, use, &doubted, *manager, shared_root_hint);
   if (!res)
     return res;
-  if (auto why = checked(**cache, name, local, what, memo); !why.empty()) {
+  if (auto why = checked(**cache, name, local, what); !why.empty()) {
     say_doubt(**cache, name, use, why, shared_root_hint);
     return make_error(errc::unsatisfiable, "a doubted copy");
   }
@@ -177,8 +178,7 @@ expected<local_resource> stage_once(const std::string& dir, const std::string& p
   if (hash.empty())
     return make_error(errc::infrastructure, "cannot read " + path);
   auto local = [&]() -> expected<std::string> { return path; };
-  if (auto shared =
-          from_shared(use, "envs", hash, name, archive, local, path + "'s", false))
+  if (auto shared = from_shared(use, "envs", hash, name, archive, local, path + "'s"))
     return shared;
   auto cache = staging::make_stager(dir + "/" + hash, use.nn);
   if (!cache)
@@ -202,7 +202,7 @@ expected<local_resource> stage_once(const std::string& dir, const std::string& p
     res = (*cache)->put(path, name, archive);
   if (!res)
     return res;
-  if (auto why = checked(**cache, name, local, path + "'s", false); !why.empty()) {
+  if (auto why = checked(**cache, name, local, path + "'s"); !why.empty()) {
     say_doubt(**cache, name, use, why);
     return own();
   }
@@ -226,20 +226,19 @@ expected<local_resource> stage_node_bundle(const std::string& dir,
              "need tony's shared libraries installed");
   const std::string file = "tony.tgz";
   auto archive = scratch + "/" + file;
-  bool made = false;
-  // The archive, made once when a copy must be compared or staged: as
-  // reproducibly as the copy it is compared with was.
+  // The archive, made once when a copy must be compared or staged (as
+  // reproducibly as the copy it is compared with was), or why it cannot be.
+  std::optional<expected<std::string>> made;
   auto local = [&]() -> expected<std::string> {
     if (!made) {
-      made = true;
-      if (auto built = staging::write_node_bundle(*bundle, archive, scratch + "/bundle");
-          !built)
-        return built.error();
+      auto built = staging::write_node_bundle(*bundle, archive, scratch + "/bundle");
+      made =
+          built ? expected<std::string>{archive} : expected<std::string>{built.error()};
     }
-    return archive;
+    return *made;
   };
   const std::string what = "this build's";
-  auto res = from_shared(use, "bin", bundle->hash, file, true, local, what, true);
+  auto res = from_shared(use, "bin", bundle->hash, file, true, local, what);
   bool doubted = false;
   if (!res) {
     auto cache = staging::make_stager(dir + "/" + bundle->hash, use.nn);
@@ -247,7 +246,7 @@ expected<local_resource> stage_node_bundle(const std::string& dir,
       return cache.error();
     res = trusted_copy(**cache, file, true, use, &doubted);
     if (res) {
-      if (auto why = checked(**cache, file, local, what, true); !why.empty()) {
+      if (auto why = checked(**cache, file, local, what); !why.empty()) {
         say_doubt(**cache, file, use, why);
         doubted = true;
         res = make_error(errc::unsatisfiable, "a doubted copy");
@@ -262,8 +261,7 @@ expected<local_resource> stage_node_bundle(const std::string& dir,
       if (!res)
         return res;
       // The copy in place may be another submit's, made meanwhile.
-      if (auto why = doubted ? "" : checked(**cache, file, local, what, true);
-          !why.empty()) {
+      if (auto why = doubted ? "" : checked(**cache, file, local, what); !why.empty()) {
         say_doubt(**cache, file, use, why);
         doubted = true;
         res = own_copy(use, archive, file, file, true);

@@ -9,9 +9,9 @@
 // of them planted under the next build's hash would otherwise run in this
 // user's containers. It is then checked against the bytes this submission
 // would upload (content_check.hpp: SHA-256 on file://, HDFS's FileChecksum
-// on hdfs://); the node bundle's check is remembered per copy in
-// ~/.tony/cache, so that the archive is made again only for a copy not
-// checked before. When in doubt the job stages a copy of its own, into its
+// on hdfs://); a check is remembered per copy in ~/.tony/cache, so that
+// the bundle is made again, and a copy or an environment read again, only
+// for a copy not checked before. When in doubt the job stages a copy of its own, into its
 // own staging dir, and tony-submit says why.
 //
 // An operator's cache ([cluster] shared_cache) is looked in first: a copy
