@@ -234,14 +234,16 @@ def missing(framework, what, args):
     sys.exit(3)
 
 
-def report(framework, accuracy, out_dir):
+def report(framework, accuracy, out_dir, replicas=1):
+    """Prints the result and writes it as <job>-<index>.json in out_dir;
+    replicas: how many workers trained the one model together."""
     job, index = task()
     line = f"mnist_distributed: {job}:{index} trained with {framework}, test accuracy {accuracy:.3f}"
     print(line, flush=True)
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, f"{job}-{index}.json"), "w") as f:
-            json.dump({"framework": framework, "accuracy": accuracy}, f)
+            json.dump({"framework": framework, "accuracy": accuracy, "replicas": replicas}, f)
 PY_END
 }
 
@@ -285,8 +287,8 @@ def train_tf(args, xs, ys, txs, tys):
     for _ in range(args.steps * 10):
         step()
     predicted = tf.argmax(tf.matmul(tf.constant(txs, tf.float32), w) + b, axis=1)
-    return float(tf.reduce_mean(tf.cast(tf.equal(predicted, tf.constant(tys, tf.int64)),
-                                        tf.float32)))
+    return (float(tf.reduce_mean(tf.cast(tf.equal(predicted, tf.constant(tys, tf.int64)),
+                                         tf.float32))), strategy.num_replicas_in_sync)
 
 
 def main():
@@ -311,9 +313,9 @@ def main():
         report("stand-in (no TensorFlow)", standin_train(xs, ys, txs, tys, args.steps),
                args.working_dir)
         return
-    accuracy = train_tf(args, xs, ys, txs, tys)
-    if accuracy is not None:
-        report("tensorflow " + tensorflow.__version__, accuracy, args.working_dir)
+    trained = train_tf(args, xs, ys, txs, tys)
+    if trained is not None:
+        report("tensorflow " + tensorflow.__version__, trained[0], args.working_dir, trained[1])
 
 
 if __name__ == "__main__":
@@ -332,6 +334,7 @@ def train_torch(args, xs, ys, txs, tys):
     world = int(os.environ.get("WORLD_SIZE", "1"))
     if world > 1:
         dist.init_process_group("gloo")  # MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+        world = dist.get_world_size()
     model = torch.nn.Linear(64, 10)
     if world > 1:
         model = torch.nn.parallel.DistributedDataParallel(model)
@@ -346,7 +349,7 @@ def train_torch(args, xs, ys, txs, tys):
         accuracy = (model(torch.tensor(txs)).argmax(1) == torch.tensor(tys)).float().mean().item()
     if world > 1:
         dist.destroy_process_group()
-    return accuracy
+    return accuracy, world
 
 
 def main():
@@ -365,7 +368,8 @@ def main():
         missing("torch", e, args)
         report("stand-in (no PyTorch)", standin_train(xs, ys, txs, tys, args.epochs), args.root)
         return
-    report("torch " + torch.__version__, train_torch(args, xs, ys, txs, tys), args.root)
+    accuracy, world = train_torch(args, xs, ys, txs, tys)
+    report("torch " + torch.__version__, accuracy, args.root, world)
 
 
 if __name__ == "__main__":

@@ -110,8 +110,10 @@
 #                            files on a busy machine)
 #   TONY_YARN_NM_WRAPPER     a command the NodeManagers are started under
 #                            (it gets the java command line as arguments and
-#                            must exec it), e.g. one that hides libraries in a
-#                            mount namespace
+#                            must exec it; TONY_YARN_NM_NODE is the node's
+#                            address), e.g. one that hides libraries in a
+#                            mount namespace or runs the NodeManager in a
+#                            container of that node
 #   TONY_YARN_NM_CLOCK       N:OFFSET[,N:OFFSET...], nodes whose wall clock is
 #                            off: node N (1 to --nodes, in TONY_YARN_NODES'
 #                            order) sees the time OFFSET away from everyone
@@ -936,8 +938,9 @@ write_jvm_args() {
 # and pipes (a caller reading our stdout must not wait for the daemons).
 #   launch NAME CLASS [ARGS...]
 # with, in the environment of the call, DAEMON_CONF (its config directory,
-# default the cluster's), DAEMON_HEAP (default 512m) and DAEMON_WRAPPER (a
-# program to start it under, which must exec its arguments).
+# default the cluster's), DAEMON_HEAP (default 512m), DAEMON_WRAPPER (a
+# program to start it under, which must exec its arguments) and DAEMON_NODE
+# (a NodeManager's address, exported to the wrapper as TONY_YARN_NM_NODE).
 launch() {
   local name=$1 class=$2
   shift 2
@@ -952,6 +955,7 @@ launch() {
     cd "$state"
     export HADOOP_CONF_DIR="$dir" JAVA_HOME="$java_home"
     export HADOOP_HOME="$state" HADOOP_COMMON_HOME="$state"
+    [[ -n "${DAEMON_NODE:-}" ]] && export TONY_YARN_NM_NODE="$DAEMON_NODE"
     exec setsid "${wrapper[@]}" "$java" "@$args" "$marker" -Dproc_"$name" "$class" "$@" \
       </dev/null >>"$state/logs/$name.log" 2>&1
   ) &
@@ -975,7 +979,7 @@ launch_nodemanager() {
   offset=$(clock_offset_of "$node")
   [[ -n "$offset" ]] && wrapper=$(write_clock_wrapper "$node" "$offset")
   DAEMON_CONF="$(node_conf_dir "$node")" DAEMON_HEAP="${TONY_YARN_NM_HEAP_MB:-256}m" \
-    DAEMON_WRAPPER="$wrapper" \
+    DAEMON_WRAPPER="$wrapper" DAEMON_NODE="$node" \
     launch "$(nm_name "$node")" org.apache.hadoop.yarn.server.nodemanager.NodeManager
 }
 

@@ -4,14 +4,17 @@ in for a Dataproc master and two workers: each gets the instance metadata
 through a get_metadata_value at Dataproc's path that reads files, and the
 bundle (`cmake --install` of this build, as a tarball) as a local file. Then
 the guide's TonY command line runs the samples from the master container on
-the local backend.
+the local backend, and on a YARN whose NodeManagers run in the worker
+containers.
 
 The image is Debian's python3 and little else; Dataproc's images have bash
-and unzip, so the host's are mounted in (the image has their libraries).
+and unzip, so the host's are mounted in (the image has their libraries);
+for the NodeManagers, also Java, Hadoop's jars, tar and find.
 No TensorFlow or PyTorch is in the image: the samples train their plain-
 Python stand-in (--standin)."""
 
 import os
+import shutil
 import subprocess
 import tarfile
 from pathlib import Path
@@ -186,56 +189,120 @@ def test_bad_metadata_is_a_clear_error_with_its_exit_code(cluster):
     assert r.stdout.strip() == "nothing installed", r.stdout + r.stderr
 
 
-@pytest.fixture
-def yarn(tmp_path):
-    """A one-node YARN with HDFS of the test's own on TONY_YARN_HOST; its
-    configuration directory."""
+def host_java():
+    """JAVA_HOME of the test machine's java, and the mounts that run it in
+    the image (which has no C++ runtime): a Dataproc image has Java."""
+    java = shutil.which("java")
+    if not java:
+        pytest.fail("no java on PATH: the YARN tier needs one (scripts/setup.sh)")
+    home = Path(os.path.realpath(java)).parents[1]
+    mounts = ["-v", f"{home.parent}:{home.parent}:ro"]
+    etc = Path("/etc") / home.name.replace("-amd64", "").replace("-arm64", "")
+    if etc.is_dir():  # Debian's JDK keeps its configuration there
+        mounts += ["-v", f"{etc}:{etc}:ro"]
+    for lib in ("libstdc++.so.6", "libgcc_s.so.1"):
+        for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/lib64"):
+            if os.path.exists(f"{d}/{lib}"):
+                mounts += ["-v", f"{os.path.realpath(f'{d}/{lib}')}:{d}/{lib}:ro"]
+                break
+    return home, mounts
+
+
+def hadoop_jars():
+    """The folder holding every jar the test cluster's daemons run (a
+    Dataproc image has Hadoop installed)."""
+    r = subprocess.run([ROOT / "scripts" / "yarn" / "jars.sh"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    jars = Path(r.stdout.split()[-1]).read_text().strip().split(":")
+    return os.path.commonpath(jars)
+
+
+# Runs the NodeManager of node TONY_YARN_NM_NODE (cluster.sh's
+# TONY_YARN_NM_WRAPPER) in that node's worker container, on the same paths.
+NM_IN_CONTAINER = """#!/bin/sh
+case "$TONY_YARN_NM_NODE" in
+{cases}
+  *) echo "nm-in-container: no worker container for node '$TONY_YARN_NM_NODE'" >&2; exit 2 ;;
+esac
+shift  # the host's java: the container runs $JAVA_HOME's
+exec docker exec -i -w "$PWD" -e HADOOP_CONF_DIR -e JAVA_HOME -e HADOOP_HOME \
+  -e HADOOP_COMMON_HOME "$container" "$JAVA_HOME/bin/java" "$@"
+"""
+
+
+def test_the_samples_run_on_yarn_in_the_actions_worker_containers(tmp_path, bundle):
+    """A Dataproc cluster in containers: the action runs on a master and two
+    workers, then each worker container runs a NodeManager of a real YARN
+    (its ResourceManager and HDFS on the test machine, standing in for the
+    master's daemons). From the master container the guide's submission
+    runs through the jar, TonY's tony-submit command line runs the PyTorch
+    sample, and a job.toml uses the workers' own install (install_dir): the
+    AM and the tasks run inside the worker containers."""
     if not os.environ.get("TONY_YARN_HOST"):
         pytest.skip("TONY_YARN_HOST is not set: ctest gives the address of this test's YARN")
-    state = tmp_path / "yarn"
-    start = subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "start", "--hdfs",
-                            "--dir", state], capture_output=True, text=True, timeout=300)
-    try:
-        assert start.returncode == 0, start.stderr[-3000:]
-        yield state / "conf"
-    finally:
-        subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "stop", "--dir", state],
-                       capture_output=True, timeout=120)
-
-
-def test_the_samples_run_from_the_master_container_on_yarn(tmp_path, bundle, yarn):
-    """The master container on the host's network with the cluster's client
-    configuration, as on Dataproc's master: the guide's submission goes to
-    YARN, tony-submit stages its bundle to HDFS, and the NodeManager (on the
-    host, not in a container) runs the sample's workers."""
     env = daemon()
-    (tmp_path / "google").mkdir()
-    (tmp_path / "google" / "get_metadata_value").write_text(FAKE_METADATA)
-    (tmp_path / "google" / "get_metadata_value").chmod(0o755)
-    meta = tmp_path / "meta" / "attributes"
-    meta.mkdir(parents=True)
-    (meta / "dataproc-role").write_text("Master")
-    (meta / "tony-bundle").write_text("/mnt/bundle/tony.tar")
-    out = tmp_path / "out"
-    out.mkdir()
-    name = f"tony-dataproc-yarn-m-{os.getpid()}"
-    r = docker(env, "run", "-d", "--init", "--network=host", "--name", name,
-               "-e", "HADOOP_CONF_DIR=/etc/hadoop/conf",
-               "-v", f"{bundle}:/mnt/bundle/tony.tar:ro",
-               "-v", f"{ACTION}:/mnt/action/tony.sh:ro",
-               "-v", f"{tmp_path / 'google'}:/usr/share/google:ro",
-               "-v", f"{tmp_path / 'meta'}:/mnt/metadata:ro",
-               "-v", f"{yarn}:/etc/hadoop/conf:ro",
-               "-v", "/bin/bash:/usr/bin/bash:ro",
-               "-v", "/usr/bin/gzip:/usr/bin/gzip:ro",
-               env["TONY_DOCKER_TEST_IMAGE"], "sleep", "600")
-    assert r.returncode == 0, r.stderr
-    m = Node(env, name)
+    java_home, java_mounts = host_java()
+    jars = hadoop_jars()
+    host = os.environ["TONY_YARN_HOST"]
+    prefix, last = host.rsplit(".", 1)
+    workers = {f"{prefix}.{int(last) + 1 + i}": f"w-{i}" for i in range(2)}
+    shared = tmp_path / "shared"  # the cluster's state: the same path everywhere
+    shared.mkdir()
+    google = tmp_path / "google"
+    google.mkdir()
+    (google / "get_metadata_value").write_text(FAKE_METADATA)
+    (google / "get_metadata_value").chmod(0o755)
+    tag = f"{os.getpid()}-{tmp_path.name}"[-40:]
+    nodes, state = {}, shared / "yarn"
     try:
-        r = init(m)
-        assert r.returncode == 0, r.stdout + r.stderr
-        r = m.sh(f"cd /tmp && tony-submit --src_dir={SAMPLES}/jobs/TFJob/src "
-                 f"--task_params='--data_dir /tmp/ --working_dir {out} --standin' "
+        for role, name in (("Master", "m"), ("Worker", "w-0"), ("Worker", "w-1")):
+            meta = tmp_path / name / "attributes"
+            meta.mkdir(parents=True)
+            (meta / "dataproc-role").write_text(role)
+            (meta / "tony-bundle").write_text("file:///mnt/bundle/tony.tar")
+            cname = f"tony-dataproc-{name}-{tag}"
+            r = docker(env, "run", "-d", "--init", "--network=host", "--name", cname,
+                       "-e", f"HADOOP_CONF_DIR={state}/conf",
+                       "-v", f"{bundle}:/mnt/bundle/tony.tar:ro",
+                       "-v", f"{ACTION}:/mnt/action/tony.sh:ro",
+                       "-v", f"{google}:/usr/share/google:ro",
+                       "-v", f"{tmp_path / name}:/mnt/metadata:ro",
+                       "-v", f"{shared}:{shared}",
+                       "-v", f"{jars}:{jars}:ro",
+                       *java_mounts,
+                       # A Dataproc node's tools, which the image lacks: the
+                       # NodeManager's launch script runs find, localization
+                       # runs tar and gzip.
+                       *[a for tool in ("/bin/bash", "/usr/bin/gzip", "/bin/tar",
+                                        "/usr/bin/find", "/usr/bin/unzip")
+                         for a in ("-v", f"{os.path.realpath(tool)}:/usr/bin/{Path(tool).name}:ro")],
+                       env["TONY_DOCKER_TEST_IMAGE"], "sleep", "900")
+            assert r.returncode == 0, r.stderr
+            nodes[name] = Node(env, cname)
+        for name, node in nodes.items():
+            r = init(node)
+            assert r.returncode == 0, f"{name}: {r.stdout}{r.stderr}"
+
+        wrapper = tmp_path / "nm-in-container"
+        wrapper.write_text(NM_IN_CONTAINER.format(cases="\n".join(
+            f"  {a}) container={nodes[n].name} ;;" for a, n in workers.items())))
+        wrapper.chmod(0o755)
+        start = subprocess.run(
+            [ROOT / "scripts" / "yarn" / "cluster.sh", "start", "--hdfs", "--nodes", "2",
+             "--dir", state], capture_output=True, text=True, timeout=300,
+            env={**os.environ, "DOCKER_HOST": env["DOCKER_HOST"],
+                 "TONY_YARN_NM_WRAPPER": str(wrapper)})
+        assert start.returncode == 0, start.stderr[-3000:]
+        m = nodes["m"]
+        java = f"{java_home}/bin/java"
+
+        # The guide's submission as Dataproc's job driver runs it on the
+        # master: the class on the cluster's configuration and the jar.
+        r = m.sh(f"cd /tmp && {java} -cp \"$HADOOP_CONF_DIR:$(ls {SAMPLES}/tony-cli-*-all.jar)\" "
+                 "com.linkedin.tony.cli.ClusterSubmitter "
+                 f"--src_dir={SAMPLES}/jobs/TFJob/src "
+                 "--task_params='--data_dir /tmp/ --working_dir /tmp/tf-out --standin' "
                  f"--conf_file={SAMPLES}/jobs/TFJob/tony.xml --executes mnist_distributed.py "
                  f"--python_venv={SAMPLES}/deps/tf.zip --python_binary_path=tf/bin/python3",
                  timeout=240)
@@ -243,12 +310,63 @@ def test_the_samples_run_from_the_master_container_on_yarn(tmp_path, bundle, yar
         assert r.returncode == 0, text
         assert "to YARN queue default; staged in hdfs://" in text, text
         assert "(TFJob) FINISHED/SUCCEEDED" in text, text
-        app = text.split("tony: submitted ")[1].split()[0]
-        # The workers ran on the NodeManager: their results are on the host.
-        assert sorted(p.name for p in out.iterdir()) == ["worker-0.json", "worker-1.json"]
-        r = m.sh(f"tony-submit --logs {app}", timeout=90)
+        tf_app = text.split("tony: submitted ")[1].split()[0]
+
+        # TonY's command line for the PyTorch sample.
+        r = m.sh(f"cd /tmp && tony-submit --src_dir={SAMPLES}/jobs/PTJob/src "
+                 "--task_params='--root /tmp/pt-out --standin' "
+                 f"--conf_file={SAMPLES}/jobs/PTJob/tony.xml --executes mnist_distributed.py "
+                 f"--python_venv={SAMPLES}/deps/pytorch.zip "
+                 "--python_binary_path=pytorch/bin/python3", timeout=240)
+        text = r.stdout + r.stderr
+        assert r.returncode == 0, text
+        assert "(PTJob) FINISHED/SUCCEEDED" in text, text
+
+        # Each sample's two workers ran in the worker containers, one on each
+        # (spread placement), with the image's Python; nothing on the master.
+        for out, framework in (("tf-out", "stand-in (no TensorFlow)"),
+                               ("pt-out", "stand-in (no PyTorch)")):
+            seen = []
+            for name in ("w-0", "w-1"):
+                r = nodes[name].sh(f"ls /tmp/{out}")
+                seen += r.stdout.split()
+                r = nodes[name].sh(f"cat /tmp/{out}/worker-*.json")
+                assert r.stdout.count(f'"framework": "{framework}"') == 1, f"{name}: {r.stdout}"
+            assert sorted(seen) == ["worker-0.json", "worker-1.json"], seen
+            r = m.sh(f"test -e /tmp/{out} && echo there || echo none")
+            assert r.stdout.strip() == "none", r.stdout
+        assert not (shared / "tf-out").exists()
+
+        # The master reads the aggregated logs.
+        r = m.sh(f"tony-submit --logs {tf_app}", timeout=90)
         assert r.returncode == 0, r.stdout + r.stderr
         for i in (0, 1):
             assert f"mnist_distributed: worker:{i} trained with stand-in" in r.stdout, r.stdout
+
+        # The workers' install runs a job that ships no binaries: its AM is
+        # the workers' /opt/tony/TonY/bin/tony-am.
+        own = shared / "own"
+        own.mkdir()
+        (own / "job.toml").write_text("""name = "own-install"
+[cluster]
+backend = "yarn"
+install_dir = "/opt/tony/TonY/bin"
+[tasks.worker]
+instances = 2
+memory = "256m"
+command = '''cat /etc/tony-test-image; echo "parent: $(tr '\\0' ' ' < /proc/$PPID/cmdline)"'''
+""")
+        r = m.sh(f"cd {own} && tony-submit job.toml", timeout=180)
+        text = r.stdout + r.stderr
+        assert r.returncode == 0, text
+        assert "(own-install) FINISHED/SUCCEEDED" in text, text
+        r = m.sh(f"tony-submit --logs {text.split('tony: submitted ')[1].split()[0]}", timeout=90)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert r.stdout.count("tony-test bookworm") == 2, r.stdout
+        assert r.stdout.count("parent: /opt/tony/TonY/bin/tony-executor ") == 2, r.stdout
     finally:
-        docker(env, "rm", "-f", name)
+        subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "stop", "--dir", state],
+                       capture_output=True, timeout=120,
+                       env={**os.environ, "DOCKER_HOST": env["DOCKER_HOST"]})
+        for n in nodes.values():
+            docker(env, "rm", "-f", n.name)

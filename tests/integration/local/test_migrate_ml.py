@@ -4,8 +4,12 @@ parameter servers and workers, between-graph replication) on the local
 backend. The shapes are the design's, with two workers where its first
 example has four (two cores), and -m 1024 where its default is 8 GiB."""
 
+import json
 import os
 import shutil
+import subprocess
+import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -111,3 +115,42 @@ def test_tonys_readme_example_trains(sandbox):
         text = outs[f"worker:{i}"]
         assert "extra=['--batch_size', '64']" in text, text
         assert "venv/Python" in text, "the zipped venv's interpreter ran: " + text
+
+
+def test_the_dataproc_actions_samples_train_with_tensorflow_and_pytorch(sandbox):
+    """scripts/dataproc/tony.sh on this machine as a master (its samples'
+    deps/ run the node's python3: this test's, which has TensorFlow and
+    PyTorch), then the guide's two submissions: each sample trains its
+    model with the real framework, two workers together."""
+    pytest.importorskip("torch")
+    root = sandbox.root
+    prefix = root / "install"
+    r = subprocess.run([shutil.which("cmake") or "cmake", "--install",
+                        str(tonyjob.bin_dir().parent), "--prefix", str(prefix)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    with tarfile.open(root / "tony.tar", "w") as t:
+        t.add(prefix, arcname=".")
+    env = {**os.environ, "TONY_DATAPROC_ROLE": "Master",
+           "TONY_DATAPROC_BUNDLE": str(root / "tony.tar"),
+           "TONY_DATAPROC_PREFIX": str(root / "opt"), "TONY_DATAPROC_BIN_DIR": str(root / "bin"),
+           "TONY_DATAPROC_PROFILE": str(root / "profile.sh"), "TONY_GET_METADATA": "/bin/false",
+           "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
+    r = subprocess.run(["bash", str(tonyjob.SOURCE_DIR / "scripts" / "dataproc" / "tony.sh")],
+                       env=env, capture_output=True, text=True, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    samples = root / "opt" / "TonY-samples"
+    for job, params, deps, framework in (
+            ("TFJob", f"--data_dir {root}/ --working_dir {root}/tf-out", "tf", "tensorflow "),
+            ("PTJob", f"--root {root}/pt-out", "pytorch", "torch ")):
+        out = run_tool(sandbox, "tony-submit", f"--src_dir={samples}/jobs/{job}/src",
+                       f"--task_params={params}", f"--conf_file={samples}/jobs/{job}/tony.xml",
+                       "--executes", "mnist_distributed.py",
+                       f"--python_venv={samples}/deps/{deps}.zip",
+                       f"--python_binary_path={deps}/bin/python3", timeout=600)
+        assert out.rc == 0, out.describe()
+        results = root / ("tf-out" if deps == "tf" else "pt-out")
+        for i in range(2):
+            result = json.loads((results / f"worker-{i}.json").read_text())
+            assert result["framework"].startswith(framework), result
+            assert result["replicas"] == 2 and result["accuracy"] > 0.9, result
