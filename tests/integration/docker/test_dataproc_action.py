@@ -13,6 +13,7 @@ for the NodeManagers, also Java, Hadoop's jars, tar and find.
 No TensorFlow or PyTorch is in the image: the samples train their plain-
 Python stand-in (--standin)."""
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -53,11 +54,11 @@ class Node:
                       timeout=timeout)
 
 
-@pytest.fixture
-def cluster(tmp_path, bundle):
-    """Three running containers, master and workers, with their metadata
-    directories; removed after the test."""
-    env = daemon()
+@contextlib.contextmanager
+def dataproc_nodes(env, tmp_path, bundle, *options, tools=("/bin/bash", "/usr/bin/unzip")):
+    """Three running containers, master ("m") and workers ("w-0", "w-1"),
+    each with its metadata directory (node.meta) and the host's tools
+    mounted in /usr/bin; `options` go to every `docker run`. Removed after."""
     google = tmp_path / "google"
     google.mkdir()
     (google / "get_metadata_value").write_text(FAKE_METADATA)
@@ -71,14 +72,14 @@ def cluster(tmp_path, bundle):
             (meta / "dataproc-role").write_text(role)
             (meta / "tony-bundle").write_text("file:///mnt/bundle/tony.tar")
             cname = f"tony-dataproc-{name}-{tag}"
-            r = docker(env, "run", "-d", "--init", "--network=none", "--name", cname,
+            r = docker(env, "run", "-d", "--init", "--name", cname, *options,
                        "-v", f"{bundle}:/mnt/bundle/tony.tar:ro",
                        "-v", f"{ACTION}:/mnt/action/tony.sh:ro",
                        "-v", f"{google}:/usr/share/google:ro",
                        "-v", f"{tmp_path / name}:/mnt/metadata:ro",
-                       "-v", "/bin/bash:/usr/bin/bash:ro",
-                       "-v", "/usr/bin/unzip:/usr/bin/unzip:ro",
-                       env["TONY_DOCKER_TEST_IMAGE"], "sleep", "600")
+                       *[a for tool in tools for a in
+                         ("-v", f"{os.path.realpath(tool)}:/usr/bin/{Path(tool).name}:ro")],
+                       env["TONY_DOCKER_TEST_IMAGE"], "sleep", "900")
             assert r.returncode == 0, r.stderr
             nodes[name] = Node(env, cname)
             nodes[name].meta = meta
@@ -86,6 +87,13 @@ def cluster(tmp_path, bundle):
     finally:
         for n in nodes.values():
             docker(env, "rm", "-f", n.name)
+
+
+@pytest.fixture
+def cluster(tmp_path, bundle):
+    """The three nodes, without a network."""
+    with dataproc_nodes(daemon(), tmp_path, bundle, "--network=none") as nodes:
+        yield nodes
 
 
 def init(node, timeout=180):
@@ -231,6 +239,40 @@ exec docker exec -i -w "$PWD" -e HADOOP_CONF_DIR -e JAVA_HOME -e HADOOP_HOME \
 """
 
 
+# A job run by the workers' install of tony; each task says where it runs
+# and what its parent (tony-executor) is.
+OWN_INSTALL_JOB = """name = "own-install"
+[cluster]
+backend = "yarn"
+install_dir = "/opt/tony/TonY/bin"
+[tasks.worker]
+instances = 2
+memory = "256m"
+command = '''cat /etc/tony-test-image; echo "parent: $(tr '\\0' ' ' < /proc/$PPID/cmdline)"'''
+"""
+
+
+@contextlib.contextmanager
+def yarn_on(env, nodes, state, tmp_path):
+    """A YARN with HDFS in state whose NodeManagers run in the containers
+    `nodes` ({address: Node}); stopped after."""
+    wrapper = tmp_path / "nm-in-container"
+    wrapper.write_text(NM_IN_CONTAINER.format(cases="\n".join(
+        f"  {a}) container={n.name} ;;" for a, n in nodes.items())))
+    wrapper.chmod(0o755)
+    cluster_sh = ROOT / "scripts" / "yarn" / "cluster.sh"
+    env = {**os.environ, "DOCKER_HOST": env["DOCKER_HOST"], "TONY_YARN_NM_WRAPPER": str(wrapper)}
+    try:
+        start = subprocess.run([cluster_sh, "start", "--hdfs", "--nodes", str(len(nodes)),
+                                "--dir", state], capture_output=True, text=True, timeout=300,
+                               env=env)
+        assert start.returncode == 0, start.stderr[-3000:]
+        yield
+    finally:
+        subprocess.run([cluster_sh, "stop", "--dir", state], capture_output=True, timeout=120,
+                       env=env)
+
+
 def test_the_samples_run_on_yarn_in_the_actions_worker_containers(tmp_path, bundle):
     """A Dataproc cluster in containers: the action runs on a master and two
     workers, then each worker container runs a NodeManager of a real YARN
@@ -249,124 +291,78 @@ def test_the_samples_run_on_yarn_in_the_actions_worker_containers(tmp_path, bund
     workers = {f"{prefix}.{int(last) + 1 + i}": f"w-{i}" for i in range(2)}
     shared = tmp_path / "shared"  # the cluster's state: the same path everywhere
     shared.mkdir()
-    google = tmp_path / "google"
-    google.mkdir()
-    (google / "get_metadata_value").write_text(FAKE_METADATA)
-    (google / "get_metadata_value").chmod(0o755)
-    tag = f"{os.getpid()}-{tmp_path.name}"[-40:]
-    nodes, state = {}, shared / "yarn"
-    try:
-        for role, name in (("Master", "m"), ("Worker", "w-0"), ("Worker", "w-1")):
-            meta = tmp_path / name / "attributes"
-            meta.mkdir(parents=True)
-            (meta / "dataproc-role").write_text(role)
-            (meta / "tony-bundle").write_text("file:///mnt/bundle/tony.tar")
-            cname = f"tony-dataproc-{name}-{tag}"
-            r = docker(env, "run", "-d", "--init", "--network=host", "--name", cname,
-                       "-e", f"HADOOP_CONF_DIR={state}/conf",
-                       "-v", f"{bundle}:/mnt/bundle/tony.tar:ro",
-                       "-v", f"{ACTION}:/mnt/action/tony.sh:ro",
-                       "-v", f"{google}:/usr/share/google:ro",
-                       "-v", f"{tmp_path / name}:/mnt/metadata:ro",
-                       "-v", f"{shared}:{shared}",
-                       "-v", f"{jars}:{jars}:ro",
-                       *java_mounts,
-                       # A Dataproc node's tools, which the image lacks: the
-                       # NodeManager's launch script runs find, localization
-                       # runs tar and gzip.
-                       *[a for tool in ("/bin/bash", "/usr/bin/gzip", "/bin/tar",
-                                        "/usr/bin/find", "/usr/bin/unzip")
-                         for a in ("-v", f"{os.path.realpath(tool)}:/usr/bin/{Path(tool).name}:ro")],
-                       env["TONY_DOCKER_TEST_IMAGE"], "sleep", "900")
-            assert r.returncode == 0, r.stderr
-            nodes[name] = Node(env, cname)
+    state = shared / "yarn"
+    # A Dataproc node's tools, which the image lacks: the NodeManager's
+    # launch script runs find, its localization tar and gzip.
+    tools = ("/bin/bash", "/usr/bin/unzip", "/usr/bin/gzip", "/bin/tar", "/usr/bin/find")
+    with dataproc_nodes(env, tmp_path, bundle, "--network=host",
+                        "-e", f"HADOOP_CONF_DIR={state}/conf", "-v", f"{shared}:{shared}",
+                        "-v", f"{jars}:{jars}:ro", *java_mounts, tools=tools) as nodes:
         for name, node in nodes.items():
             r = init(node)
             assert r.returncode == 0, f"{name}: {r.stdout}{r.stderr}"
+        with yarn_on(env, {a: nodes[n] for a, n in workers.items()}, state, tmp_path):
+            m = nodes["m"]
+            java = f"{java_home}/bin/java"
 
-        wrapper = tmp_path / "nm-in-container"
-        wrapper.write_text(NM_IN_CONTAINER.format(cases="\n".join(
-            f"  {a}) container={nodes[n].name} ;;" for a, n in workers.items())))
-        wrapper.chmod(0o755)
-        start = subprocess.run(
-            [ROOT / "scripts" / "yarn" / "cluster.sh", "start", "--hdfs", "--nodes", "2",
-             "--dir", state], capture_output=True, text=True, timeout=300,
-            env={**os.environ, "DOCKER_HOST": env["DOCKER_HOST"],
-                 "TONY_YARN_NM_WRAPPER": str(wrapper)})
-        assert start.returncode == 0, start.stderr[-3000:]
-        m = nodes["m"]
-        java = f"{java_home}/bin/java"
+            # The guide's submission as Dataproc's job driver runs it on the
+            # master: the class on the cluster's configuration and the jar.
+            jar = f"$(ls {SAMPLES}/tony-cli-*-all.jar)"
+            r = m.sh(f"cd /tmp && {java} -cp \"$HADOOP_CONF_DIR:{jar}\" "
+                     "com.linkedin.tony.cli.ClusterSubmitter "
+                     f"--src_dir={SAMPLES}/jobs/TFJob/src "
+                     "--task_params='--data_dir /tmp/ --working_dir /tmp/tf-out --standin' "
+                     f"--conf_file={SAMPLES}/jobs/TFJob/tony.xml --executes mnist_distributed.py "
+                     f"--python_venv={SAMPLES}/deps/tf.zip --python_binary_path=tf/bin/python3",
+                     timeout=240)
+            text = r.stdout + r.stderr
+            assert r.returncode == 0, text
+            assert "to YARN queue default; staged in hdfs://" in text, text
+            assert "(TFJob) FINISHED/SUCCEEDED" in text, text
+            tf_app = text.split("tony: submitted ")[1].split()[0]
 
-        # The guide's submission as Dataproc's job driver runs it on the
-        # master: the class on the cluster's configuration and the jar.
-        r = m.sh(f"cd /tmp && {java} -cp \"$HADOOP_CONF_DIR:$(ls {SAMPLES}/tony-cli-*-all.jar)\" "
-                 "com.linkedin.tony.cli.ClusterSubmitter "
-                 f"--src_dir={SAMPLES}/jobs/TFJob/src "
-                 "--task_params='--data_dir /tmp/ --working_dir /tmp/tf-out --standin' "
-                 f"--conf_file={SAMPLES}/jobs/TFJob/tony.xml --executes mnist_distributed.py "
-                 f"--python_venv={SAMPLES}/deps/tf.zip --python_binary_path=tf/bin/python3",
-                 timeout=240)
-        text = r.stdout + r.stderr
-        assert r.returncode == 0, text
-        assert "to YARN queue default; staged in hdfs://" in text, text
-        assert "(TFJob) FINISHED/SUCCEEDED" in text, text
-        tf_app = text.split("tony: submitted ")[1].split()[0]
+            # TonY's command line for the PyTorch sample.
+            r = m.sh(f"cd /tmp && tony-submit --src_dir={SAMPLES}/jobs/PTJob/src "
+                     "--task_params='--root /tmp/pt-out --standin' "
+                     f"--conf_file={SAMPLES}/jobs/PTJob/tony.xml --executes mnist_distributed.py "
+                     f"--python_venv={SAMPLES}/deps/pytorch.zip "
+                     "--python_binary_path=pytorch/bin/python3", timeout=240)
+            text = r.stdout + r.stderr
+            assert r.returncode == 0, text
+            assert "(PTJob) FINISHED/SUCCEEDED" in text, text
 
-        # TonY's command line for the PyTorch sample.
-        r = m.sh(f"cd /tmp && tony-submit --src_dir={SAMPLES}/jobs/PTJob/src "
-                 "--task_params='--root /tmp/pt-out --standin' "
-                 f"--conf_file={SAMPLES}/jobs/PTJob/tony.xml --executes mnist_distributed.py "
-                 f"--python_venv={SAMPLES}/deps/pytorch.zip "
-                 "--python_binary_path=pytorch/bin/python3", timeout=240)
-        text = r.stdout + r.stderr
-        assert r.returncode == 0, text
-        assert "(PTJob) FINISHED/SUCCEEDED" in text, text
+            # Each sample's two workers ran in the worker containers, one on each
+            # (spread placement), with the image's Python; nothing on the master.
+            for out, framework in (("tf-out", "stand-in (no TensorFlow)"),
+                                   ("pt-out", "stand-in (no PyTorch)")):
+                seen = []
+                for name in ("w-0", "w-1"):
+                    r = nodes[name].sh(f"ls /tmp/{out}")
+                    seen += r.stdout.split()
+                    r = nodes[name].sh(f"cat /tmp/{out}/worker-*.json")
+                    assert r.stdout.count(f'"framework": "{framework}"') == 1, name + r.stdout
+                assert sorted(seen) == ["worker-0.json", "worker-1.json"], seen
+                r = m.sh(f"test -e /tmp/{out} && echo there || echo none")
+                assert r.stdout.strip() == "none", r.stdout
+            assert not (shared / "tf-out").exists()
 
-        # Each sample's two workers ran in the worker containers, one on each
-        # (spread placement), with the image's Python; nothing on the master.
-        for out, framework in (("tf-out", "stand-in (no TensorFlow)"),
-                               ("pt-out", "stand-in (no PyTorch)")):
-            seen = []
-            for name in ("w-0", "w-1"):
-                r = nodes[name].sh(f"ls /tmp/{out}")
-                seen += r.stdout.split()
-                r = nodes[name].sh(f"cat /tmp/{out}/worker-*.json")
-                assert r.stdout.count(f'"framework": "{framework}"') == 1, f"{name}: {r.stdout}"
-            assert sorted(seen) == ["worker-0.json", "worker-1.json"], seen
-            r = m.sh(f"test -e /tmp/{out} && echo there || echo none")
-            assert r.stdout.strip() == "none", r.stdout
-        assert not (shared / "tf-out").exists()
+            # The master reads the aggregated logs.
+            r = m.sh(f"tony-submit --logs {tf_app}", timeout=90)
+            assert r.returncode == 0, r.stdout + r.stderr
+            for i in (0, 1):
+                assert f"mnist_distributed: worker:{i} trained with stand-in" in r.stdout, r.stdout
 
-        # The master reads the aggregated logs.
-        r = m.sh(f"tony-submit --logs {tf_app}", timeout=90)
-        assert r.returncode == 0, r.stdout + r.stderr
-        for i in (0, 1):
-            assert f"mnist_distributed: worker:{i} trained with stand-in" in r.stdout, r.stdout
-
-        # The workers' install runs a job that ships no binaries: its AM is
-        # the workers' /opt/tony/TonY/bin/tony-am.
-        own = shared / "own"
-        own.mkdir()
-        (own / "job.toml").write_text("""name = "own-install"
-[cluster]
-backend = "yarn"
-install_dir = "/opt/tony/TonY/bin"
-[tasks.worker]
-instances = 2
-memory = "256m"
-command = '''cat /etc/tony-test-image; echo "parent: $(tr '\\0' ' ' < /proc/$PPID/cmdline)"'''
-""")
-        r = m.sh(f"cd {own} && tony-submit job.toml", timeout=180)
-        text = r.stdout + r.stderr
-        assert r.returncode == 0, text
-        assert "(own-install) FINISHED/SUCCEEDED" in text, text
-        r = m.sh(f"tony-submit --logs {text.split('tony: submitted ')[1].split()[0]}", timeout=90)
-        assert r.returncode == 0, r.stdout + r.stderr
-        assert r.stdout.count("tony-test bookworm") == 2, r.stdout
-        assert r.stdout.count("parent: /opt/tony/TonY/bin/tony-executor ") == 2, r.stdout
-    finally:
-        subprocess.run([ROOT / "scripts" / "yarn" / "cluster.sh", "stop", "--dir", state],
-                       capture_output=True, timeout=120,
-                       env={**os.environ, "DOCKER_HOST": env["DOCKER_HOST"]})
-        for n in nodes.values():
-            docker(env, "rm", "-f", n.name)
+            # The workers' install runs a job that ships no binaries: its AM is
+            # the workers' /opt/tony/TonY/bin/tony-am.
+            own = shared / "own"
+            own.mkdir()
+            (own / "job.toml").write_text(OWN_INSTALL_JOB)
+            r = m.sh(f"cd {own} && tony-submit job.toml", timeout=180)
+            text = r.stdout + r.stderr
+            assert r.returncode == 0, text
+            assert "(own-install) FINISHED/SUCCEEDED" in text, text
+            own_app = text.split("tony: submitted ")[1].split()[0]
+            r = m.sh(f"tony-submit --logs {own_app}", timeout=90)
+            assert r.returncode == 0, r.stdout + r.stderr
+            assert r.stdout.count("tony-test bookworm") == 2, r.stdout
+            assert r.stdout.count("parent: /opt/tony/TonY/bin/tony-executor ") == 2, r.stdout
