@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import tonyjob
 from test_docker_daemon import daemon, docker
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,16 +34,7 @@ FAKE_METADATA = '#!/bin/sh\n# $1: attributes/<key>\nexec cat "/mnt/metadata/$1" 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     """The bundle: this build's `cmake --install` output as a tarball."""
-    build = Path(os.environ["TONY_BIN_DIR"]).parent
-    work = tmp_path_factory.mktemp("bundle")
-    prefix = work / "prefix"
-    r = subprocess.run([os.environ.get("CMAKE_COMMAND", "cmake"), "--install", str(build),
-                        "--prefix", str(prefix)], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    out = work / "tony.tar"
-    with tarfile.open(out, "w") as t:
-        t.add(prefix, arcname=".")
-    return out
+    return tonyjob.bundle_tarball(tmp_path_factory.mktemp("bundle"))
 
 
 class Node:

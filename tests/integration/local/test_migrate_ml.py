@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -124,15 +123,10 @@ def test_the_dataproc_actions_samples_train_with_tensorflow_and_pytorch(sandbox)
     model with the real framework, two workers together."""
     pytest.importorskip("torch")
     root = sandbox.root
-    prefix = root / "install"
-    r = subprocess.run([shutil.which("cmake") or "cmake", "--install",
-                        str(tonyjob.bin_dir().parent), "--prefix", str(prefix)],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    with tarfile.open(root / "tony.tar", "w") as t:
-        t.add(prefix, arcname=".")
+    (root / "bundle").mkdir()
+    bundle = tonyjob.bundle_tarball(root / "bundle")
     env = {**os.environ, "TONY_DATAPROC_ROLE": "Master",
-           "TONY_DATAPROC_BUNDLE": str(root / "tony.tar"),
+           "TONY_DATAPROC_BUNDLE": str(bundle),
            "TONY_DATAPROC_PREFIX": str(root / "opt"), "TONY_DATAPROC_BIN_DIR": str(root / "bin"),
            "TONY_DATAPROC_PROFILE": str(root / "profile.sh"), "TONY_GET_METADATA": "/bin/false",
            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
@@ -140,16 +134,17 @@ def test_the_dataproc_actions_samples_train_with_tensorflow_and_pytorch(sandbox)
                        env=env, capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
     samples = root / "opt" / "TonY-samples"
-    for job, params, deps, framework in (
-            ("TFJob", f"--data_dir {root}/ --working_dir {root}/tf-out", "tf", "tensorflow "),
-            ("PTJob", f"--root {root}/pt-out", "pytorch", "torch ")):
+    for job, results, params, deps, framework in (
+            ("TFJob", root / "tf-out", "--data_dir {root}/ --working_dir {out}", "tf",
+             "tensorflow "),
+            ("PTJob", root / "pt-out", "--root {out}", "pytorch", "torch ")):
+        params = params.format(root=root, out=results)
         out = run_tool(sandbox, "tony-submit", f"--src_dir={samples}/jobs/{job}/src",
                        f"--task_params={params}", f"--conf_file={samples}/jobs/{job}/tony.xml",
                        "--executes", "mnist_distributed.py",
                        f"--python_venv={samples}/deps/{deps}.zip",
                        f"--python_binary_path={deps}/bin/python3", timeout=600)
         assert out.rc == 0, out.describe()
-        results = root / ("tf-out" if deps == "tf" else "pt-out")
         for i in range(2):
             result = json.loads((results / f"worker-{i}.json").read_text())
             assert result["framework"].startswith(framework), result

@@ -12,6 +12,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tarfile
 import threading
 import time
 from pathlib import Path
@@ -45,6 +46,21 @@ def bin_dir():
         raise RuntimeError(f"{d}/tony-submit does not exist: build it first "
                            "(ninja -C <build> tony-submit tony-am tony-executor)")
     return d
+
+
+def bundle_tarball(work):
+    """This build's node bundle as the Dataproc action takes it: `cmake
+    --install` output under work/prefix, as the tarball work/tony.tar."""
+    import tarfile
+    prefix = work / "prefix"
+    r = subprocess.run([os.environ.get("CMAKE_COMMAND") or shutil.which("cmake") or "cmake",
+                        "--install", str(bin_dir().parent), "--prefix", str(prefix)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = work / "tony.tar"
+    with tarfile.open(out, "w") as t:
+        t.add(prefix, arcname=".")
+    return out
 
 
 def task_environment():
