@@ -498,11 +498,25 @@ is_our_daemon() {
     $'\n'"$args"$'\n' == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]]
 }
 
+# The pid of daemon NAME from its pid file, when that daemon still runs
+# there. A dead daemon's pid is given out again (pid_max may be 32768), also
+# as the thread id of another process, whose /proc/<tid> shows that
+# process's command line: the pid must be a process of its own, and carry
+# the daemon's own name (launch's -Dproc_NAME; the KDC's own pid file), not
+# only the cluster's marker.
 daemon_pid() {
-  local name=$1 pid
+  local name=$1 pid key value args
   [[ -s "$state/pids/$name.pid" ]] || return 1
   pid=$(<"$state/pids/$name.pid") || return 1
   is_our_daemon "$pid" || return 1
+  while read -r key value _; do
+    [[ "$key" == Tgid: ]] && break
+  done 2>/dev/null <"/proc/$pid/status" || return 1
+  [[ "$value" == "$pid" ]] || return 1
+  if [[ "$name" != krb5kdc ]]; then
+    args=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+    [[ $'\n'"$args"$'\n' == *$'\n'"-Dproc_$name"$'\n'* ]] || return 1
+  fi
   echo "$pid"
 }
 

@@ -14,7 +14,9 @@
 # naming a node the cluster does not have, an offset without its sign, a
 # node twice, or no libfaketime (refused before anything starts); a second
 # start of
-# a different shape on a running cluster (refused, the cluster untouched).
+# a different shape on a running cluster (refused, the cluster untouched);
+# a killed NodeManager whose pid file names a thread of the ResourceManager
+# (taken for dead: nm-start starts it again).
 # Exits 0 when all hold, 1 otherwise, 77 when java or mvn is missing. Uses
 # $TONY_YARN_HOST.
 set -uo pipefail
@@ -141,6 +143,25 @@ start_must_fail "a different or partial cluster runs in $state" --nodes 2 --hado
 nodes=$("$yarn" --dir "$state" node -list 2>/dev/null)
 grep -q '^Total Nodes:2$' <<<"$nodes" || fail "the running cluster changed: $nodes"
 pass "a start of another shape on a running cluster is refused and the cluster keeps running"
+
+# A killed daemon's pid given out again as a thread of another of the
+# cluster's JVMs (whose /proc/<tid> shows that JVM's command line, marker
+# included) is not taken for the daemon: nm-start starts it again.
+nm_pid=$(<"$state/pids/nodemanager-$node2.pid")
+rm_pid=$(<"$state/pids/resourcemanager.pid")
+kill -KILL "$nm_pid"
+for _ in $(seq 50); do
+  [[ -n "$(tr -d '\0' 2>/dev/null <"/proc/$nm_pid/cmdline")" ]] || break
+  sleep 0.1
+done
+rm_thread=$(ls "/proc/$rm_pid/task" | grep -vx "$rm_pid" | head -n 1)
+echo "$rm_thread" >"$state/pids/nodemanager-$node2.pid"
+out=$("$cluster" nm-start "$node2" --dir "$state" 2>&1) ||
+  fail "nm-start took a thread of the ResourceManager ($rm_thread) for the NodeManager: $out"
+new_pid=$(<"$state/pids/nodemanager-$node2.pid")
+[[ "$new_pid" != "$rm_thread" ]] && "$cluster" status --dir "$state" >/dev/null 2>&1 ||
+  fail "no NodeManager of $node2 runs after nm-start (pid file: $new_pid): $out"
+pass "a daemon whose pid is now another JVM's thread is taken for dead and starts again"
 
 "$cluster" stop --dir "$state" >/dev/null 2>&1 || fail "stop failed"
 nothing_left "stop"
