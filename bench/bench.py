@@ -370,6 +370,11 @@ class tony:
     install_dir = None
     # Each task type's `placement` in job.toml; None: the default (spread).
     placement = None
+    # Each task type's `max_per_node`: its share of the nodes, rounded up
+    # (TONY_BENCH_NODES), when True; None: not set.
+    capped = None
+    # Where its tony-submit (and the AM and executor beside it) is.
+    bin_dir = BIN
 
     def submit(self, run_dir, command, fail_fast=False, job=None):
         job = job or Job()
@@ -390,12 +395,17 @@ class tony:
             if self.install_dir:
                 f.write("[cluster]\ninstall_dir = %s\n\n" % json.dumps(self.install_dir))
             placed = 'placement = "%s"\n' % self.placement if self.placement else ""
-            f.write('[tasks.worker]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s\n' % (
-                job.workers, job.memory, placed))
+            nodes = int(os.environ.get("TONY_BENCH_NODES", "1"))
+
+            def cap(n):
+                return "max_per_node = %d\n" % -(-n // nodes) if self.capped else ""
+            f.write('[tasks.worker]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s%s\n' % (
+                job.workers, job.memory, placed, cap(job.workers)))
             if job.ps:
-                f.write('[tasks.ps]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s' % (
-                    job.ps, job.memory, placed))
-        argv = [os.path.join(BIN, "tony-submit"), "--backend", "yarn", "--hadoop-conf", CONF, path]
+                f.write('[tasks.ps]\ninstances = %d\nmemory = "%s"\nvcores = 1\n%s%s' % (
+                    job.ps, job.memory, placed, cap(job.ps)))
+        argv = [os.path.join(self.bin_dir, "tony-submit"), "--backend", "yarn", "--hadoop-conf", CONF,
+                path]
         return argv, dict(os.environ)
 
 
@@ -407,6 +417,32 @@ class tonypack(tony):
     name = "tonypack"
     title = "tony, packed"
     placement = "pack"
+
+
+class tonycap(tony):
+    """tony spread with each type capped at its share of the nodes
+    (`max_per_node`): by a SchedulingRequest where the ResourceManager's
+    placement-constraints handler is not disabled (the placement
+    processor places it when the AM asks, not on a node heartbeat), by
+    strict node lists elsewhere (doc/architecture.md "Spread placement")."""
+    name = "tonycap"
+    title = "tony, capped per node"
+    capped = True
+
+
+class tonybase(tony):
+    """tony as an earlier commit built it (TONY_BENCH_BASE_BIN: the
+    stripped binaries of, e.g., the commit a round's issues were filed
+    against), with its own defaults: the packed placement that tony had
+    before spread (5678bef), to compare today's spread with."""
+    name = "tonybase"
+    title = "tony, an earlier commit"
+
+    def __init__(self):
+        self.bin_dir = os.environ.get("TONY_BENCH_BASE_BIN", "")
+        if not os.access(os.path.join(self.bin_dir, "tony-submit"), os.X_OK):
+            raise SystemExit("bench.py: no tony-submit in TONY_BENCH_BASE_BIN (%r): build the "
+                             "earlier commit and point it at its binaries" % self.bin_dir)
 
 
 class floor(tony):
@@ -538,7 +574,7 @@ class tfyarn:
         return argv, env
 
 
-FRAMEWORKS = {"tony": tony, "tonypack": tonypack, "floor": floor, "tonyj": tonyj, "tfyarn": tfyarn}
+FRAMEWORKS = {"tony": tony, "tonypack": tonypack, "tonycap": tonycap, "tonybase": tonybase, "floor": floor, "tonyj": tonyj, "tfyarn": tfyarn}
 
 
 # -- one run ------------------------------------------------------------------------

@@ -17,6 +17,8 @@ TITLES = {
     "floor": "YARN floor (no-op AM)",
     "tony": "tony",
     "tonypack": "tony, packed",
+    "tonycap": "tony, capped per node",
+    "tonybase": "tony, an earlier commit",
     "tonyj": "TonY 0.4.7",
     "tfyarn": "tf-yarn 0.7.0",
     "tony-local": "tony, local backend",
