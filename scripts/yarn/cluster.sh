@@ -503,20 +503,32 @@ is_our_daemon() {
 # as the thread id of another process, whose /proc/<tid> shows that
 # process's command line: the pid must be a process of its own, and carry
 # the daemon's own name (launch's -Dproc_NAME; the KDC's own pid file), not
-# only the cluster's marker.
+# only the cluster's marker. A daemon started through a wrapper
+# (TONY_YARN_NM_WRAPPER, libfaketime's) execs several programs before the
+# JVM, and while the kernel sets up the next one its /proc/<pid>/cmdline
+# reads empty: read again while the process lives, for up to 1 s, rather
+# than take it for dead.
 daemon_pid() {
-  local name=$1 pid key value args
+  local name=$1 pid key value args tries=0
   [[ -s "$state/pids/$name.pid" ]] || return 1
   pid=$(<"$state/pids/$name.pid") || return 1
-  is_our_daemon "$pid" || return 1
+  while :; do
+    args=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+    [[ -n "$args" ]] && break
+    ((tries++ < 20)) && pid_alive "$pid" || return 1
+    sleep 0.05
+  done
+  args=$'\n'"$args"$'\n'
+  if [[ "$name" == krb5kdc ]]; then
+    [[ "$args" == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]] || return 1
+  else
+    [[ "$args" == *$'\n'"$marker"$'\n'* && "$args" == *$'\n'"-Dproc_$name"$'\n'* ]] ||
+      return 1
+  fi
   while read -r key value _; do
     [[ "$key" == Tgid: ]] && break
   done 2>/dev/null <"/proc/$pid/status" || return 1
   [[ "$value" == "$pid" ]] || return 1
-  if [[ "$name" != krb5kdc ]]; then
-    args=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline") || return 1
-    [[ $'\n'"$args"$'\n' == *$'\n'"-Dproc_$name"$'\n'* ]] || return 1
-  fi
   echo "$pid"
 }
 

@@ -16,7 +16,8 @@
 # start of
 # a different shape on a running cluster (refused, the cluster untouched);
 # a killed NodeManager whose pid file names a thread of the ResourceManager
-# (taken for dead: nm-start starts it again).
+# (taken for dead: nm-start starts it again); a NodeManager between two
+# execs of its wrapper, whose command line reads empty (not taken for dead).
 # Exits 0 when all hold, 1 otherwise, 77 when java or mvn is missing. Uses
 # $TONY_YARN_HOST.
 set -uo pipefail
@@ -162,6 +163,30 @@ new_pid=$(<"$state/pids/nodemanager-$node2.pid")
 [[ "$new_pid" != "$rm_thread" ]] && "$cluster" status --dir "$state" >/dev/null 2>&1 ||
   fail "no NodeManager of $node2 runs after nm-start (pid file: $new_pid): $out"
 pass "a daemon whose pid is now another JVM's thread is taken for dead and starts again"
+
+# A daemon started through a wrapper execs several programs before the JVM
+# (the portable test's NodeManager: sh, unshare, env, bash, java), and its
+# /proc/<pid>/cmdline reads empty while the kernel sets up each one. One
+# that execs itself over and over, with the NodeManager's arguments, stands
+# in for it: nm-start must say every time that the NodeManager runs.
+real_nm=$(<"$state/pids/nodemanager-$node2.pid")
+printf '#!/bin/bash\n[[ -e "$1" ]] || exit 0\nexec "$0" "$@"\n' >"$work/reexec.sh"
+chmod +x "$work/reexec.sh"
+touch "$work/reexec.on"
+"$work/reexec.sh" "$work/reexec.on" "-Dtony.yarn.dir=$state" "-Dproc_nodemanager-$node2" &
+reexec=$!
+echo "$reexec" >"$state/pids/nodemanager-$node2.pid"
+dead=0
+for _ in $(seq 50); do
+  out=$("$cluster" nm-start "$node2" --dir "$state" 2>&1) && dead=$((dead + 1))
+  [[ "$out" == *"the NodeManager of $node2 already runs"* ]] || dead=$((dead + 1))
+done
+rm -f "$work/reexec.on"
+wait "$reexec"
+echo "$real_nm" >"$state/pids/nodemanager-$node2.pid"
+((dead == 0)) ||
+  fail "a NodeManager between two execs was taken for dead by $dead of 50 nm-starts: $out"
+pass "a daemon between two execs of its wrapper is not taken for dead"
 
 "$cluster" stop --dir "$state" >/dev/null 2>&1 || fail "stop failed"
 nothing_left "stop"
