@@ -242,6 +242,7 @@ core::lifecycle_config core_config(const monitor_config& cfg) {
   result.tracking_url = cfg.tracking_url;
   result.nodes = cfg.nodes;
   result.placement_constraints = cfg.placement_constraints;
+  result.placement_processor = cfg.placement_processor;
   result.racks = cfg.racks;
   result.log_dir_of = cfg.log_dir_of;
   result.am_attempt = cfg.am_attempt;

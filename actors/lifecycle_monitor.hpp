@@ -56,6 +56,7 @@ struct monitor_config {
   std::vector<std::string> racks;
   /// Capped types go as SchedulingRequests (core::lifecycle_config).
   bool placement_constraints = false;
+  bool placement_processor = false;
   /// Where a container's logs are (a directory or URL), for the status.
   std::function<std::string(const container&)> log_dir_of;
   /// A later AM attempt (YARN's attempt number) and the job as the AM

@@ -322,6 +322,7 @@ monitor_config monitor_config_of(const job_spec& job, const am_options& opts,
   mcfg.nodes = backend.nodes;
   mcfg.racks = backend.racks;
   mcfg.placement_constraints = backend.placement_constraints;
+  mcfg.placement_processor = backend.placement_processor;
   mcfg.log_dir_of = backend.log_dir_of;
   mcfg.am_attempt = backend.am_attempt;
   mcfg.resume = backend.resume;

@@ -48,6 +48,9 @@ struct am_backend {
   /// The ResourceManager enables placement constraints: capped types are
   /// asked with SchedulingRequests (YARN only).
   bool placement_constraints = false;
+  /// The handler is the placement processor: a spread type's strict ask
+  /// goes as a SchedulingRequest too (hadoop/yarn/amrm_client.hpp).
+  bool placement_processor = false;
   /// The address executors and clients reach this AM at, unless given.
   std::string host;
   /// Where the AM's servers (registry, tracking page) listen.

@@ -281,6 +281,7 @@ void set_placement(const env_map& env, yarn::amrm_client& amrm, am_backend& resu
   }
   amrm.set_placement_constraints(get(env, yarn_env::placement_constraints));
   result.placement_constraints = amrm.placement_constraints();
+  result.placement_processor = amrm.placement_processor();
 }
 
 // How executors are launched: tony-executor from the install dir or the

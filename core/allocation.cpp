@@ -61,7 +61,8 @@ void lifecycle::start_attempt() {
                       std::to_string(ids.size()) + " containers");
   state_ = job_state::allocating;
   for (auto& type : cfg_.job.tasks)
-    if (auto line = placement_line(type, cfg_.nodes.size(), cfg_.placement_constraints);
+    if (auto line = placement_line(type, cfg_.nodes.size(), cfg_.placement_constraints,
+                                   cfg_.placement_processor);
         attempt_ == 1 && !line.empty())
       say(note::info, line);
   emit(expect_tasks{std::move(ids), attempt_});

@@ -273,6 +273,9 @@ struct lifecycle_config {
   /// The ResourceManager enables placement constraints: capped types go as
   /// SchedulingRequests (the AM log says so, core/placement.hpp).
   bool placement_constraints = false;
+  /// The handler is the placement processor: a spread type's strict ask goes
+  /// as a SchedulingRequest too (the AM log says so).
+  bool placement_processor = false;
   /// Where a container's logs are, for the status (a pure function).
   std::function<std::string(const container&)> log_dir_of;
   /// A failed job waits at most this long before its final status for the

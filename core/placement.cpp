@@ -28,7 +28,8 @@ std::string gpu_hint(const resource& asked, const resource& available) {
 
 } // namespace
 
-std::string placement_line(const task_type_spec& type, size_t nodes, bool constraints) {
+std::string placement_line(const task_type_spec& type, size_t nodes, bool constraints,
+                           bool processor) {
   auto k = static_cast<int64_t>(nodes);
   if (k == 0 && !type.pack && type.max_per_node == 0)
     return {}; // the local backend, or a cluster too large to name its nodes
@@ -47,6 +48,11 @@ std::string placement_line(const task_type_spec& type, size_t nodes, bool constr
   else if (type.pack)
     how = "packed: each of " + base::plural(k, "node") + " asked for all " +
           std::to_string(type.instances);
+  else if (processor && type.max_per_node == 0)
+    how = "spread: at most its share (" + std::to_string((type.instances + k - 1) / k) +
+          ") on each of " + base::plural(k, "node") +
+          " by SchedulingRequest (the ResourceManager's placement processor places it "
+          "without waiting for node heartbeats) at first, then anywhere";
   else
     how = "spread: each of " + base::plural(k, "node") + " asked for its share (" +
           std::to_string((type.instances + k - 1) / k) +

@@ -19,9 +19,11 @@ namespace tony::core {
 /// `constraints`: the ResourceManager enables placement constraints, and a
 /// capped type without a node label goes as a SchedulingRequest (YARN's
 /// anti-affinity; hadoop/yarn/convert.hpp by_scheduling_request) instead of
-/// node lists; the line names the path taken.
+/// node lists; the line names the path taken. `processor`: the handler is
+/// the placement processor, so a spread type's strict ask goes as a
+/// SchedulingRequest capped at its share (hadoop/yarn/amrm_client.hpp).
 std::string placement_line(const task_type_spec& type, size_t nodes,
-                           bool constraints = false);
+                           bool constraints = false, bool processor = false);
 
 /// Why a type capped per node (max_per_node) cannot be placed on the
 /// `nodes` listed nodes, or empty. A capped ask never goes beyond them, so

@@ -232,11 +232,17 @@ void amrm_client::add_scheduling_requests(const allocate_request& req,
                     rejected_.end());
     convert::to_proto(ask, msg.add_scheduling_requests());
   }
-  for (auto priority : rejected_)
-    if (auto c = constrained_.find(priority);
-        c != constrained_.end() && c->second.count > 0)
+  // A spread ask's rejected request is add_spread_asks' to relax.
+  for (auto it = rejected_.begin(); it != rejected_.end();) {
+    auto c = constrained_.find(*it);
+    if (c == constrained_.end()) {
+      ++it;
+      continue;
+    }
+    if (c->second.count > 0)
       convert::to_proto(c->second, msg.add_scheduling_requests());
-  rejected_.clear();
+    it = rejected_.erase(it);
+  }
 }
 
 void amrm_client::note_rejected(const proto::AllocateResponseProto& rsp) {
@@ -247,44 +253,87 @@ void amrm_client::note_rejected(const proto::AllocateResponseProto& rsp) {
   }
 }
 
+namespace {
+
+// A spread ask as the placement processor's SchedulingRequest: each node at
+// most `cap` of it (the share it had when first sent: YARN lets only the
+// count of a request change).
+void add_capped(const container_ask& ask, int32_t cap, proto::AllocateRequestProto& msg) {
+  auto capped = ask;
+  capped.max_per_node = cap;
+  convert::to_proto(capped, msg.add_scheduling_requests());
+}
+
+} // namespace
+
 // A new spread ask naming nodes goes strict; spread_window_ after it was
 // first sent, what is still outstanding goes again relaxed (any node; up to
 // the cap on each node for a capped ask), so that a node without room for
 // its share does not hold the gang. A packed ask is relaxed from the start.
+// With the placement processor the strict ask is a SchedulingRequest, and
+// one the processor rejects relaxes at once.
 void amrm_client::add_spread_asks(const allocate_request& req,
                                   proto::AllocateRequestProto& msg) {
   auto now = std::chrono::steady_clock::now();
   std::vector<int32_t> sent;
+  auto rejected = [&](int32_t priority) {
+    return std::find(rejected_.begin(), rejected_.end(), priority) != rejected_.end();
+  };
+  // The strict ask gone: a SchedulingRequest the processor still holds is
+  // cancelled (count 0), and `outstanding`, if any, goes relaxed.
+  auto relax = [&](const spreading& s, const container_ask* outstanding) {
+    if (s.cap > 0 && !rejected(s.ask.priority)) {
+      auto cancel = s.ask;
+      cancel.count = 0;
+      add_capped(cancel, s.cap, msg);
+    }
+    if (outstanding != nullptr && outstanding->count > 0)
+      convert::add_asks(*outstanding, &msg);
+  };
   for (auto& ask : req.asks) {
     if (constraints_ && convert::by_scheduling_request(ask))
       continue; // add_scheduling_requests
     sent.push_back(ask.priority);
     bool spread =
         !ask.nodes.empty() && ask.node_label.empty() && ask.count > 0 && !ask.pack;
+    auto it = spreading_.find(ask.priority);
     if (!spread) {
-      spreading_.erase(ask.priority);
+      if (it != spreading_.end()) {
+        relax(it->second, nullptr);
+        spreading_.erase(it);
+      }
       convert::add_asks(ask, &msg);
       continue;
     }
-    auto it = spreading_.try_emplace(ask.priority, spreading{now, ask}).first;
-    it->second.ask = ask;
-    bool strict = now - it->second.since < spread_window_;
-    convert::add_asks(ask, &msg,
-                      strict ? convert::locality::strict : convert::locality::relaxed);
-    if (!strict)
+    if (it == spreading_.end()) {
+      auto k = static_cast<int32_t>(ask.nodes.size());
+      it = spreading_
+               .emplace(ask.priority,
+                        spreading{now, ask, processor_ ? (ask.count + k - 1) / k : 0})
+               .first;
+    }
+    if (now - it->second.since >= spread_window_ || rejected(ask.priority)) {
+      relax(it->second, &ask);
       spreading_.erase(it);
+      continue;
+    }
+    it->second.ask = ask;
+    if (it->second.cap > 0)
+      add_capped(ask, it->second.cap, msg);
+    else
+      convert::add_asks(ask, &msg, convert::locality::strict);
   }
   for (auto it = spreading_.begin(); it != spreading_.end();) {
-    bool due = now - it->second.since >= spread_window_ &&
+    bool due = (now - it->second.since >= spread_window_ || rejected(it->first)) &&
                std::find(sent.begin(), sent.end(), it->first) == sent.end();
     if (!due) {
       ++it;
       continue;
     }
-    if (it->second.ask.count > 0)
-      convert::add_asks(it->second.ask, &msg);
+    relax(it->second, &it->second.ask);
     it = spreading_.erase(it);
   }
+  rejected_.clear();
 }
 
 expected<void> amrm_client::finish_application_master(const final_report& report,

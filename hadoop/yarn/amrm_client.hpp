@@ -109,10 +109,15 @@ public:
   /// ("scheduler" or "placement-processor"; empty or "disabled": none):
   /// when enabled, a capped ask (convert::by_scheduling_request) goes as a
   /// SchedulingRequest with the type's anti-affinity instead of node lists.
+  /// With the placement processor, which places a SchedulingRequest when
+  /// allocate brings it rather than on node heartbeats, a spread ask's
+  /// strict window goes as one too: each node at most its share.
   void set_placement_constraints(const std::string& handler) {
     constraints_ = !handler.empty() && handler != "disabled";
+    processor_ = handler == "placement-processor";
   }
   bool placement_constraints() const noexcept { return constraints_; }
+  bool placement_processor() const noexcept { return processor_; }
 
 private:
   hadoop::connection_params target_locked() const;
@@ -140,9 +145,13 @@ private:
   /// Spread placement (convert::add_asks): an ask naming nodes is strict
   /// (node-local, each node up to its share) for spread_window after it was
   /// first sent, then sent again relaxed for what is still outstanding.
+  /// With the placement processor the strict ask is a SchedulingRequest
+  /// capped at the share (`cap`), cancelled when the ask relaxes, which it
+  /// does at once when the processor rejects it.
   struct spreading {
     std::chrono::steady_clock::time_point since;
     container_ask ask; // as last sent, less what was granted since
+    int32_t cap = 0;   // > 0: the strict ask went as a SchedulingRequest
   };
   std::map<int32_t, spreading> spreading_; // by priority; under call_mtx_
   std::chrono::milliseconds spread_window_{3000};
@@ -152,6 +161,7 @@ private:
   /// placement-processor handler gives up on a request it cannot place) go
   /// again with the next call.
   bool constraints_ = false;
+  bool processor_ = false;
   std::map<int32_t, container_ask> constrained_; // under call_mtx_
   std::vector<int32_t> rejected_;                // under call_mtx_
   void add_scheduling_requests(const allocate_request& req,

@@ -131,6 +131,30 @@ TEST(placement, the_line_names_scheduling_request_or_node_lists) {
             core::placement_line(worker, 3, false));
 }
 
+// With the placement processor a spread type's strict ask is a capped
+// SchedulingRequest, and the line says so; packed and labelled types, and
+// the scheduler handler (which places on heartbeats), keep their lines.
+TEST(placement, the_line_names_the_placement_processor_for_a_spread_type) {
+  task_type_spec worker;
+  worker.name = "worker";
+  worker.instances = 4;
+  worker.capability = {256, 1, 0};
+  auto line = core::placement_line(worker, 3, true, true);
+  EXPECT_TRUE(contains(line,
+                       "spread: at most its share (2) on each of 3 nodes by "
+                       "SchedulingRequest (the ResourceManager's placement processor"))
+      << line;
+  EXPECT_TRUE(contains(line, "then anywhere")) << line;
+  EXPECT_FALSE(
+      contains(core::placement_line(worker, 3, true, false), "SchedulingRequest"));
+  worker.pack = true;
+  EXPECT_FALSE(
+      contains(core::placement_line(worker, 3, true, true), "SchedulingRequest"));
+  worker.pack = false;
+  worker.max_per_node = 1;
+  EXPECT_TRUE(contains(core::placement_line(worker, 3, true, true), "anti-affinity"));
+}
+
 TEST(placement, refusal_and_line_as_functions) {
   task_type_spec labelled;
   labelled.name = "gpu";

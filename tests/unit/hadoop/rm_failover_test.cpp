@@ -215,6 +215,11 @@ struct scripted_scheduler {
   /// The registration made again lands but its answer comes after the
   /// client gave up; every later one is refused as already registered.
   bool late_answer = false;
+  /// Every allocate is answered (no lost registration).
+  bool keep = false;
+  /// SchedulingRequests asking for containers are answered as rejected, as
+  /// the placement processor rejects one it could not place.
+  bool reject_scheduling = false;
   std::mutex mtx;
   int registrations = 0;
   bool lost = false;
@@ -247,7 +252,7 @@ struct scripted_scheduler {
       proto::AllocateRequestProto req;
       req.ParseFromString(call->request);
       allocations.push_back(req);
-      if (!lost && registrations == 1 && allocations.size() == 2) {
+      if (!keep && !lost && registrations == 1 && allocations.size() == 2) {
         lost = true;
         if (how == loss::exception) {
           peer.write(response_frame(call->call_id, status::ERROR, nullptr, not_registered,
@@ -262,10 +267,22 @@ struct scripted_scheduler {
       }
       proto::AllocateResponseProto rsp;
       rsp.set_response_id(req.response_id() + 1);
+      for (auto& r : req.scheduling_requests())
+        if (reject_scheduling && r.resourcesizing().numallocations() > 0)
+          *rsp.add_rejected_scheduling_requests()->mutable_request() = r;
       peer.write(response_frame(call->call_id, status::SUCCESS, &rsp));
     }
   }
 };
+
+// The ask for `resource` ("*", a node) in `req`, or null.
+const proto::ResourceRequestProto* ask_named(const proto::AllocateRequestProto& req,
+                                             const std::string& resource) {
+  for (auto& a : req.ask())
+    if (a.resource_name() == resource)
+      return &a;
+  return nullptr;
+}
 
 void resync_scenario(scripted_scheduler::loss how) {
   scripted_scheduler script;
@@ -329,6 +346,25 @@ TEST(amrm_client, a_lost_answer_to_registering_again_still_resyncs) {
   EXPECT_EQ(script.registrations, 3);
 }
 
+// Four workers spread over three nodes.
+allocate_request spread_of_four() {
+  allocate_request req;
+  container_ask ask{1, "worker", {256, 1, 0}, "", 4};
+  ask.nodes = {"n1", "n2", "n3"};
+  req.asks.push_back(ask);
+  return req;
+}
+
+// The spread ask, a call within the window (200 ms), two after it.
+void ask_then_idle_past_the_window(amrm_client& client) {
+  ASSERT_TRUE(client.allocate(spread_of_four(), deadline_after(5s)));
+  allocate_request idle;
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // within the window
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s)));
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // said once
+}
+
 // Spread placement: an ask naming nodes is strict at first (no rack or "*"
 // grant, so no node takes more than its share); after the window what is
 // still outstanding goes again, relaxed, so a node without room does not
@@ -339,16 +375,7 @@ TEST(amrm_client, a_spread_ask_is_strict_then_relaxed_for_what_is_left) {
   amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
   client.set_spread_window(200ms);
   ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
-  allocate_request req;
-  container_ask ask{1, "worker", {256, 1, 0}, "", 4};
-  ask.nodes = {"n1", "n2", "n3"};
-  req.asks.push_back(ask);
-  ASSERT_TRUE(client.allocate(req, deadline_after(5s)));
-  allocate_request idle;
-  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // within the window
-  std::this_thread::sleep_for(300ms);
-  ASSERT_TRUE(client.allocate(idle, deadline_after(5s)));
-  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // said once
+  ASSERT_NO_FATAL_FAILURE(ask_then_idle_past_the_window(client));
   std::lock_guard<std::mutex> guard{script.mtx};
   ASSERT_EQ(script.allocations.size(), 4u);
   auto& first = script.allocations[0];
@@ -397,6 +424,85 @@ TEST(amrm_client, a_packed_ask_is_relaxed_and_a_capped_one_stays_strict) {
   EXPECT_EQ(later.ask(0).priority().priority(), 2);
   EXPECT_FALSE(later.ask(0).relax_locality());
   EXPECT_EQ(later.ask(1).num_containers(), 1);
+}
+
+// With the placement processor (which places a SchedulingRequest when
+// allocate brings it, not on node heartbeats) a spread ask's strict window
+// is a SchedulingRequest capped at the share; after the window it is
+// cancelled and what is left goes relaxed, as ResourceRequests.
+TEST(amrm_client, a_spread_ask_goes_to_the_placement_processor_then_relaxes) {
+  scripted_scheduler script;
+  script.keep = true;
+  fake_server rm{[&](fake_peer& peer) { script.serve(peer); }};
+  amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  client.set_spread_window(200ms);
+  client.set_placement_constraints("placement-processor");
+  ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  ASSERT_NO_FATAL_FAILURE(ask_then_idle_past_the_window(client));
+  std::lock_guard<std::mutex> guard{script.mtx};
+  ASSERT_EQ(script.allocations.size(), 4u);
+  auto& first = script.allocations[0];
+  EXPECT_EQ(first.ask_size(), 0);
+  ASSERT_EQ(first.scheduling_requests_size(), 1);
+  auto& sr = first.scheduling_requests(0);
+  EXPECT_EQ(sr.resourcesizing().numallocations(), 4);
+  EXPECT_EQ(sr.priority().priority(), 1);
+  // At most 2 a node: no more than 1 already there.
+  EXPECT_EQ(sr.placementconstraint().simpleconstraint().maxcardinality(), 1);
+  EXPECT_EQ(sr.allocationtags(0), "worker");
+  EXPECT_EQ(script.allocations[1].scheduling_requests_size(), 0);
+  EXPECT_EQ(script.allocations[1].ask_size(), 0);
+  auto& relaxed = script.allocations[2];
+  ASSERT_EQ(relaxed.scheduling_requests_size(), 1); // the cancel
+  EXPECT_EQ(relaxed.scheduling_requests(0).resourcesizing().numallocations(), 0);
+  EXPECT_EQ(relaxed.scheduling_requests(0)
+                .placementconstraint()
+                .simpleconstraint()
+                .maxcardinality(),
+            1); // the same request, only its count changed
+  auto* any = ask_named(relaxed, "*");
+  ASSERT_NE(any, nullptr);
+  EXPECT_TRUE(any->relax_locality());
+  EXPECT_EQ(any->num_containers(), 4);
+  EXPECT_EQ(script.allocations[3].ask_size(), 0);
+  EXPECT_EQ(script.allocations[3].scheduling_requests_size(), 0);
+}
+
+// A spread request the processor rejects (a node without room for its
+// share) relaxes with the next call, without waiting for the window; the
+// scheduler handler, which places on heartbeats, keeps the strict
+// ResourceRequests.
+TEST(amrm_client, a_rejected_spread_request_relaxes_at_once) {
+  scripted_scheduler script;
+  script.keep = true;
+  script.reject_scheduling = true;
+  fake_server rm{[&](fake_peer& peer) { script.serve(peer); }};
+  amrm_client client{make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  client.set_placement_constraints("placement-processor");
+  ASSERT_TRUE(client.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  auto req = spread_of_four();
+  ASSERT_TRUE(client.allocate(req, deadline_after(5s))); // rejected
+  allocate_request idle;
+  ASSERT_TRUE(client.allocate(idle, deadline_after(5s))); // well within 3 s
+  amrm_client heartbeats{
+      make_ipc(), {peer("rm1", rm.port())}, amrm("t"), nullptr, quick()};
+  heartbeats.set_placement_constraints("scheduler");
+  ASSERT_TRUE(heartbeats.register_application_master({"am", 0, ""}, deadline_after(5s)));
+  ASSERT_TRUE(heartbeats.allocate(req, deadline_after(5s)));
+  std::lock_guard<std::mutex> guard{script.mtx};
+  ASSERT_EQ(script.allocations.size(), 3u);
+  EXPECT_EQ(script.allocations[0].scheduling_requests_size(), 1);
+  auto& relaxed = script.allocations[1];
+  EXPECT_EQ(relaxed.scheduling_requests_size(), 0); // the RM holds no request to cancel
+  auto* any = ask_named(relaxed, "*");
+  ASSERT_NE(any, nullptr);
+  EXPECT_TRUE(any->relax_locality());
+  EXPECT_EQ(any->num_containers(), 4);
+  auto& strict = script.allocations[2];
+  EXPECT_EQ(strict.scheduling_requests_size(), 0);
+  auto* strict_any = ask_named(strict, "*");
+  ASSERT_NE(strict_any, nullptr);
+  EXPECT_FALSE(strict_any->relax_locality());
 }
 
 TEST(amrm_client, follows_the_scheduler_that_took_over) {
