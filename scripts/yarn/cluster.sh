@@ -488,14 +488,21 @@ write_clock_wrapper() {
 
 # -- processes ---------------------------------------------------------------
 
+# True when a command line (one argument a line) is one of this cluster's
+# JVMs or its KDC: the JVMs carry the marker, the KDC its pid file's path
+# (-P). Matched in bash, not with grep, whose own arguments would hold the
+# marker.
+marks_ours() {
+  [[ $'\n'"$1"$'\n' == *$'\n'"$marker"$'\n'* ||
+    $'\n'"$1"$'\n' == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]]
+}
+
 # True when pid runs and is one of this cluster's JVMs or its KDC (pids get
-# reused): the JVMs carry the marker, the KDC its pid file's path (-P).
-# Matched in bash, not with grep, whose own arguments would hold the marker.
+# reused).
 is_our_daemon() {
   local args
   args=$(tr '\0' '\n' 2>/dev/null <"/proc/$1/cmdline") || return 1
-  [[ $'\n'"$args"$'\n' == *$'\n'"$marker"$'\n'* ||
-    $'\n'"$args"$'\n' == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]]
+  marks_ours "$args"
 }
 
 # The pid of daemon NAME from its pid file, when that daemon still runs
@@ -518,13 +525,8 @@ daemon_pid() {
     ((tries++ < 20)) && pid_alive "$pid" || return 1
     sleep 0.05
   done
-  args=$'\n'"$args"$'\n'
-  if [[ "$name" == krb5kdc ]]; then
-    [[ "$args" == *$'\n'"$state/pids/krb5kdc.pid"$'\n'* ]] || return 1
-  else
-    [[ "$args" == *$'\n'"$marker"$'\n'* && "$args" == *$'\n'"-Dproc_$name"$'\n'* ]] ||
-      return 1
-  fi
+  marks_ours "$args" || return 1
+  [[ "$name" == krb5kdc || $'\n'"$args"$'\n' == *$'\n'"-Dproc_$name"$'\n'* ]] || return 1
   while read -r key value _; do
     [[ "$key" == Tgid: ]] && break
   done 2>/dev/null <"/proc/$pid/status" || return 1
