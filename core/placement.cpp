@@ -33,6 +33,7 @@ std::string placement_line(const task_type_spec& type, size_t nodes, bool constr
   auto k = static_cast<int64_t>(nodes);
   if (k == 0 && !type.pack && type.max_per_node == 0)
     return {}; // the local backend, or a cluster too large to name its nodes
+  auto share = [&] { return std::to_string((type.instances + k - 1) / k); };
   std::string how;
   if (constraints && type.max_per_node > 0 && type.node_label.empty())
     how = std::to_string(type.instances) + " × " + to_string(type.capability) +
@@ -49,14 +50,13 @@ std::string placement_line(const task_type_spec& type, size_t nodes, bool constr
     how = "packed: each of " + base::plural(k, "node") + " asked for all " +
           std::to_string(type.instances);
   else if (processor && type.max_per_node == 0)
-    how = "spread: at most its share (" + std::to_string((type.instances + k - 1) / k) +
-          ") on each of " + base::plural(k, "node") +
+    how = "spread: at most its share (" + share() + ") on each of " +
+          base::plural(k, "node") +
           " by SchedulingRequest (the ResourceManager's placement processor places it "
           "without waiting for node heartbeats) at first, then anywhere";
   else
     how = "spread: each of " + base::plural(k, "node") + " asked for its share (" +
-          std::to_string((type.instances + k - 1) / k) +
-          "), node-local only at first, then anywhere";
+          share() + "), node-local only at first, then anywhere";
   if (type.max_per_node > 0 && k > 0 && type.node_label.empty() && !constraints)
     how += "; at most " + std::to_string(type.max_per_node) +
            " per node, node-local only, by node lists (the ResourceManager's "
